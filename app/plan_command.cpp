@@ -1,0 +1,99 @@
+#include <memory>
+
+#include "app/commands.hpp"
+#include "lib/error.hpp"
+#include "lib/model_catalog.hpp"
+#include "lib/plan_json.hpp"
+#include "lib/plan_report.hpp"
+#include "solvers/planner.hpp"
+#include "topologies/cluster_loader.hpp"
+
+namespace meshplan {
+namespace {
+
+struct PlanOptions {
+  std::string cluster;
+  std::string model;
+  std::string quant;
+  std::string hosts;
+  std::vector<std::string> pins;
+  std::string output;
+  bool json = false;
+  PlanRequest request;
+};
+
+constexpr const char* kPlanHelp = R"(Split a model over the hosts of a cluster and predict its speed.
+
+Examples:
+  meshplan plan -c examples/clusters/mac-studio-m3-ultra-x4.yaml -m deepseek-v3.1-4bit
+  meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --context 32768 --prompt 2000
+  meshplan plan -c cluster.yaml -m qwen3-235b-a22b-8bit --hosts m3-ultra-1,m3-ultra-2 --json
+  meshplan plan -c cluster.yaml -m deepseek-v3.1-4bit -o plan.json
+
+Prints one row per rank (host, layer range, weight and KV bytes, usable bytes, stage time), then
+the predicted decode tokens/s, time per token and time to first token. --json prints the plan
+file (meshplan.plan/1); -o writes it atomically. A model that does not fit exits with 1 and names
+the host and the bytes missing.)";
+
+// "m3-ultra-1=0-20" -> host m3-ultra-1, layers [0, 21).
+LayerPin parse_pin(const std::string& text) {
+  auto eq = text.find('=');
+  auto dash = text.find('-', eq == std::string::npos ? 0 : eq);
+  if (eq == std::string::npos || dash == std::string::npos || eq == 0)
+    throw input_error("--pin {}: expected HOST=FIRST-LAST, e.g. m3-ultra-1=0-20 (layers 0 to 20 inclusive)", text);
+  LayerPin pin;
+  pin.host = text.substr(0, eq);
+  try {
+    size_t used = 0;
+    std::string a = text.substr(eq + 1, dash - eq - 1), b = text.substr(dash + 1);
+    pin.start = std::stoi(a, &used);
+    if (used != a.size()) throw std::invalid_argument(a);
+    pin.end = std::stoi(b, &used) + 1;
+    if (used != b.size()) throw std::invalid_argument(b);
+  } catch (const std::exception&) {
+    throw input_error("--pin {}: expected HOST=FIRST-LAST with layer numbers, e.g. m3-ultra-1=0-20", text);
+  }
+  if (pin.start < 0 || pin.end <= pin.start) throw input_error("--pin {}: the last layer must not be before the first", text);
+  return pin;
+}
+
+int run_plan(const PlanOptions& o, AppContext& ctx) {
+  Cluster cluster = load_cluster(read_input(ctx, o.cluster), o.cluster, ctx.catalog);
+  ModelDesc model = ModelCatalog::builtin().resolve(o.model, o.quant);
+  PlanRequest request = o.request;
+  if (!o.hosts.empty()) request.hosts = split_list(o.hosts);
+  for (const auto& p : o.pins) request.pins.push_back(parse_pin(p));
+  Plan plan = make_plan(cluster, ctx.catalog, model, request, ctx.clock);
+  std::string json = write_plan_json(plan, model);
+  if (!o.output.empty()) write_output(ctx, o.output, json);
+  if (o.json) ctx.console.data(json);
+  else if (o.output != "-") ctx.console.data(render_plan(plan));
+  return 0;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, AppContext& ctx) {
+  auto o = std::make_shared<PlanOptions>();
+  CLI::App* sub = app.add_subcommand("plan", kPlanHelp);
+  sub->add_option("-c,--cluster", o->cluster, "Cluster file (JSON or YAML, - for stdin)")->required();
+  sub->add_option("-m,--model", o->model, "Model name (see `meshplan models`)")->required();
+  sub->add_option("--quant", o->quant, "Quantization, overriding the model name's (4bit, 8bit, bf16, ...)");
+  sub->add_option("--context", o->request.context, "Context length in tokens the KV cache must hold")
+      ->capture_default_str();
+  sub->add_option("--prompt", o->request.prompt, "Prompt length in tokens for the TTFT prediction")->capture_default_str();
+  sub->add_option("--strategy", o->request.strategy, "pipeline")->capture_default_str();
+  sub->add_option("--solver", o->request.solver, "proportional (exo 1.0's memory-proportional split) or proportional-v0 (exo 0.0.x)")->capture_default_str();
+  sub->add_option("--backend", o->request.backend, "Links a plan may use: auto, ring, jaccl, jaccl-ring, ethernet")
+      ->check(CLI::IsMember({"auto", "ring", "jaccl", "jaccl-ring", "ethernet"}))
+      ->capture_default_str();
+  sub->add_option("--hosts", o->hosts, "Candidate hosts in ring order, comma-separated (ranges: mac[1-4])");
+  sub->add_option("--min-hosts", o->request.min_hosts, "Use at least this many hosts");
+  sub->add_option("--max-hosts", o->request.max_hosts, "Use at most this many hosts");
+  sub->add_option("--pin", o->pins, "Fix a host's layers: HOST=FIRST-LAST (inclusive), repeatable");
+  sub->add_flag("--json", o->json, "Print the plan file (JSON) instead of the table");
+  sub->add_option("-o,--output", o->output, "Write the plan file (JSON) here, atomically");
+  sub->callback([o, &ctx] { ctx.run = [o, &ctx] { return run_plan(*o, ctx); }; });
+}
+
+}  // namespace meshplan

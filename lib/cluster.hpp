@@ -1,0 +1,170 @@
+// The cluster: hosts, their Thunderbolt ports and interfaces, the cables and shared networks
+// between them. One schema (meshplan.cluster/1) read from JSON or YAML, written as JSON.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace meshplan {
+
+inline constexpr const char* kClusterSchema = "meshplan.cluster/1";
+
+// Kinds of links: Thunderbolt generations and networks. Names as written in files: "tb5", "10gbe".
+enum class LinkKind { kTb5, kTb4, kTb3, k100gbe, k25gbe, k10gbe, k5gbe, k2_5gbe, k1gbe, kWifi };
+
+const char* link_kind_name(LinkKind kind);
+std::optional<LinkKind> parse_link_kind(std::string_view name);
+bool is_thunderbolt(LinkKind kind);
+// The comma-separated list of kind names, for messages.
+std::string link_kind_names();
+
+struct OsInfo {
+  std::string kind;  // "macos", "linux" or "" (unknown)
+  std::string version;
+  std::string build;
+  bool operator==(const OsInfo&) const = default;
+};
+
+struct Gpu {
+  std::string name;
+  std::string chip;  // catalog key when known, e.g. "h100-sxm"
+  uint64_t memory = 0;
+  std::string uuid;
+  std::string pci_bus;
+  bool operator==(const Gpu&) const = default;
+};
+
+// One Thunderbolt receptacle of a Mac.
+struct ThunderboltPort {
+  std::string id;           // receptacle id as macOS numbers it: "1".."6"
+  int generation = 0;       // 5, 4 or 3; 0 when unknown
+  double speed_gbps = 0;    // current link speed, 0 when nothing is connected
+  std::string interface;    // BSD interface of "Thunderbolt <id>", e.g. "en2"
+  std::string rdma_device;  // "rdma_en2" when ibv_devices lists it
+  std::string rdma_state;   // ibv_devinfo port state, e.g. "PORT_ACTIVE", when probed
+  std::string domain_uuid;
+  std::string ipv4;  // address configured on the interface, with `prefix`
+  int prefix = 0;
+  bool operator==(const ThunderboltPort&) const = default;
+};
+
+struct NetInterface {
+  std::string name;  // "en0"
+  std::string kind;  // "ethernet", "wifi", "thunderbolt", "bridge", "other"
+  std::string ipv4;
+  int prefix = 0;
+  double speed_gbps = 0;
+  bool operator==(const NetInterface&) const = default;
+};
+
+struct ThunderboltBridge {
+  bool up = false;
+  std::vector<std::string> members;  // interfaces enslaved to bridge0
+  std::string ipv4;
+  bool operator==(const ThunderboltBridge&) const = default;
+};
+
+struct Host {
+  std::string name;
+  std::string ssh;  // ssh target; empty means the name
+  OsInfo os;
+  std::string chip;     // catalog key, e.g. "m3-ultra-80c"; empty when unknown
+  std::string machine;  // catalog machine key, e.g. "mac-studio-m3-ultra"; empty = chip default
+  std::string hw_model; // "Mac15,14" as sysctl hw.model reports it
+  uint64_t memory = 0;
+  std::optional<uint64_t> usable_memory;
+  std::vector<Gpu> gpus;
+  std::vector<ThunderboltPort> ports;
+  std::vector<NetInterface> interfaces;
+  std::optional<bool> rdma_enabled;
+  std::optional<ThunderboltBridge> thunderbolt_bridge;
+  std::optional<int64_t> wired_limit_mb;
+  std::optional<double> disk_read;             // bytes/s
+  std::optional<double> mem_bandwidth;         // bytes/s, spec figure (overrides the chip's)
+  std::optional<double> flops;                 // FLOP/s FP16, spec figure (overrides the chip's)
+  std::optional<double> bandwidth_efficiency;  // overrides the vendor default
+  std::optional<double> flops_efficiency;
+  std::optional<int> gpu_cores;
+
+  const std::string& ssh_target() const { return ssh.empty() ? name : ssh; }
+  const ThunderboltPort* find_port(std::string_view id) const;
+  const ThunderboltPort* find_port_by_interface(std::string_view iface) const;
+  const NetInterface* find_interface(std::string_view iface) const;
+  bool operator==(const Host&) const = default;
+};
+
+struct Endpoint {
+  std::string host;
+  std::string port;  // receptacle id; empty for network cables without a Thunderbolt port
+  bool operator==(const Endpoint&) const = default;
+};
+
+// A point-to-point cable.
+struct Cable {
+  Endpoint a;
+  Endpoint b;
+  LinkKind kind = LinkKind::kTb5;
+  double speed_gbps = 0;
+  bool rdma = false;
+  std::optional<double> latency_us;      // overrides the kind's default
+  std::optional<double> bandwidth_gbps;  // gigabits per second, overrides the kind's default
+  bool operator==(const Cable&) const = default;
+};
+
+// A shared network (a switch): every listed host reaches every other.
+struct Network {
+  LinkKind kind = LinkKind::k10gbe;
+  bool all_hosts = false;
+  std::vector<std::string> hosts;
+  std::string subnet;
+  std::optional<double> latency_us;
+  std::optional<double> bandwidth_gbps;
+  bool contains(std::string_view host) const;
+  bool operator==(const Network&) const = default;
+};
+
+// Facts discovery could not turn into cables: a cable seen from one side only, a peer that is
+// not in the host list, a probe that failed. Kept in the file, never silently dropped.
+struct Finding {
+  std::string kind;  // "one-sided-cable", "unknown-peer", "probe-failed", ...
+  std::string host;
+  std::string port;
+  std::string peer;
+  std::string message;
+  bool operator==(const Finding&) const = default;
+};
+
+// A generator entry of a hand-written file, expanded by topologies/ when the file is loaded.
+struct GeneratorSpec {
+  std::string topology;  // full-mesh, ring, chain, star, switch
+  LinkKind kind = LinkKind::kTb5;
+  bool rdma = false;
+  bool all_hosts = false;
+  std::vector<std::string> hosts;
+  std::string center;  // star only
+  std::string subnet;  // switch only
+  std::optional<double> latency_us;
+  std::optional<double> bandwidth_gbps;
+  std::string where;    // source position, for messages
+  size_t position = 0;  // cables listed before it in the file: its cables go there
+  bool operator==(const GeneratorSpec&) const = default;
+};
+
+struct Cluster {
+  std::string name;
+  std::vector<Host> hosts;
+  std::vector<Cable> cables;
+  std::vector<Network> networks;
+  std::vector<Finding> findings;
+  std::vector<GeneratorSpec> generators;  // empty once loaded
+
+  const Host* find_host(std::string_view name) const;
+  Host* find_host(std::string_view name);
+  // Index of the host in `hosts`, or -1.
+  int host_index(std::string_view name) const;
+  bool operator==(const Cluster&) const = default;
+};
+
+}  // namespace meshplan

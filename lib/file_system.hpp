@@ -1,0 +1,48 @@
+// Files behind a small interface so that tests can use an in-memory file system.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace meshplan {
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+  // The whole file; a missing or unreadable file is an input error naming the path.
+  virtual std::string read_file(const std::string& path) const = 0;
+  virtual bool exists(const std::string& path) const = 0;
+  virtual bool is_directory(const std::string& path) const = 0;
+  // Names (not paths) of the entries of a directory, sorted.
+  virtual std::vector<std::string> list_directory(const std::string& path) const = 0;
+  // Writes through a temporary file in the same directory and renames it over `path`, so that
+  // an existing file is replaced only by a complete new one.
+  virtual void write_file_atomic(const std::string& path, const std::string& content) = 0;
+  virtual void make_directories(const std::string& path) = 0;
+};
+
+class RealFileSystem : public FileSystem {
+ public:
+  std::string read_file(const std::string& path) const override;
+  bool exists(const std::string& path) const override;
+  bool is_directory(const std::string& path) const override;
+  std::vector<std::string> list_directory(const std::string& path) const override;
+  void write_file_atomic(const std::string& path, const std::string& content) override;
+  void make_directories(const std::string& path) override;
+};
+
+// In-memory files, for tests. Directories are implied by file paths ("a/b.txt" makes "a").
+class MemoryFileSystem : public FileSystem {
+ public:
+  std::string read_file(const std::string& path) const override;
+  bool exists(const std::string& path) const override;
+  bool is_directory(const std::string& path) const override;
+  std::vector<std::string> list_directory(const std::string& path) const override;
+  void write_file_atomic(const std::string& path, const std::string& content) override;
+  void make_directories(const std::string& path) override;
+
+  std::map<std::string, std::string> files;
+};
+
+}  // namespace meshplan

@@ -1,0 +1,102 @@
+// A placement plan (meshplan.plan/1): who runs what, with the figures used to predict its speed,
+// its lower bound, baselines and the alternatives considered.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace meshplan {
+
+inline constexpr const char* kPlanSchema = "meshplan.plan/1";
+
+struct HopInfo {
+  std::string kind;  // link figures name: "tb5-rdma", "10gbe", ...
+  double latency_s = 0;
+  double bandwidth = 0;  // bytes/s
+  double time_s = 0;     // latency + activation bytes / bandwidth
+};
+
+struct RankPlan {
+  int rank = 0;
+  std::string host;
+  int layer_start = 0;  // [start, end)
+  int layer_end = 0;
+  std::optional<double> share;             // tensor parallel share of every layer
+  std::vector<std::vector<int>> experts;   // expert parallel: per MoE layer, the experts held
+  bool holds_head = false;                 // embedding and LM head live here
+  double weight_bytes = 0;
+  double kv_bytes = 0;
+  double total_bytes = 0;
+  double usable_bytes = 0;
+  double bandwidth = 0;  // effective bytes/s
+  double flops = 0;      // effective FLOP/s
+  double stage_s = 0;
+  std::optional<HopInfo> hop_to_next;
+};
+
+struct Prediction {
+  double token_latency_s = 0;
+  double decode_tokens_per_s = 0;
+  double ttft_s = 0;
+  std::string bottleneck;
+  double stages_s = 0;  // sum of stage times
+  double head_s = 0;    // LM head on rank 0
+  double hops_s = 0;    // sum of hop times
+};
+
+struct BoundInfo {
+  double token_latency_s = 0;
+  double gap_percent = 0;
+  std::string method;
+};
+
+struct BaselineInfo {
+  std::string solver;  // "proportional", "single-host"
+  bool feasible = false;
+  double token_latency_s = 0;
+  double decode_tokens_per_s = 0;
+  double speedup = 0;  // this plan's tokens/s over the baseline's
+  std::vector<std::string> hosts;
+  std::string note;  // why it is infeasible, when it is
+};
+
+struct SolverInfo {
+  std::string name;
+  bool optimal = false;
+  double solve_ms = 0;
+  std::string note;
+};
+
+struct Alternative {
+  std::string strategy;
+  bool feasible = false;
+  double token_latency_s = 0;
+  double decode_tokens_per_s = 0;
+  std::string backend;
+  std::vector<std::string> hosts;
+  std::string reason;  // why it was not possible or not chosen
+};
+
+struct Plan {
+  std::string model_name;
+  std::string quantization;
+  int num_layers = 0;
+  uint64_t total_bytes = 0;
+  int64_t context = 0;
+  int64_t prompt = 0;
+  std::string strategy;  // "pipeline", "tensor", "expert"
+  std::string backend;   // "jaccl", "jaccl-ring", "ring", "ethernet", "none"
+  std::vector<RankPlan> ranks;
+  Prediction predicted;
+  std::optional<BoundInfo> bound;
+  std::vector<BaselineInfo> baselines;
+  SolverInfo solver;
+  std::vector<Alternative> alternatives;
+  std::vector<std::string> notes;
+  double stage_overhead_s = 0;
+  double activation_bytes = 0;  // per token crossing a hop (2h)
+};
+
+}  // namespace meshplan

@@ -1,0 +1,29 @@
+// Quantities with units as people write them in cluster files: "512GB", "192GiB", "80Gbps".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace meshplan {
+
+// Bytes from "512GB" (decimal), "192GiB" (binary), "1.5TB", "4096" (bytes) or "64 MiB".
+// Returns nullopt when the text is not a size.
+std::optional<double> parse_bytes(std::string_view text);
+
+// Gigabits per second from "80Gbps", "80 Gb/s", "Up to 120 Gb/s", "10Gbit/s", "800Mbps" or "40".
+std::optional<double> parse_gbps(std::string_view text);
+
+// Seconds from "50us", "0.3ms", "4 ms", "1s" (bare numbers are rejected: the unit matters).
+std::optional<double> parse_duration(std::string_view text);
+
+// "405.9 GB" style, decimal units, for tables.
+std::string format_bytes(double bytes);
+// "378.0 GiB" style, binary units.
+std::string format_gib(double bytes);
+
+std::string trim(std::string_view s);
+std::string to_lower(std::string_view s);
+
+}  // namespace meshplan

@@ -1,0 +1,90 @@
+#include "tests/test_support.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace meshplan::testing {
+namespace {
+
+struct TempDirs {
+  std::vector<std::string> dirs;
+  ~TempDirs() {
+    for (const auto& d : dirs) {
+      std::error_code ec;
+      std::filesystem::remove_all(d, ec);
+    }
+  }
+};
+
+TempDirs& temp_dirs() {
+  static TempDirs t;
+  return t;
+}
+
+}  // namespace
+
+std::string source_path(const std::string& relative) { return std::string(MESHPLAN_SOURCE_DIR) + "/" + relative; }
+
+std::string fixture_path(const std::string& relative) { return source_path("tests/fixtures/" + relative); }
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string temp_dir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "meshplan-test-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  temp_dirs().dirs.push_back(tmpl);
+  return tmpl;
+}
+
+RunResult run_meshplan(const std::vector<std::string>& args, const std::string& stdin_text,
+                       const std::vector<std::string>& extra_env) {
+  std::string dir = temp_dir();
+  std::string in_path = dir + "/stdin", out_path = dir + "/stdout", err_path = dir + "/stderr";
+  {
+    std::ofstream in(in_path, std::ios::binary);
+    in << stdin_text;
+  }
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    int in = open(in_path.c_str(), O_RDONLY);
+    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(err, 2);
+    for (const auto& e : extra_env) putenv(const_cast<char*>(e.c_str()));
+    std::vector<char*> argv;
+    std::string binary = MESHPLAN_BINARY;
+    argv.push_back(binary.data());
+    std::vector<std::string> copy = args;
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execve(binary.c_str(), argv.data(), environ);
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_text(out_path);
+  r.err = read_text(err_path);
+  return r;
+}
+
+}  // namespace meshplan::testing

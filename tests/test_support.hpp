@@ -1,0 +1,28 @@
+// Helpers shared by the tests: paths to fixtures and examples, running the real binary.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace meshplan::testing {
+
+// Path of a file in the source tree, e.g. source_path("examples/clusters/x.yaml").
+std::string source_path(const std::string& relative);
+// Path of a shared fixture, e.g. fixture_path("mlx_golden/two_hosts_one_cable/dot.txt").
+std::string fixture_path(const std::string& relative);
+std::string read_text(const std::string& path);
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the meshplan binary with `args`; `stdin_text` is fed to its standard input.
+RunResult run_meshplan(const std::vector<std::string>& args, const std::string& stdin_text = "",
+                       const std::vector<std::string>& extra_env = {});
+
+// A fresh empty directory under the system temp dir, removed at exit.
+std::string temp_dir();
+
+}  // namespace meshplan::testing
