@@ -18,6 +18,18 @@ struct HopInfo {
   double time_s = 0;     // latency + activation bytes / bandwidth
 };
 
+// How the ranks of a tensor- or expert-parallel plan exchange activations: the collective's kind
+// and the worst link of the group, which sets its pace.
+struct CollectiveInfo {
+  std::string kind;  // "JACCL mesh", "JACCL ring", "TCP ring"
+  std::string link;  // figures name of the worst link: "tb5-rdma", "10gbe", ...
+  double latency_s = 0;
+  double bandwidth = 0;    // bytes/s
+  double per_layer_s = 0;  // collectives of one layer
+  int layers = 0;          // layers that pay it
+  double total_s = 0;      // per token
+};
+
 struct RankPlan {
   int rank = 0;
   std::string host;
@@ -91,6 +103,7 @@ struct Plan {
   std::vector<RankPlan> ranks;
   Prediction predicted;
   std::optional<BoundInfo> bound;
+  std::optional<CollectiveInfo> collective;  // tensor and expert plans
   std::vector<BaselineInfo> baselines;
   SolverInfo solver;
   std::vector<Alternative> alternatives;

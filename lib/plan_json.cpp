@@ -65,6 +65,18 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
   } else {
     j["bound"] = nullptr;
   }
+  if (plan.collective) {
+    const CollectiveInfo& c = *plan.collective;
+    ojson x;
+    x["kind"] = c.kind;
+    x["link"] = c.link;
+    x["latency_us"] = json_number(std::round(c.latency_s * 1e9) / 1e3);
+    x["bandwidth_bytes_per_s"] = json_number(c.bandwidth);
+    x["per_layer_ms"] = json_ms(c.per_layer_s);
+    x["layers"] = c.layers;
+    x["ms"] = json_ms(c.total_s);
+    j["collective"] = x;
+  }
   auto baseline_json = [](const BaselineInfo& b) {
     ojson x;
     x["solver"] = b.solver;
@@ -120,6 +132,13 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
     x["flops"] = json_number(l.flops);
     x["kv_bytes_per_token"] = l.kv_bytes_per_token;
     if (l.sliding_window > 0) x["sliding_window"] = l.sliding_window;
+    if (l.moe) {
+      x["experts"] = l.moe->experts;
+      x["experts_per_token"] = l.moe->experts_per_token;
+      x["expert_bytes"] = l.moe->expert_bytes;
+      x["non_expert_bytes"] = l.moe->non_expert_bytes;
+      x["expert_flops"] = json_number(l.moe->expert_flops);
+    }
     layers.push_back(x);
   }
   f["layers"] = layers;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "lib/text_table.hpp"
 #include "lib/units.hpp"
 
@@ -13,18 +15,68 @@ std::string format_duration(double s) {
   return fmt::format("{:.0f} us", s * 1e6);
 }
 
+// "0-31, 40, 42-45".
+std::string format_id_ranges(const std::vector<int>& ids) {
+  std::string s;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    s += (s.empty() ? "" : ", ") + (i == j ? std::to_string(ids[i]) : fmt::format("{}-{}", ids[i], ids[j]));
+    i = j + 1;
+  }
+  return s;
+}
+
+namespace {
+
+// Experts a rank holds per MoE layer, with runs of layers holding the same ones merged:
+// "layers 3-60: experts 0-63".
+std::vector<std::string> expert_lines(const RankPlan& r) {
+  std::vector<std::string> out;
+  for (size_t l = 0; l < r.experts.size();) {
+    if (r.experts[l].empty()) {
+      ++l;
+      continue;
+    }
+    size_t m = l;
+    while (m + 1 < r.experts.size() && r.experts[m + 1] == r.experts[l]) ++m;
+    out.push_back(fmt::format("{} {}: experts {}", l == m ? "layer" : "layers",
+                              l == m ? std::to_string(l) : fmt::format("{}-{}", l, m), format_id_ranges(r.experts[l])));
+    l = m + 1;
+  }
+  return out;
+}
+
+std::string experts_held(const RankPlan& r) {
+  size_t lo = 0, hi = 0;
+  bool any = false;
+  for (const auto& e : r.experts) {
+    if (e.empty()) continue;
+    lo = any ? std::min(lo, e.size()) : e.size();
+    hi = any ? std::max(hi, e.size()) : e.size();
+    any = true;
+  }
+  if (!any) return "-";
+  return lo == hi ? fmt::format("{} per layer", lo) : fmt::format("{}-{} per layer", lo, hi);
+}
+
+}  // namespace
+
 std::string render_plan(const Plan& plan) {
   std::string out;
-  out += fmt::format("{} ({} layers, {}) as a {} over {} host{}, backend {}, context {} tokens\n\n", plan.model_name,
-                     plan.num_layers, format_gib(static_cast<double>(plan.total_bytes)), plan.strategy, plan.ranks.size(),
+  out += fmt::format("{} ({} layers, {}) as {} over {} host{}, backend {}, context {} tokens\n\n", plan.model_name,
+                     plan.num_layers, format_gib(static_cast<double>(plan.total_bytes)),
+                     plan.strategy == "pipeline" ? "a pipeline" : plan.strategy + " parallel", plan.ranks.size(),
                      plan.ranks.size() == 1 ? "" : "s", plan.backend, plan.context);
   using A = TextTable::Align;
   bool tensor = plan.strategy != "pipeline";
-  TextTable t({"rank", "host", tensor ? "share" : "layers", "weights", "KV", "total", "usable", "stage", "next hop"},
+  const bool expert = plan.strategy == "expert";
+  TextTable t({"rank", "host", expert ? "experts" : tensor ? "share" : "layers", "weights", "KV", "total", "usable", "stage", "next hop"},
               {A::kRight, A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kLeft});
   for (const auto& r : plan.ranks) {
     std::string what;
-    if (r.share) what = fmt::format("{:.1f} %", *r.share * 100);
+    if (expert) what = experts_held(r);
+    else if (r.share) what = fmt::format("{:.1f} %", *r.share * 100);
     else if (r.layer_end > r.layer_start) what = fmt::format("{}-{} ({})", r.layer_start, r.layer_end - 1, r.layer_end - r.layer_start);
     else what = "-";
     if (r.holds_head && !tensor) what += " +head";
@@ -33,11 +85,28 @@ std::string render_plan(const Plan& plan) {
                format_gib(r.total_bytes), format_gib(r.usable_bytes), format_duration(r.stage_s), hop});
   }
   out += t.render();
+  if (expert) {
+    out += "\nExperts held (routed experts per MoE layer):\n";
+    for (const auto& r : plan.ranks)
+      for (const auto& line : expert_lines(r)) out += fmt::format("  rank {} {}: {}\n", r.rank, r.host, line);
+  }
   const Prediction& p = plan.predicted;
   out += fmt::format("\nPredicted: {:.1f} tokens/s decode ({} per token), TTFT {} for a {}-token prompt\n",
                      p.decode_tokens_per_s, format_duration(p.token_latency_s), format_duration(p.ttft_s), plan.prompt);
+  if (plan.strategy == "pipeline") {
   out += fmt::format("Token time: stages {} + LM head {} + hops {}\n", format_duration(p.stages_s),
                      format_duration(p.head_s), format_duration(p.hops_s));
+  } else {
+    out += fmt::format("Token time: layers {} + LM head {} + {} {} + overhead {}\n", format_duration(p.stages_s),
+                       format_duration(p.head_s), expert ? "expert exchanges" : "all-reduces",
+                       format_duration(p.hops_s), format_duration(plan.stage_overhead_s));
+  }
+  if (plan.collective) {
+    const CollectiveInfo& c = *plan.collective;
+    out += fmt::format("Collective: {} over {} ({} latency, {:.2f} GB/s), {} per layer for {} layers\n", c.kind,
+                       c.link, format_duration(c.latency_s), c.bandwidth / 1e9, format_duration(c.per_layer_s),
+                       c.layers);
+  }
   if (!p.bottleneck.empty()) out += fmt::format("Bottleneck: {}\n", p.bottleneck);
   if (plan.bound) {
     out += fmt::format("Lower bound: {} per token (gap {:.1f} %)\n", format_duration(plan.bound->token_latency_s),

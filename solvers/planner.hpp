@@ -10,6 +10,7 @@
 #include "lib/catalog.hpp"
 #include "lib/clock.hpp"
 #include "lib/cluster.hpp"
+#include "lib/expert_load.hpp"
 #include "lib/model.hpp"
 #include "lib/plan.hpp"
 
@@ -31,6 +32,9 @@ struct PlanRequest {
   int min_hosts = 0;
   int max_hosts = 0;  // 0 = no limit
   std::vector<LayerPin> pins;
+  // Tensor and expert parallel (solvers/strategy_planner.hpp).
+  bool allow_uneven = false;               // tensor shares proportional to speed and memory
+  std::optional<ExpertLoad> expert_load;   // per-layer expert frequencies; empty = uniform
 };
 
 Plan make_plan(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model, const PlanRequest& request,
