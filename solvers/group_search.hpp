@@ -1,0 +1,45 @@
+// The groups of hosts a tensor- or expert-parallel search considers: every subset of the
+// candidates with --min-hosts to --max-hosts members when there are at most kExactPathHosts
+// candidates; beyond, for each size, the first hosts of each given ordering (fastest first,
+// largest first, ...).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "solvers/allreduce_paths.hpp"
+#include "solvers/plan_inputs.hpp"
+
+namespace meshplan {
+
+// Calls fn(group) with sorted candidate indices; returns true when the search was exhaustive.
+template <typename Fn>
+bool for_each_group(const PlanInputs& in, const std::vector<std::vector<size_t>>& orderings,
+                    Fn&& fn) {
+  const size_t n = in.size();
+  if (n <= kExactPathHosts) {
+    std::vector<size_t> group;
+    for (uint64_t mask = 1; mask < (uint64_t{1} << n); ++mask) {
+      const int count = __builtin_popcountll(mask);
+      if (count < in.min_hosts || count > in.max_hosts) continue;
+      group.clear();
+      for (size_t i = 0; i < n; ++i)
+        if (mask >> i & 1) group.push_back(i);
+      fn(group);
+    }
+    return true;
+  }
+  std::set<std::vector<size_t>> seen;
+  for (const auto& order : orderings) {
+    for (int p = in.min_hosts; p <= in.max_hosts && p <= static_cast<int>(order.size()); ++p) {
+      std::vector<size_t> group(order.begin(), order.begin() + p);
+      std::sort(group.begin(), group.end());
+      if (seen.insert(group).second) fn(group);
+    }
+  }
+  return false;
+}
+
+}  // namespace meshplan
