@@ -1,0 +1,258 @@
+// The tensor-parallel search: which group and which shares, then the plan.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "lib/units.hpp"
+#include "solvers/group_search.hpp"
+#include "solvers/tensor_parallel.hpp"
+
+namespace meshplan {
+namespace {
+
+std::string percent(double share) {
+  return fmt::format("{:.1f} %", share * 100);
+}
+
+struct Candidate {
+  double bound = 0;
+  CollectivePath path;
+};
+
+struct Best {
+  CollectivePath path;
+  TensorShares shares;
+  TensorEvaluation eval;
+};
+
+std::string divisor_list(const TensorCostModel& cost, const PlanInputs& in) {
+  std::vector<std::string> sizes;
+  for (size_t p = 1; p <= in.size(); ++p)
+    if (cost.divisible(p)) sizes.push_back(std::to_string(p));
+  std::string s;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == sizes.size() ? " or " : ", ") + sizes[i];
+  s += sizes.size() == 1 ? " rank only" : " ranks only";
+  if (in.min_hosts > 1 || in.max_hosts < static_cast<int>(in.size())) {
+    s += in.min_hosts == in.max_hosts
+             ? fmt::format(", and the request asks for {}", in.min_hosts)
+             : fmt::format(", and the request asks for {} to {}", in.min_hosts, in.max_hosts);
+  }
+  return s;
+}
+
+Plan build_plan(const ModelDesc& model, const PlanInputs& in, const TensorCostModel& cost,
+                const Best& best, int64_t context, int64_t prompt) {
+  Plan plan;
+  plan.model_name = model.name;
+  plan.quantization = model.quantization;
+  plan.num_layers = model.num_layers();
+  plan.total_bytes = model.total_bytes();
+  plan.context = context;
+  plan.prompt = prompt;
+  plan.strategy = "tensor";
+  plan.backend = best.path.backend;
+  plan.activation_bytes = cost.message_bytes();
+  plan.stage_overhead_s = best.eval.overhead_s;
+  const TensorEvaluation& e = best.eval;
+  size_t slowest = 0;
+  for (size_t r = 0; r < best.path.ranks(); ++r) {
+    const HostFigures& h = in.hosts[best.path.order[r]];
+    RankPlan rank;
+    rank.rank = static_cast<int>(r);
+    rank.host = h.name;
+    rank.layer_start = 0;
+    rank.layer_end = model.num_layers();
+    rank.share = best.shares.share[r];
+    rank.holds_head = true;
+    rank.weight_bytes = e.weight_bytes[r];
+    rank.kv_bytes = e.kv_bytes[r];
+    rank.total_bytes = e.memory_bytes[r];
+    rank.usable_bytes = h.usable_bytes;
+    rank.bandwidth = h.bandwidth;
+    rank.flops = h.flops;
+    rank.stage_s = e.rank_s[r];
+    if (best.path.ranks() > 1 && best.path.next[r]) {
+      const LinkFigures& l = *best.path.next[r];
+      rank.hop_to_next =
+          HopInfo{l.name, l.latency_s, l.bandwidth, l.hop_time(cost.message_bytes())};
+    }
+    if (e.rank_s[r] > e.rank_s[slowest]) slowest = r;
+    plan.ranks.push_back(rank);
+  }
+  Prediction& p = plan.predicted;
+  p.token_latency_s = e.token_latency_s;
+  p.decode_tokens_per_s = 1.0 / e.token_latency_s;
+  p.ttft_s = e.ttft_s;
+  p.stages_s = e.layers_s;
+  p.head_s = e.head_s;
+  p.hops_s = e.collective_s;
+  if (best.path.worst && e.collective_s > e.layers_s) {
+    p.bottleneck = fmt::format("all-reduces over {} ({:.0f} % of the token time)",
+                               best.path.worst->name, 100.0 * e.collective_s / e.token_latency_s);
+  } else {
+    p.bottleneck = fmt::format(
+        "{} on {} (rank {}, {} share, {:.0f} % of the token time)",
+        e.memory_bound[slowest] ? "memory bandwidth" : "compute", plan.ranks[slowest].host, slowest,
+        percent(best.shares.share[slowest]), 100.0 * e.layers_s / e.token_latency_s);
+  }
+  if (best.path.ranks() > 1 && best.path.worst) {
+    CollectiveInfo c;
+    c.kind = collective_name(best.path.kind);
+    c.link = best.path.worst->name;
+    c.latency_s = best.path.worst->latency_s;
+    c.bandwidth = best.path.worst->bandwidth;
+    c.per_layer_s = 2 * best.path.allreduce_s(cost.message_bytes());
+    c.layers = model.num_layers();
+    c.total_s = e.collective_s;
+    plan.collective = c;
+  }
+  if (best.shares.uneven) {
+    plan.notes.push_back(
+        "uneven shares: needs engine support for uneven shards (MLX and exo split every tensor "
+        "equally)");
+  }
+  if (cost.latent_kv()) {
+    plan.notes.push_back(
+        "the KV cache is a latent shared by all heads: every rank holds all of it");
+  }
+  return plan;
+}
+
+}  // namespace
+
+StrategyOutcome plan_tensor(const ModelDesc& model, const PlanInputs& in,
+                            const CollectivePaths& paths, const PlanRequest& request,
+                            const Clock& clock) {
+  const double start = clock.now_seconds();
+  TensorCostModel cost(model, in, request.context, request.prompt);
+  const size_t n = in.size();
+
+  // Orderings used beyond the exhaustive size: fastest first, then largest first.
+  std::vector<size_t> fastest(n), largest(n);
+  std::iota(fastest.begin(), fastest.end(), 0);
+  std::iota(largest.begin(), largest.end(), 0);
+  std::stable_sort(fastest.begin(), fastest.end(), [&](size_t a, size_t b) {
+    return in.hosts[a].bandwidth > in.hosts[b].bandwidth;
+  });
+  std::stable_sort(largest.begin(), largest.end(), [&](size_t a, size_t b) {
+    return in.hosts[a].usable_bytes > in.hosts[b].usable_bytes;
+  });
+
+  std::vector<Candidate> candidates;
+  std::string no_path, memory_reason;
+  size_t no_path_size = 0;
+  double memory_reason_usable = -1;
+  bool any_path = false, any_divisible = false;
+  auto note_memory = [&](const std::vector<size_t>& group, const std::string& why) {
+    double usable = 0;
+    for (size_t g : group)
+      usable += in.hosts[g].usable_bytes;
+    if (usable > memory_reason_usable) {
+      memory_reason_usable = usable;
+      memory_reason = why;
+    }
+  };
+  const bool exhaustive =
+      for_each_group(in, {fastest, largest}, [&](const std::vector<size_t>& group) {
+        std::vector<CollectivePath> options = paths.options(group);
+        if (options.empty()) {
+          if (group.size() > no_path_size) {
+            no_path_size = group.size();
+            no_path = paths.why_none(group);
+          }
+          return;
+        }
+        any_path = true;
+        const CollectivePath* path = &options.front();
+        for (const auto& o : options)
+          if (o.allreduce_s(cost.message_bytes()) < path->allreduce_s(cost.message_bytes()))
+            path = &o;
+        const size_t p = group.size();
+        const bool even = cost.divisible(p);
+        if (!even && (!request.allow_uneven || p > static_cast<size_t>(cost.heads()))) return;
+        any_divisible = true;
+        // Necessary for any split: the group's memory holds the shards, the KV cache (at least its
+        // share on every rank) and a copy of the embedding and LM head per rank.
+        double room = 0;
+        for (size_t g : group)
+          room += in.hosts[g].usable_bytes - cost.replicated_bytes();
+        const double need =
+            cost.sharded_bytes() + cost.kv_total_bytes() * (cost.latent_kv() ? p : 1);
+        if (room < need) {
+          note_memory(
+              group,
+              fmt::format("{} host{} hold {} but need {} ({} short)", p, p == 1 ? "" : "s",
+                          format_gib(room + p * cost.replicated_bytes()),
+                          format_gib(need + p * cost.replicated_bytes()), format_gib(need - room)));
+          return;
+        }
+        candidates.push_back({cost.lower_bound(*path), *path});
+      });
+
+  std::sort(candidates.begin(), candidates.end(),
+            [](const Candidate& a, const Candidate& b) { return a.bound < b.bound; });
+  std::optional<Best> best;
+  size_t evaluated = 0;
+  for (const Candidate& c : candidates) {
+    if (best && c.bound >= best->eval.token_latency_s * (1 - 1e-12)) break;
+    ++evaluated;
+    std::vector<TensorShares> options;
+    if (cost.divisible(c.path.ranks())) options.push_back(cost.equal_shares(c.path.ranks()));
+    if (request.allow_uneven) {
+      if (auto s = cost.uneven_shares(c.path)) options.push_back(*s);
+    }
+    bool fitted = false;
+    for (const TensorShares& s : options) {
+      TensorEvaluation e = cost.evaluate(c.path, s);
+      if (!e.feasible) {
+        note_memory(c.path.order, e.shortfall);
+        continue;
+      }
+      fitted = true;
+      if (!best || e.token_latency_s < best->eval.token_latency_s * (1 - 1e-12))
+        best = Best{c.path, s, e};
+    }
+    if (!fitted && options.empty()) {
+      note_memory(c.path.order, "no split of whole heads fits every rank's memory");
+    }
+  }
+
+  StrategyOutcome out;
+  if (!best) {
+    if (!any_path) {
+      out.reason = no_path.empty() ? "no all-reduce path" : no_path;
+    } else if (!any_divisible) {
+      out.reason = fmt::format(
+          "head count not divisible: {} attention heads and {} KV heads split evenly over {}; "
+          "--allow-uneven plans other group sizes (needs engine support for uneven shards)",
+          model.num_heads, model.num_kv_heads, divisor_list(cost, in));
+    } else {
+      out.reason = "not enough memory: " + memory_reason;
+    }
+    return out;
+  }
+  Plan plan = build_plan(model, in, cost, *best, request.context, request.prompt);
+  double bound = candidates.front().bound;
+  if (!exhaustive) {
+    bound = std::min(bound, cost.lower_bound_any_group());
+  }
+  plan.bound =
+      BoundInfo{bound, std::max(0.0, 100.0 * (best->eval.token_latency_s - bound) / bound),
+                exhaustive ? "best group with shares relaxed to real numbers and no memory limit"
+                           : "all hosts sharing every layer, no memory limit"};
+  plan.solver.name = "tensor-groups";
+  plan.solver.optimal = exhaustive && !request.allow_uneven;
+  plan.solver.solve_ms = (clock.now_seconds() - start) * 1e3;
+  plan.solver.note = fmt::format(
+      "{} {} groups with an all-reduce path, evaluated the {} with the lowest bounds; {}",
+      exhaustive ? "searched all" : "searched the fastest and largest", candidates.size(),
+      evaluated,
+      request.allow_uneven ? "uneven shares by greedy whole-head placement and moves"
+                           : "equal shares");
+  out.plan = std::move(plan);
+  return out;
+}
+
+}  // namespace meshplan
