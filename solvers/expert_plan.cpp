@@ -1,0 +1,291 @@
+// The expert-parallel search: which group, then each distinct MoE layer's placement on it.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "lib/units.hpp"
+#include "solvers/expert_ilp.hpp"
+#include "solvers/expert_parallel.hpp"
+#include "solvers/group_search.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr double kIlpSeconds = 30;  // in all, shared by the distinct layers
+
+struct Candidate {
+  double bound = 0;
+  CollectivePath path;
+};
+
+struct Best {
+  CollectivePath path;
+  std::vector<ExpertPlacement> placements;
+  ExpertCostModel::Evaluation eval;
+  double candidate_bound = 0;
+};
+
+std::string layer_ranges(const std::vector<int>& layers) {
+  std::string s;
+  for (size_t i = 0; i < layers.size();) {
+    size_t j = i;
+    while (j + 1 < layers.size() && layers[j + 1] == layers[j] + 1)
+      ++j;
+    s += (s.empty() ? "" : ", ") +
+         (i == j ? std::to_string(layers[i]) : fmt::format("{}-{}", layers[i], layers[j]));
+    i = j + 1;
+  }
+  return s;
+}
+
+Plan build_plan(const ModelDesc& model, const PlanInputs& in, const ExpertCostModel& cost,
+                const Best& best, const PlanRequest& request) {
+  Plan plan;
+  plan.model_name = model.name;
+  plan.quantization = model.quantization;
+  plan.num_layers = model.num_layers();
+  plan.total_bytes = model.total_bytes();
+  plan.context = request.context;
+  plan.prompt = request.prompt;
+  plan.strategy = "expert";
+  plan.backend = best.path.backend;
+  plan.activation_bytes = cost.message_bytes();
+  const auto& e = best.eval;
+  plan.stage_overhead_s = e.overhead_s;
+  size_t slowest = 0;
+  for (size_t r = 0; r < best.path.ranks(); ++r) {
+    const HostFigures& h = in.hosts[best.path.order[r]];
+    RankPlan rank;
+    rank.rank = static_cast<int>(r);
+    rank.host = h.name;
+    rank.layer_start = 0;
+    rank.layer_end = model.num_layers();
+    rank.holds_head = true;
+    rank.experts.assign(static_cast<size_t>(model.num_layers()), {});
+    for (size_t k = 0; k < cost.num_instances(); ++k)
+      for (int l : cost.layers_of(k))
+        rank.experts[static_cast<size_t>(l)] = best.placements[k].experts[r];
+    rank.weight_bytes = e.weight_bytes[r];
+    rank.kv_bytes = e.kv_bytes[r];
+    rank.total_bytes = e.memory_bytes[r];
+    rank.usable_bytes = h.usable_bytes;
+    rank.bandwidth = h.bandwidth;
+    rank.flops = h.flops;
+    rank.stage_s = e.rank_s[r];
+    if (best.path.ranks() > 1 && best.path.next[r]) {
+      const LinkFigures& l = *best.path.next[r];
+      rank.hop_to_next =
+          HopInfo{l.name, l.latency_s, l.bandwidth, l.hop_time(cost.message_bytes())};
+    }
+    if (e.rank_s[r] > e.rank_s[slowest]) slowest = r;
+    plan.ranks.push_back(rank);
+  }
+  Prediction& p = plan.predicted;
+  p.token_latency_s = e.token_latency_s;
+  p.decode_tokens_per_s = 1.0 / e.token_latency_s;
+  p.ttft_s = e.ttft_s;
+  p.stages_s = e.layers_s;
+  p.head_s = e.head_s;
+  p.hops_s = e.exchange_s;
+  if (best.path.worst && e.exchange_s > e.layers_s) {
+    p.bottleneck = fmt::format("expert exchanges over {} ({:.0f} % of the token time)",
+                               best.path.worst->name, 100.0 * e.exchange_s / e.token_latency_s);
+  } else {
+    p.bottleneck =
+        fmt::format("{} on {} (rank {}, {:.0f} % of the token time in layers)",
+                    e.memory_bound[slowest] ? "memory bandwidth" : "compute",
+                    plan.ranks[slowest].host, slowest, 100.0 * e.layers_s / e.token_latency_s);
+  }
+  if (best.path.ranks() > 1 && best.path.worst) {
+    CollectiveInfo c;
+    c.kind = collective_name(best.path.kind);
+    c.link = best.path.worst->name;
+    c.latency_s = best.path.worst->latency_s;
+    c.bandwidth = best.path.worst->bandwidth;
+    c.per_layer_s = best.path.expert_exchange_s(cost.message_bytes());
+    c.layers = static_cast<int>(cost.moe_layers());
+    c.total_s = e.exchange_s;
+    plan.collective = c;
+  }
+  std::vector<int> dense;
+  for (const auto& l : model.layers)
+    if (!l.moe || l.moe->experts <= 0) dense.push_back(l.index);
+  if (!dense.empty())
+    plan.notes.push_back(fmt::format("dense layers {} run on every rank", layer_ranges(dense)));
+  if (request.expert_load) {
+    plan.notes.push_back(
+        fmt::format("expert load from {} for {} of {} MoE layers, uniform elsewhere",
+                    request.expert_load->source, request.expert_load->layer_distribution.size(),
+                    cost.moe_layers()));
+  } else {
+    plan.notes.push_back("expert load uniform (give measured frequencies with --expert-load FILE)");
+  }
+  size_t extra = 0;
+  for (size_t k = 0; k < cost.num_instances(); ++k) {
+    size_t copies = 0;
+    for (const auto& h : best.placements[k].experts)
+      copies += h.size();
+    const size_t experts = cost.instance(best.path.order, k).load.size();
+    extra += (copies - experts) * cost.layers_of(k).size();
+  }
+  if (extra > 0) {
+    plan.notes.push_back(
+        fmt::format("{} extra copies of the busiest experts over the MoE layers", extra));
+  }
+  return plan;
+}
+
+}  // namespace
+
+StrategyOutcome plan_expert(const ModelDesc& model, const PlanInputs& in,
+                            const CollectivePaths& paths, const PlanRequest& request,
+                            const Clock& clock) {
+  const double start = clock.now_seconds();
+  StrategyOutcome out;
+  if (!model.is_moe()) {
+    out.reason = fmt::format("not an MoE model: {} has no routed experts", model.name);
+    return out;
+  }
+  ExpertCostModel cost(model, in, request);
+  const size_t n = in.size();
+  std::vector<size_t> fastest(n), largest(n);
+  std::iota(fastest.begin(), fastest.end(), 0);
+  std::iota(largest.begin(), largest.end(), 0);
+  std::stable_sort(fastest.begin(), fastest.end(), [&](size_t a, size_t b) {
+    return in.hosts[a].bandwidth > in.hosts[b].bandwidth;
+  });
+  std::stable_sort(largest.begin(), largest.end(), [&](size_t a, size_t b) {
+    return in.hosts[a].usable_bytes > in.hosts[b].usable_bytes;
+  });
+
+  std::vector<Candidate> candidates;
+  std::string no_path, memory_reason;
+  size_t no_path_size = 0;
+  double memory_reason_usable = -1;
+  const bool exhaustive =
+      for_each_group(in, {fastest, largest}, [&](const std::vector<size_t>& group) {
+        std::vector<CollectivePath> options = paths.options(group);
+        if (options.empty()) {
+          if (group.size() > no_path_size) {
+            no_path_size = group.size();
+            no_path = paths.why_none(group);
+          }
+          return;
+        }
+        const CollectivePath* path = &options.front();
+        for (const auto& o : options)
+          if (o.expert_exchange_s(cost.message_bytes()) <
+              path->expert_exchange_s(cost.message_bytes()))
+            path = &o;
+        long slots = 0;
+        double usable = 0;
+        std::string why;
+        for (size_t g : group) {
+          usable += in.hosts[g].usable_bytes;
+          const long cap = cost.capacity(g);
+          if (cap < 0 && why.empty()) {
+            why = fmt::format(
+                "every rank holds the non-expert weights, dense layers, embedding, LM head and the "
+                "whole KV cache "
+                "({}), more than {}'s {} usable",
+                format_gib(cost.replicated_bytes()), in.hosts[g].name,
+                format_gib(in.hosts[g].usable_bytes));
+          }
+          slots += std::clamp<long>(cap, 0, cost.max_experts());
+        }
+        if (why.empty() && slots < cost.max_experts()) {
+          why = fmt::format(
+              "{} host{} hold {} experts per MoE layer beside the replicated {} each; {} needed",
+              group.size(), group.size() == 1 ? "" : "s", slots,
+              format_gib(cost.replicated_bytes()), cost.max_experts());
+        }
+        if (!why.empty()) {
+          if (usable > memory_reason_usable) {
+            memory_reason_usable = usable;
+            memory_reason = why;
+          }
+          return;
+        }
+        candidates.push_back({cost.lower_bound(*path), *path});
+      });
+  std::sort(candidates.begin(), candidates.end(),
+            [](const Candidate& a, const Candidate& b) { return a.bound < b.bound; });
+
+  std::optional<Best> best;
+  size_t evaluated = 0;
+  for (const Candidate& c : candidates) {
+    if (best && c.bound >= best->eval.token_latency_s * (1 - 1e-12)) break;
+    ++evaluated;
+    std::vector<ExpertPlacement> placements;
+    for (size_t k = 0; k < cost.num_instances(); ++k) {
+      auto placed = place_experts(cost.instance(c.path.order, k));
+      if (!placed) break;
+      placements.push_back(std::move(*placed));
+    }
+    if (placements.size() != cost.num_instances()) continue;
+    ExpertCostModel::Evaluation ev = cost.evaluate(c.path, placements);
+    if (!best || ev.token_latency_s < best->eval.token_latency_s * (1 - 1e-12)) {
+      best = Best{c.path, std::move(placements), ev, c.bound};
+    }
+  }
+  if (!best) {
+    if (!no_path.empty() && memory_reason.empty())
+      out.reason = no_path;
+    else
+      out.reason = "not enough memory: " +
+                   (memory_reason.empty() ? std::string("no group fits") : memory_reason);
+    return out;
+  }
+
+  bool ilp_optimal = true;
+  if (request.solver == "ilp") {
+    const double limit = std::max(1.0, kIlpSeconds / static_cast<double>(cost.num_instances()));
+    for (size_t k = 0; k < cost.num_instances(); ++k) {
+      ExpertPlacement& current = best->placements[k];
+      if (current.makespan <= current.lower_bound * (1 + 1e-9)) continue;
+      ExpertInstance inst = cost.instance(best->path.order, k);
+      auto solved = solve_expert_ilp(inst, &current, limit);
+      if (!solved) continue;
+      ilp_optimal = ilp_optimal && solved->optimal;
+      double bound = std::max(current.lower_bound, solved->placement.lower_bound);
+      if (solved->placement.makespan < current.makespan) current = solved->placement;
+      current.lower_bound = std::min(bound, current.makespan);
+    }
+    best->eval = cost.evaluate(best->path, best->placements);
+  }
+  // The chosen group's bound from its placements' bounds; other groups by their own bound.
+  double chosen = best->eval.token_latency_s;
+  for (size_t k = 0; k < cost.num_instances(); ++k) {
+    chosen -= static_cast<double>(cost.layers_of(k).size()) *
+              (best->placements[k].makespan - best->placements[k].lower_bound);
+  }
+  chosen = std::max(chosen, best->candidate_bound);
+  double bound = chosen;
+  for (const Candidate& c : candidates)
+    if (c.path.order != best->path.order) bound = std::min(bound, c.bound);
+  if (!exhaustive) bound = std::min(bound, cost.lower_bound_any_group());
+
+  Plan plan = build_plan(model, in, cost, *best, request);
+  const double T = best->eval.token_latency_s;
+  plan.bound = BoundInfo{
+      bound, std::max(0.0, 100.0 * (T - bound) / bound),
+      "per MoE layer the larger of the slowest rank's non-expert time and the routed load "
+      "spread as if divisible (capped by memory), over every group"};
+  plan.solver.name = request.solver == "ilp" ? "ilp" : "eplb";
+  plan.solver.optimal = T <= bound * (1 + 1e-9);
+  plan.solver.solve_ms = (clock.now_seconds() - start) * 1e3;
+  plan.solver.note = fmt::format(
+      "{} {} groups with an all-reduce path and room for every expert, placed experts on the {} "
+      "with the lowest bounds; {}",
+      exhaustive ? "searched all" : "searched the fastest and largest", candidates.size(),
+      evaluated,
+      request.solver == "ilp"
+          ? (ilp_optimal ? "GLPK integer program per distinct MoE layer, solved to optimality"
+                         : "GLPK integer program per distinct MoE layer, stopped at its time limit")
+          : "EPLB-style replication and packing for unequal hosts, then moves and swaps");
+  out.plan = std::move(plan);
+  return out;
+}
+
+}  // namespace meshplan
