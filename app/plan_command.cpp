@@ -2,10 +2,12 @@
 
 #include "app/commands.hpp"
 #include "lib/error.hpp"
+#include "lib/expert_load.hpp"
 #include "lib/model_catalog.hpp"
 #include "lib/plan_json.hpp"
 #include "lib/plan_report.hpp"
 #include "solvers/planner.hpp"
+#include "solvers/strategy_planner.hpp"
 #include "topologies/cluster_loader.hpp"
 
 namespace meshplan {
@@ -18,6 +20,7 @@ struct PlanOptions {
   std::string hosts;
   std::vector<std::string> pins;
   std::string output;
+  std::string expert_load;
   bool json = false;
   PlanRequest request;
 };
@@ -29,6 +32,12 @@ Examples:
   meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --context 32768 --prompt 2000
   meshplan plan -c cluster.yaml -m qwen3-235b-a22b-8bit --hosts m3-ultra-1,m3-ultra-2 --json
   meshplan plan -c cluster.yaml -m deepseek-v3.1-4bit -o plan.json
+  meshplan plan -c cluster.yaml -m qwen3-235b-a22b-8bit --strategy tensor --backend jaccl
+  meshplan plan -c cluster.yaml -m deepseek-v3.1-4bit --strategy expert --expert-load load.json
+
+--strategy auto (the default) plans a pipeline, tensor parallel and expert parallel, returns the
+fastest and lists the others with their predicted tokens/s or why they are not possible.
+--solver ilp places experts with GLPK's integer program (exact on small layers, time-limited).
 
 Prints one row per rank (host, layer range, weight and KV bytes, usable bytes, stage time), then
 the predicted decode tokens/s, time per token and time to first token. --json prints the plan
@@ -63,7 +72,10 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   PlanRequest request = o.request;
   if (!o.hosts.empty()) request.hosts = split_list(o.hosts);
   for (const auto& p : o.pins) request.pins.push_back(parse_pin(p));
-  Plan plan = make_plan(cluster, ctx.catalog, model, request, ctx.clock);
+  if (!o.expert_load.empty()) {
+    request.expert_load = parse_expert_load(read_input(ctx, o.expert_load), o.expert_load, model);
+  }
+  Plan plan = plan_model(cluster, ctx.catalog, model, request, ctx.clock);
   std::string json = write_plan_json(plan, model);
   if (!o.output.empty()) write_output(ctx, o.output, json);
   if (o.json) ctx.console.data(json);
@@ -75,6 +87,7 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
 
 void add_plan_command(CLI::App& app, AppContext& ctx) {
   auto o = std::make_shared<PlanOptions>();
+  o->request.strategy = "auto";
   CLI::App* sub = app.add_subcommand("plan", kPlanHelp);
   sub->add_option("-c,--cluster", o->cluster, "Cluster file (JSON or YAML, - for stdin)")->required();
   sub->add_option("-m,--model", o->model, "Model name (see `meshplan models`)")->required();
@@ -82,8 +95,16 @@ void add_plan_command(CLI::App& app, AppContext& ctx) {
   sub->add_option("--context", o->request.context, "Context length in tokens the KV cache must hold")
       ->capture_default_str();
   sub->add_option("--prompt", o->request.prompt, "Prompt length in tokens for the TTFT prediction")->capture_default_str();
-  sub->add_option("--strategy", o->request.strategy, "pipeline")->capture_default_str();
+  sub->add_option("--strategy", o->request.strategy,
+                  "auto (the fastest of the others), pipeline (layer ranges), tensor (shares of every layer) or "
+                  "expert (MoE experts spread over the hosts)")
+      ->check(CLI::IsMember({"auto", "pipeline", "tensor", "expert"}))
+      ->capture_default_str();
   sub->add_option("--solver", o->request.solver, "proportional (exo 1.0's memory-proportional split) or proportional-v0 (exo 0.0.x)")->capture_default_str();
+  sub->add_flag("--allow-uneven", o->request.allow_uneven,
+                "Tensor parallel: shares in proportion to speed and memory (needs engine support for uneven shards)");
+  sub->add_option("--expert-load", o->expert_load,
+                  "Expert parallel: measured expert frequencies per MoE layer (JSON or YAML, README)");
   sub->add_option("--backend", o->request.backend, "Links a plan may use: auto, ring, jaccl, jaccl-ring, ethernet")
       ->check(CLI::IsMember({"auto", "ring", "jaccl", "jaccl-ring", "ethernet"}))
       ->capture_default_str();

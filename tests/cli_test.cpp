@@ -17,7 +17,7 @@ using testing::source_path;
 const std::string kM3 = source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml");
 
 TEST(cli_test, plan_json_covers_every_layer_once_within_memory) {
-  auto r = run_meshplan({"plan", "-c", kM3, "-m", "deepseek-v3.1-4bit", "--json"});
+  auto r = run_meshplan({"plan", "-c", kM3, "-m", "deepseek-v3.1-4bit", "--strategy", "pipeline", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json plan = json::parse(r.out);
   EXPECT_EQ(plan["schema"], "meshplan.plan/1");
@@ -143,6 +143,126 @@ TEST(cli_test, no_color_even_on_error) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("/nonexistent.yaml: cannot read"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("\033["), std::string::npos);
+}
+
+}  // namespace
+}  // namespace meshplan
+
+namespace meshplan {
+namespace {
+
+using nlohmann::json;
+using testing::run_meshplan;
+using testing::source_path;
+
+const std::string kM3x4 = source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml");
+
+double tokens_per_s(const std::vector<std::string>& args) {
+  auto r = run_meshplan(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? json::parse(r.out)["predicted"]["decode_tokens_per_s"].get<double>() : 0;
+}
+
+// 4 x M3 Ultra, Qwen3-235B-A22B 8-bit (reference/exo.md section 5: exo's tensor parallel over
+// RDMA 19.5 -> 26.2 -> 31.9 tokens/s on 1, 2, 4 Macs; llama.cpp's pipeline over TCP 20.4 ->
+// 17.2 -> 15.2): the predictions move the same way.
+TEST(cli_test, tensor_over_rdma_rises_and_pipeline_over_tcp_falls_with_more_macs) {
+  const std::vector<std::string> hosts = {"m3-ultra-1", "m3-ultra-1,m3-ultra-2",
+                                          "m3-ultra-1,m3-ultra-2,m3-ultra-3,m3-ultra-4"};
+  std::vector<double> tensor, pipeline;
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    std::string n = std::to_string(i == 2 ? 4 : i + 1);
+    std::vector<std::string> base = {"plan", "-c", kM3x4, "-m", "qwen3-235b-a22b-8bit", "--hosts", hosts[i],
+                                     "--min-hosts", n, "--json"};
+    auto with = [&](std::vector<std::string> extra) {
+      std::vector<std::string> a = base;
+      a.insert(a.end(), extra.begin(), extra.end());
+      return a;
+    };
+    tensor.push_back(tokens_per_s(with({"--strategy", "tensor", "--backend", "jaccl"})));
+    pipeline.push_back(tokens_per_s(with({"--strategy", "pipeline", "--backend", "ring"})));
+  }
+  EXPECT_LT(tensor[0], tensor[1]);
+  EXPECT_LT(tensor[1], tensor[2]);
+  EXPECT_GT(pipeline[0], pipeline[1]);
+  EXPECT_GT(pipeline[1], pipeline[2]);
+}
+
+TEST(cli_test, tensor_and_expert_plans_carry_shares_and_expert_lists) {
+  auto r = run_meshplan({"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "tensor", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json plan = json::parse(r.out);
+  EXPECT_EQ(plan["strategy"], "tensor");
+  double shares = 0;
+  for (const auto& rank : plan["ranks"]) {
+    shares += rank["share"].get<double>();
+    EXPECT_LE(rank["total_bytes"].get<double>(), rank["usable_bytes"].get<double>());
+  }
+  EXPECT_NEAR(shares, 1.0, 1e-9);
+  EXPECT_EQ(plan["collective"]["kind"], "JACCL mesh");
+  EXPECT_EQ(plan["collective"]["layers"], 61);
+  EXPECT_LE(plan["bound"]["token_latency_ms"].get<double>(), plan["predicted"]["token_latency_ms"].get<double>());
+  EXPECT_EQ(plan["baseline"]["solver"], "proportional");
+
+  r = run_meshplan({"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "expert", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  plan = json::parse(r.out);
+  EXPECT_EQ(plan["strategy"], "expert");
+  for (const auto& rank : plan["ranks"]) {
+    ASSERT_EQ(rank["experts"].size(), 61u);
+    EXPECT_TRUE(rank["experts"][0].empty()) << "layer 0 is dense";
+    EXPECT_FALSE(rank["experts"][3].empty());
+  }
+  EXPECT_EQ(plan["figures"]["layers"][3]["experts"], 256);
+
+  r = run_meshplan({"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "expert"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("as expert parallel over 4 hosts"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 0 m3-ultra-1: layers 3-60: experts 0-63"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Collective: JACCL mesh over tb5-rdma"), std::string::npos) << r.out;
+}
+
+TEST(cli_test, auto_strategy_lists_the_alternatives) {
+  auto r = run_meshplan({"plan", "-c", kM3x4, "-m", "llama-3.3-70b-4bit"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Alternative pipeline: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Alternative expert: not possible (not an MoE model"), std::string::npos) << r.out;
+}
+
+TEST(cli_test, expert_load_file_is_checked_and_used) {
+  std::string dir = testing::temp_dir();
+  std::string bad = dir + "/bad.yaml";
+  std::ofstream(bad) << "layers:\n  - layer: 3\n    load: [1, 2, 3]\n";
+  auto r = run_meshplan({"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "expert", "--expert-load", bad});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad.yaml:3:11"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("expected 256 loads"), std::string::npos) << r.err;
+
+  std::string good = dir + "/good.json";
+  json load = {{"schema", "meshplan.expert-load/1"}, {"layers", json::array()}};
+  std::vector<double> f(256, 1.0);
+  f[5] = 300;
+  load["layers"].push_back({{"layers", "3-60"}, {"load", f}});
+  std::ofstream(good) << load.dump();
+  r = run_meshplan({"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "expert", "--expert-load", good});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("expert load from " + good), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("extra copies of the busiest experts"), std::string::npos) << r.out;
+}
+
+TEST(cli_test, uneven_tensor_split_is_marked_and_impossible_groups_say_why) {
+  auto r = run_meshplan({"plan", "-c", kM3x4, "-m", "qwen3-235b-a22b-8bit", "--strategy", "tensor", "--min-hosts", "3",
+                         "--max-hosts", "3"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("head count not divisible"), std::string::npos) << r.err;
+  r = run_meshplan({"plan", "-c", kM3x4, "-m", "qwen3-235b-a22b-8bit", "--strategy", "tensor", "--min-hosts", "3",
+                    "--max-hosts", "3", "--allow-uneven"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("needs engine support for uneven shards"), std::string::npos) << r.out;
+  r = run_meshplan({"plan", "-c", source_path("examples/clusters/thunderbolt4-star-3.yaml"), "-m", "llama-3.3-70b-4bit",
+                    "--strategy", "tensor", "--backend", "jaccl", "--min-hosts", "2"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no all-reduce path"), std::string::npos) << r.err;
 }
 
 }  // namespace
