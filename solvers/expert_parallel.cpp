@@ -121,20 +121,43 @@ double ExpertCostModel::head_time(size_t host) const {
                   static_cast<double>(model_->head_read_bytes()) / h.bandwidth);
 }
 
+std::vector<ExpertHost> ExpertCostModel::ranks_of(const std::vector<size_t>& ranks,
+                                                  const MoeClass& c) const {
+  std::vector<ExpertHost> out;
+  for (size_t host : ranks) {
+    ExpertHost h;
+    h.base_s = base_time(host, c);
+    h.expert_s = expert_time(host, c);
+    h.capacity = static_cast<int>(std::clamp<long>(capacity(host), 0, c.experts));
+    out.push_back(h);
+  }
+  return out;
+}
+
 ExpertInstance ExpertCostModel::instance(const std::vector<size_t>& ranks, size_t which) const {
   const Instance& inst = instances_[which];
   const MoeClass& c = classes_[inst.moe_class];
   ExpertInstance out;
   out.load = load(inst);
   out.experts_per_token = c.per_token;
-  for (size_t host : ranks) {
-    ExpertHost h;
-    h.base_s = base_time(host, c);
-    h.expert_s = expert_time(host, c);
-    h.capacity = static_cast<int>(std::clamp<long>(capacity(host), 0, c.experts));
-    out.hosts.push_back(h);
-  }
+  out.hosts = ranks_of(ranks, c);
   return out;
+}
+
+// Sum over the distinct MoE layers of expert_lower_bound, the ranks' figures computed once per
+// layer kind; `floor_of` picks the floor from the ranks' non-expert times.
+template <typename Floor>
+double ExpertCostModel::moe_bound(const std::vector<size_t>& ranks, Floor floor_of) const {
+  std::vector<std::vector<ExpertHost>> by_class(classes_.size());
+  double total = 0;
+  for (const Instance& inst : instances_) {
+    auto& hosts = by_class[inst.moe_class];
+    if (hosts.empty()) hosts = ranks_of(ranks, classes_[inst.moe_class]);
+    total += static_cast<double>(inst.layers.size()) *
+             expert_lower_bound(hosts, classes_[inst.moe_class].per_token, inst.sorted_prefix,
+                                floor_of(hosts));
+  }
+  return total;
 }
 
 double ExpertCostModel::lower_bound(const CollectivePath& path) const {
@@ -157,15 +180,12 @@ double ExpertCostModel::lower_bound(const CollectivePath& path) const {
     }
     total += worst;
   }
-  for (size_t k = 0; k < instances_.size(); ++k) {
-    ExpertInstance inst = instance(path.order, k);
-    double floor = 0;
-    for (const auto& h : inst.hosts)
-      floor = std::max(floor, h.base_s);
-    total += instances_[k].layers.size() * expert_lower_bound(inst.hosts, inst.experts_per_token,
-                                                              instances_[k].sorted_prefix, floor);
-  }
-  return total;
+  return total + moe_bound(path.order, [](const std::vector<ExpertHost>& hosts) {
+           double floor = 0;
+           for (const auto& h : hosts)
+             floor = std::max(floor, h.base_s);
+           return floor;
+         });
 }
 
 double ExpertCostModel::lower_bound_any_group() const {
@@ -188,15 +208,12 @@ double ExpertCostModel::lower_bound_any_group() const {
     }
     total += best;
   }
-  for (size_t k = 0; k < instances_.size(); ++k) {
-    ExpertInstance inst = instance(all, k);
-    double floor = std::numeric_limits<double>::infinity();
-    for (const auto& h : inst.hosts)
-      floor = std::min(floor, h.base_s);
-    total += instances_[k].layers.size() * expert_lower_bound(inst.hosts, inst.experts_per_token,
-                                                              instances_[k].sorted_prefix, floor);
-  }
-  return total;
+  return total + moe_bound(all, [](const std::vector<ExpertHost>& hosts) {
+           double floor = std::numeric_limits<double>::infinity();
+           for (const auto& h : hosts)
+             floor = std::min(floor, h.base_s);
+           return floor;
+         });
 }
 
 ExpertCostModel::Evaluation ExpertCostModel::evaluate(

@@ -65,6 +65,9 @@ class ExpertCostModel {
     std::vector<int> layers;
     std::vector<double> sorted_prefix;
   };
+  std::vector<ExpertHost> ranks_of(const std::vector<size_t>& ranks, const MoeClass& c) const;
+  template <typename Floor>
+  double moe_bound(const std::vector<size_t>& ranks, Floor floor_of) const;
   double base_time(size_t host, const MoeClass& c) const;
   double expert_time(size_t host, const MoeClass& c) const;
   double dense_time(size_t host) const;

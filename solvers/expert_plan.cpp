@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 #include "lib/units.hpp"
 #include "solvers/expert_ilp.hpp"
@@ -25,6 +26,20 @@ struct Best {
   ExpertCostModel::Evaluation eval;
   double candidate_bound = 0;
 };
+
+// What a group's plan depends on: its ranks' figures in order and its collective's worst link.
+std::vector<double> signature(const PlanInputs& in, const CollectivePath& path) {
+  std::vector<double> key = {static_cast<double>(path.kind)};
+  if (path.worst) {
+    key.push_back(path.worst->latency_s);
+    key.push_back(path.worst->bandwidth);
+  }
+  for (size_t host : path.order) {
+    const HostFigures& h = in.hosts[host];
+    key.insert(key.end(), {h.bandwidth, h.flops, h.usable_bytes, h.overhead_s});
+  }
+  return key;
+}
 
 std::string layer_ranges(const std::vector<int>& layers) {
   std::string s;
@@ -214,8 +229,11 @@ StrategyOutcome plan_expert(const ModelDesc& model, const PlanInputs& in,
 
   std::optional<Best> best;
   size_t evaluated = 0;
+  std::set<std::vector<double>> seen;
   for (const Candidate& c : candidates) {
     if (best && c.bound >= best->eval.token_latency_s * (1 - 1e-12)) break;
+    // Groups of interchangeable hosts over the same collective get the same plan: place once.
+    if (!seen.insert(signature(in, c.path)).second) continue;
     ++evaluated;
     std::vector<ExpertPlacement> placements;
     for (size_t k = 0; k < cost.num_instances(); ++k) {

@@ -78,9 +78,10 @@ Alternative alternative(const Outcome& o, const Plan* chosen) {
     for (const auto& r : o.plan->ranks)
       a.hosts.push_back(r.host);
     if (chosen) {
-      a.reason = fmt::format("{:.2f}x slower than the {} plan",
-                             chosen->predicted.decode_tokens_per_s / a.decode_tokens_per_s,
-                             chosen->strategy);
+      const double ratio = chosen->predicted.decode_tokens_per_s / a.decode_tokens_per_s;
+      a.reason = ratio <= 1 + 1e-9 ? fmt::format("as fast as the {} plan", chosen->strategy)
+                                   : fmt::format("{:.{}f}x slower than the {} plan", ratio,
+                                                 ratio < 1.01 ? 3 : 2, chosen->strategy);
     }
   } else {
     a.reason = o.reason;
