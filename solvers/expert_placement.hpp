@@ -1,6 +1,6 @@
 // Placing one MoE layer's routed experts on the ranks of an expert-parallel group, with replicas
-// of the most loaded experts where memory allows (reference/solvers.md section 4.2, DeepSeek
-// EPLB, generalised to unequal hosts):
+// of the most loaded experts where memory allows (DeepSeek's EPLB, github.com/deepseek-ai/EPLB,
+// generalised to unequal hosts):
 //   1. replication: for a budget of extra copies, each goes to the expert with the largest load
 //      per copy (EPLB's replicate_experts); budgets from none to every free slot are tried;
 //   2. packing: copies by decreasing load, each on the rank where the layer would finish

@@ -163,8 +163,8 @@ double tokens_per_s(const std::vector<std::string>& args) {
   return r.exit_code == 0 ? json::parse(r.out)["predicted"]["decode_tokens_per_s"].get<double>() : 0;
 }
 
-// 4 x M3 Ultra, Qwen3-235B-A22B 8-bit (reference/exo.md section 5: exo's tensor parallel over
-// RDMA 19.5 -> 26.2 -> 31.9 tokens/s on 1, 2, 4 Macs; llama.cpp's pipeline over TCP 20.4 ->
+// 4 x M3 Ultra, Qwen3-235B-A22B 8-bit (measured by Jeff Geerling, Dec 2025: exo's tensor parallel
+// over RDMA 19.5 -> 26.2 -> 31.9 tokens/s on 1, 2, 4 Macs; llama.cpp's pipeline over TCP 20.4 ->
 // 17.2 -> 15.2): the predictions move the same way.
 TEST(cli_test, tensor_over_rdma_rises_and_pipeline_over_tcp_falls_with_more_macs) {
   const std::vector<std::string> hosts = {"m3-ultra-1", "m3-ultra-1,m3-ultra-2",
