@@ -2,7 +2,7 @@
 
 #include "app/commands.hpp"
 #include "lib/error.hpp"
-#include "lib/model_catalog.hpp"
+#include "lib/model_loader.hpp"
 #include "lib/plan_json.hpp"
 #include "lib/plan_report.hpp"
 #include "solvers/planner.hpp"
@@ -59,7 +59,7 @@ LayerPin parse_pin(const std::string& text) {
 
 int run_plan(const PlanOptions& o, AppContext& ctx) {
   Cluster cluster = load_cluster(read_input(ctx, o.cluster), o.cluster, ctx.catalog);
-  ModelDesc model = ModelCatalog::builtin().resolve(o.model, o.quant);
+  ModelDesc model = load_model(o.model, o.quant, ctx.fs);
   PlanRequest request = o.request;
   if (!o.hosts.empty()) request.hosts = split_list(o.hosts);
   for (const auto& p : o.pins) request.pins.push_back(parse_pin(p));
