@@ -77,7 +77,7 @@ void add_plan_command(CLI::App& app, AppContext& ctx) {
   auto o = std::make_shared<PlanOptions>();
   CLI::App* sub = app.add_subcommand("plan", kPlanHelp);
   sub->add_option("-c,--cluster", o->cluster, "Cluster file (JSON or YAML, - for stdin)")->required();
-  sub->add_option("-m,--model", o->model, "Model name (see `meshplan models`)")->required();
+  sub->add_option("-m,--model", o->model, "Model name (see `meshplan models`), model folder or config.json")->required();
   sub->add_option("--quant", o->quant, "Quantization, overriding the model name's (4bit, 8bit, bf16, ...)");
   sub->add_option("--context", o->request.context, "Context length in tokens the KV cache must hold")
       ->capture_default_str();

@@ -150,6 +150,8 @@ TEST(models_cli_test, bad_input_exits_2_naming_the_file_and_field) {
        "model.safetensors: truncated safetensors file: 2 bytes"},
       {"too long", kConfig, big_length,
        "model.safetensors: header length 4294967295 exceeds the 100000000 byte limit"},
+      {"longer than the file", kConfig, std::string("\x88\x13\x00\x00\x00\x00\x00\x00", 8) + "{}",
+       "model.safetensors: header length 5000 is larger than the file"},
       {"beyond", kConfig, valid_weights.substr(0, valid_weights.size() - 10),
        "lies beyond the data"},
       {"shape", kConfig, absurd_shape,
