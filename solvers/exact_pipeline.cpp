@@ -10,6 +10,8 @@ namespace {
 // Pruning compares a state's value plus a lower bound of its future with the incumbent; the
 // bound is shrunk by this factor so that rounding can never prune a strictly better plan.
 constexpr double kBoundSlack = 1 - 1e-9;
+// Row offsets may be negative (offset of layer 0 of a row that starts later); this marks none.
+constexpr int64_t kDead = INT64_MIN;
 
 class SubsetDp {
  public:
@@ -46,7 +48,7 @@ class SubsetDp {
     std::stable_sort(heads.begin(), heads.end(), [&](int a, int b) {
       return sp_.prefix(member(a, 0), L_) < sp_.prefix(member(b, 0), L_);
     });
-    row_off_.assign(N_ * static_cast<size_t>(K_), -1);
+    row_off_.assign(N_ * static_cast<size_t>(K_), kDead);
     row_lo_.assign(N_ * static_cast<size_t>(K_), 0);
     row_hi_.assign(N_ * static_cast<size_t>(K_), -1);
     for (int h : heads) {
@@ -87,7 +89,7 @@ class SubsetDp {
   }
 
   void run_head(int h) {
-    std::fill(row_off_.begin(), row_off_.end(), -1);
+    std::fill(row_off_.begin(), row_off_.end(), kDead);
     arena_.clear();
     head_ = member(h, 0);
     for (size_t idx = 0; idx < N_; ++idx) {
@@ -129,7 +131,7 @@ class SubsetDp {
       int c = pcounts_[static_cast<size_t>(kp)];
       if (c == 0) continue;
       size_t r = P * static_cast<size_t>(K_) + static_cast<size_t>(kp);
-      if (row_off_[r] < 0) continue;
+      if (row_off_[r] == kDead) continue;
       double hv = sp_.hop(member(kp, c - 1), u);
       if (!(hv < kInfinity)) continue;
       int lo = row_lo_[r], hi = row_hi_[r];
@@ -215,7 +217,7 @@ class SubsetDp {
     }
     size_t r = idx * static_cast<size_t>(K_) + static_cast<size_t>(k);
     if (hi < lo) {
-      row_off_[r] = -1;
+      row_off_[r] = kDead;
       return;
     }
     int64_t off = static_cast<int64_t>(arena_.size()) - lo;
@@ -247,7 +249,7 @@ class SubsetDp {
         int ck = c[static_cast<size_t>(kp)];
         if (ck == 0) continue;
         size_t r = P * static_cast<size_t>(K_) + static_cast<size_t>(kp);
-        if (row_off_[r] < 0) continue;
+        if (row_off_[r] == kDead) continue;
         double hv = sp_.hop(member(kp, ck - 1), u);
         const double* D = arena_.data() + row_off_[r];
         for (int l = row_lo_[r]; l <= std::min(row_hi_[r], e - 1); ++l) {

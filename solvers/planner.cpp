@@ -198,8 +198,10 @@ Plan make_plan(const Cluster& cluster, const Catalog& catalog, const ModelDesc& 
   fill_pipeline_plan(cost, assignment, eval, plan);
 
   PipelineBound bound = pipeline_lower_bound(cost, request.min_hosts);
+  if (bound.token_latency_s > eval.token_latency_s * (1 + 1e-9))
+    throw internal_error("lower bound {} s above the plan's {} s", bound.token_latency_s, eval.token_latency_s);
   BoundInfo b;
-  b.token_latency_s = std::min(bound.token_latency_s, eval.token_latency_s);
+  b.token_latency_s = std::min(bound.token_latency_s, eval.token_latency_s);  // rounding only
   b.gap_percent = gap_percent(eval.token_latency_s, b.token_latency_s);
   b.method = bound.method;
   plan.bound = b;
