@@ -15,6 +15,7 @@ struct BenchCommandOptions {
   std::string models;
   std::string contexts;
   uint64_t seed = 1;
+  int replicas = 0;
 };
 
 constexpr const char* kBenchHelp = R"(Benchmark the pipeline planner on seeded what-if clusters.
@@ -22,12 +23,12 @@ constexpr const char* kBenchHelp = R"(Benchmark the pipeline planner on seeded w
 Examples:
   meshplan bench
   meshplan bench --quick
-  meshplan bench --sizes 12,64 --families tb5-mesh,10gbe-switch --models deepseek-v3.1-4bit
+  meshplan bench --sizes 12,64 --families tb5-mesh,10gbe-switch --models deepseek-v3.1-4bit --replicas 5
   meshplan bench --seed 7 --json
 
 Generates clusters of eight families (homogeneous, two-tier, long-tail, fits-on-one, tb5-mesh,
 daisy-chain, 10gbe-switch, mixed-islands) at each size, plans every catalog model on them with
-the optimal solver, and prints per family and per size: the predicted speed-up over the
+the optimal solver (every catalog model at every quantization by default), and prints per family and per size: the predicted speed-up over the
 memory-proportional split (geometric mean, minimum, maximum), the gap to the lower bound and the
 solve times. Exits with 1 if the optimal plan is ever slower than a feasible proportional split
 or a bound lies above its plan.)";
@@ -50,6 +51,7 @@ std::vector<int64_t> parse_numbers(const std::string& text, const char* option) 
 int run_bench_command(const BenchCommandOptions& o, AppContext& ctx) {
   BenchOptions options = o.quick ? quick_bench_options() : BenchOptions{};
   options.seed = o.seed;
+  if (o.replicas > 0) options.replicas = o.replicas;
   if (!o.sizes.empty()) {
     options.sizes.clear();
     for (int64_t v : parse_numbers(o.sizes, "--sizes")) options.sizes.push_back(static_cast<int>(v));
@@ -74,6 +76,7 @@ void add_bench_command(CLI::App& app, AppContext& ctx) {
   sub->add_option("--families", o->families, "Cluster families, comma-separated (default all)");
   sub->add_option("--models", o->models, "Models, comma-separated (default every catalog model)");
   sub->add_option("--contexts", o->contexts, "Context lengths the instances cycle through (default 4096,32768)");
+  sub->add_option("--replicas", o->replicas, "Clusters per family, size and model (default 2)")->check(CLI::PositiveNumber);
   sub->add_option("--seed", o->seed, "Seed of the cluster generator")->capture_default_str();
   sub->add_flag("--json", o->json, "Print the results as JSON, with every instance");
   sub->callback([o, &ctx] { ctx.run = [o, &ctx] { return run_bench_command(*o, ctx); }; });

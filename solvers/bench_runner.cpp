@@ -55,6 +55,7 @@ BenchOptions quick_bench_options() {
   o.sizes = {2, 3, 5, 8, 12, 16};
   o.models = {"llama-3.3-70b-4bit", "deepseek-v3.1-4bit"};
   o.contexts = {4096};
+  o.replicas = 1;
   return o;
 }
 
@@ -64,7 +65,8 @@ BenchReport run_bench(const BenchOptions& options, const Catalog& catalog, const
   std::vector<std::string> families = options.families.empty() ? cluster_family_names() : options.families;
   std::vector<ModelDesc> models;
   if (options.models.empty()) {
-    for (const ModelEntry& e : ModelCatalog::builtin().entries()) models.push_back(ModelCatalog::builtin().resolve(e.name, ""));
+    for (const ModelEntry& e : ModelCatalog::builtin().entries())
+      for (const std::string& q : e.quantizations) models.push_back(ModelCatalog::builtin().resolve(e.name, q));
   } else {
     for (const std::string& m : options.models) models.push_back(ModelCatalog::builtin().resolve(m, ""));
   }
@@ -72,6 +74,7 @@ BenchReport run_bench(const BenchOptions& options, const Catalog& catalog, const
   for (const std::string& family : families) {
     for (int size : options.sizes) {
       for (const ModelDesc& model : models) {
+       for (int replica = 0; replica < options.replicas; ++replica) {
         ++serial;
         uint64_t seed = options.seed * 1000003ull + serial;
         BenchInstance x;
@@ -108,6 +111,7 @@ BenchReport run_bench(const BenchOptions& options, const Catalog& catalog, const
         }
         report.violations += !x.violation.empty();
         report.instances.push_back(x);
+       }
       }
     }
   }

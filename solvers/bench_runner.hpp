@@ -18,8 +18,9 @@ namespace meshplan {
 struct BenchOptions {
   std::vector<int> sizes = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
   std::vector<std::string> families;  // empty: every family
-  std::vector<std::string> models;    // empty: every catalog model at its first quantization
+  std::vector<std::string> models;    // empty: every catalog model at every quantization
   std::vector<int64_t> contexts = {4096, 32768};
+  int replicas = 2;  // clusters per (family, size, model), each with its own seed
   uint64_t seed = 1;
 };
 

@@ -59,6 +59,25 @@ double smallest_sum(std::vector<double> v, int k) {
   return s;
 }
 
+// The most memory host h can fill with whole contiguous layers (plus the head, when it holds it):
+// no plan puts more on it, so it is a valid capacity for the relaxation, and a tighter one than
+// the usable bytes when layers are coarse (a host smaller than every layer holds nothing).
+double fillable_bytes(const PipelineCostModel& cost, size_t h) {
+  const double R = cost.host(h).usable_bytes;
+  const int L = cost.num_layers();
+  double best = 0;
+  for (int head = 0; head < 2; ++head) {
+    if (head && cost.head_memory() > R) continue;
+    if (head) best = std::max(best, cost.head_memory());
+    int s = 0;
+    for (int e = 1; e <= L; ++e) {
+      while (s < e && cost.stage_memory(s, e, head != 0) > R) ++s;
+      if (s < e) best = std::max(best, cost.stage_memory(s, e, head != 0));
+    }
+  }
+  return std::min(best, R);
+}
+
 }  // namespace
 
 PipelineBound pipeline_lower_bound(const PipelineCostModel& cost, int min_hosts) {
@@ -81,10 +100,11 @@ PipelineBound pipeline_lower_bound(const PipelineCostModel& cost, int min_hosts)
   std::vector<double> capacities;
   for (size_t i = 0; i < n; ++i) {
     const HostFigures& h = cost.host(i);
-    by_bw.emplace_back(h.bandwidth, h.usable_bytes);
-    by_flops.emplace_back(h.flops, h.usable_bytes);
+    double fillable = fillable_bytes(cost, i);
+    by_bw.emplace_back(h.bandwidth, fillable);
+    by_flops.emplace_back(h.flops, fillable);
     o_min = std::min(o_min, h.overhead_s);
-    capacities.push_back(h.usable_bytes);
+    capacities.push_back(fillable);
   }
   b.bandwidth_s = greedy_fill(bytes, by_bw);
   b.compute_s = greedy_fill(flops, by_flops);

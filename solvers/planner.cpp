@@ -42,8 +42,12 @@ std::string fit_advice(const PipelineCostModel& cost) {
   for (size_t i = 0; i < cost.num_hosts(); ++i) have += cost.host(i).usable_bytes;
   if (need > have) {
     double weights_only = cost.stage_memory(0, cost.num_layers(), true) - cost.kv_bytes(0, cost.num_layers());
-    std::string s = fmt::format("the model needs {} at context {} but the hosts have {} usable in all ({} short)",
-                                format_gib(need), cost.context(), format_gib(have), format_gib(need - have));
+    std::vector<std::string> names;
+    for (size_t i = 0; i < cost.num_hosts() && i < 8; ++i) names.push_back(cost.host(i).name);
+    if (cost.num_hosts() > 8) names.push_back(fmt::format("{} more", cost.num_hosts() - 8));
+    std::string s = fmt::format("the model needs {} at context {} but the hosts ({}) have {} usable in all ({} short)",
+                                format_gib(need), cost.context(), fmt::join(names, ", "), format_gib(have),
+                                format_gib(need - have));
     if (weights_only < have) {
       double kv_per_token = cost.kv_bytes(0, cost.num_layers()) / static_cast<double>(cost.context());
       int64_t fits = static_cast<int64_t>((have - weights_only) / kv_per_token);
