@@ -8,10 +8,12 @@
 
 namespace meshplan {
 
-BaselineResult proportional_baseline(const PipelineCostModel& cost, const std::vector<size_t>& order) {
+BaselineResult proportional_baseline(const PipelineCostModel& cost,
+                                     const std::vector<size_t>& order) {
   BaselineResult r;
   r.info.solver = "proportional";
-  for (size_t h : order) r.info.hosts.push_back(cost.host(h).name);
+  for (size_t h : order)
+    r.info.hosts.push_back(cost.host(h).name);
   PipelineAssignment a;
   try {
     a = proportional_assignment(cost, order);
@@ -49,8 +51,8 @@ BaselineResult single_host_baseline(const PipelineCostModel& cost) {
     r.assignment = a;
   }
   if (!r.info.feasible) {
-    r.info.note = fmt::format("no host holds the whole model: it needs {}, the largest host has {}", format_gib(need),
-                              format_gib(largest));
+    r.info.note = fmt::format("no host holds the whole model: it needs {}, the largest host has {}",
+                              format_gib(need), format_gib(largest));
   }
   return r;
 }

@@ -11,13 +11,14 @@
 namespace meshplan {
 
 struct BaselineResult {
-  BaselineInfo info;                           // speedup left at 0: the caller knows the plan
+  BaselineInfo info;                             // speedup left at 0: the caller knows the plan
   std::optional<PipelineAssignment> assignment;  // when feasible
 };
 
 // exo 1.0's split over `order`; infeasible (with the reason in info.note) when a host's share
 // does not fit, a neighbour pair has no link, or there are more hosts than layers.
-BaselineResult proportional_baseline(const PipelineCostModel& cost, const std::vector<size_t>& order);
+BaselineResult proportional_baseline(const PipelineCostModel& cost,
+                                     const std::vector<size_t>& order);
 
 // The fastest single host that holds the whole model; infeasible when none does.
 BaselineResult single_host_baseline(const PipelineCostModel& cost);

@@ -62,61 +62,66 @@ BenchOptions quick_bench_options() {
 BenchReport run_bench(const BenchOptions& options, const Catalog& catalog, const Clock& clock) {
   BenchReport report;
   double start = clock.now_seconds();
-  std::vector<std::string> families = options.families.empty() ? cluster_family_names() : options.families;
+  std::vector<std::string> families =
+      options.families.empty() ? cluster_family_names() : options.families;
   std::vector<ModelDesc> models;
   if (options.models.empty()) {
     for (const ModelEntry& e : ModelCatalog::builtin().entries())
-      for (const std::string& q : e.quantizations) models.push_back(ModelCatalog::builtin().resolve(e.name, q));
+      for (const std::string& q : e.quantizations)
+        models.push_back(ModelCatalog::builtin().resolve(e.name, q));
   } else {
-    for (const std::string& m : options.models) models.push_back(ModelCatalog::builtin().resolve(m, ""));
+    for (const std::string& m : options.models)
+      models.push_back(ModelCatalog::builtin().resolve(m, ""));
   }
   uint64_t serial = 0;
   for (const std::string& family : families) {
     for (int size : options.sizes) {
       for (const ModelDesc& model : models) {
-       for (int replica = 0; replica < options.replicas; ++replica) {
-        ++serial;
-        uint64_t seed = options.seed * 1000003ull + serial;
-        BenchInstance x;
-        x.family = family;
-        x.hosts = size;
-        x.model = model.name;
-        x.context = options.contexts[serial % options.contexts.size()];
-        Cluster cluster = generate_cluster(family, size, seed, catalog);
-        PlanRequest request;
-        request.context = x.context;
-        try {
-          Plan plan = make_plan(cluster, catalog, model, request, clock);
-          x.feasible = true;
-          x.exact = plan.solver.optimal;
-          x.latency_s = plan.predicted.token_latency_s;
-          x.solve_ms = plan.solver.solve_ms;
-          x.used_hosts = static_cast<int>(plan.ranks.size());
-          if (plan.bound) {
-            x.bound_s = plan.bound->token_latency_s;
-            x.gap_percent = plan.bound->gap_percent;
+        for (int replica = 0; replica < options.replicas; ++replica) {
+          ++serial;
+          uint64_t seed = options.seed * 1000003ull + serial;
+          BenchInstance x;
+          x.family = family;
+          x.hosts = size;
+          x.model = model.name;
+          x.context = options.contexts[serial % options.contexts.size()];
+          Cluster cluster = generate_cluster(family, size, seed, catalog);
+          PlanRequest request;
+          request.context = x.context;
+          try {
+            Plan plan = make_plan(cluster, catalog, model, request, clock);
+            x.feasible = true;
+            x.exact = plan.solver.optimal;
+            x.latency_s = plan.predicted.token_latency_s;
+            x.solve_ms = plan.solver.solve_ms;
+            x.used_hosts = static_cast<int>(plan.ranks.size());
+            if (plan.bound) {
+              x.bound_s = plan.bound->token_latency_s;
+              x.gap_percent = plan.bound->gap_percent;
+            }
+            for (const BaselineInfo& b : plan.baselines) {
+              if (b.solver != "proportional" || !b.feasible) continue;
+              x.proportional_ok = true;
+              x.proportional_s = b.token_latency_s;
+            }
+            if (x.proportional_ok && x.latency_s > x.proportional_s * (1 + 1e-9))
+              x.violation = fmt::format("optimal {:.6f} ms is slower than proportional {:.6f} ms",
+                                        x.latency_s * 1e3, x.proportional_s * 1e3);
+            if (x.bound_s > x.latency_s * (1 + 1e-9))
+              x.violation = fmt::format("bound {:.6f} ms is above the plan {:.6f} ms",
+                                        x.bound_s * 1e3, x.latency_s * 1e3);
+          } catch (const Error& e) {
+            if (e.kind() != ErrorKind::kFailed) x.violation = e.what();
           }
-          for (const BaselineInfo& b : plan.baselines) {
-            if (b.solver != "proportional" || !b.feasible) continue;
-            x.proportional_ok = true;
-            x.proportional_s = b.token_latency_s;
-          }
-          if (x.proportional_ok && x.latency_s > x.proportional_s * (1 + 1e-9))
-            x.violation = fmt::format("optimal {:.6f} ms is slower than proportional {:.6f} ms", x.latency_s * 1e3,
-                                      x.proportional_s * 1e3);
-          if (x.bound_s > x.latency_s * (1 + 1e-9))
-            x.violation = fmt::format("bound {:.6f} ms is above the plan {:.6f} ms", x.bound_s * 1e3, x.latency_s * 1e3);
-        } catch (const Error& e) {
-          if (e.kind() != ErrorKind::kFailed) x.violation = e.what();
+          report.violations += !x.violation.empty();
+          report.instances.push_back(x);
         }
-        report.violations += !x.violation.empty();
-        report.instances.push_back(x);
-       }
       }
     }
   }
   std::vector<const BenchInstance*> all;
-  for (const auto& x : report.instances) all.push_back(&x);
+  for (const auto& x : report.instances)
+    all.push_back(&x);
   for (const std::string& family : families) {
     std::vector<const BenchInstance*> xs;
     for (const auto* x : all)
@@ -136,39 +141,48 @@ BenchReport run_bench(const BenchOptions& options, const Catalog& catalog, const
 
 std::string render_bench(const BenchReport& report) {
   using A = TextTable::Align;
-  auto speed = [](const BenchRow& r, double v) { return r.compared ? fmt::format("{:.2f}x", v) : std::string("-"); };
+  auto speed = [](const BenchRow& r, double v) {
+    return r.compared ? fmt::format("{:.2f}x", v) : std::string("-");
+  };
   auto ms = [](double v) { return fmt::format("{:.2f}", v); };
   std::string out;
-  TextTable t({"family", "instances", "planned", "vs prop.", "speed-up geo", "min", "max", "gap mean %", "gap max %",
-               "exact", "solve median ms", "max ms"},
-              {A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight,
-               A::kRight, A::kRight, A::kRight});
+  TextTable t({"family", "instances", "planned", "vs prop.", "speed-up geo", "min", "max",
+               "gap mean %", "gap max %", "exact", "solve median ms", "max ms"},
+              {A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight,
+               A::kRight, A::kRight, A::kRight, A::kRight, A::kRight});
   auto add = [&](TextTable& table, const BenchRow& r) {
-    table.add_row({r.name, std::to_string(r.instances), std::to_string(r.feasible), std::to_string(r.compared),
-                   speed(r, r.speedup_geomean), speed(r, r.speedup_min), speed(r, r.speedup_max),
-                   fmt::format("{:.2f}", r.gap_mean), fmt::format("{:.2f}", r.gap_max), std::to_string(r.exact),
-                   ms(r.solve_median_ms), ms(r.solve_max_ms)});
+    table.add_row({r.name, std::to_string(r.instances), std::to_string(r.feasible),
+                   std::to_string(r.compared), speed(r, r.speedup_geomean), speed(r, r.speedup_min),
+                   speed(r, r.speedup_max), fmt::format("{:.2f}", r.gap_mean),
+                   fmt::format("{:.2f}", r.gap_max), std::to_string(r.exact), ms(r.solve_median_ms),
+                   ms(r.solve_max_ms)});
   };
-  for (const auto& r : report.families) add(t, r);
+  for (const auto& r : report.families)
+    add(t, r);
   add(t, report.total);
   out += t.render();
-  TextTable s({"hosts", "instances", "planned", "vs prop.", "speed-up geo", "min", "max", "gap mean %", "gap max %",
-               "exact", "solve median ms", "max ms"},
-              {A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight,
-               A::kRight, A::kRight, A::kRight});
-  for (const auto& r : report.sizes) add(s, r);
+  TextTable s({"hosts", "instances", "planned", "vs prop.", "speed-up geo", "min", "max",
+               "gap mean %", "gap max %", "exact", "solve median ms", "max ms"},
+              {A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight,
+               A::kRight, A::kRight, A::kRight, A::kRight, A::kRight});
+  for (const auto& r : report.sizes)
+    add(s, r);
   out += "\n\n" + s.render();
   out += fmt::format(
-      "\n\n{} instances in {:.1f} s; speed-up = proportional token time / optimal token time where the proportional "
+      "\n\n{} instances in {:.1f} s; speed-up = proportional token time / optimal token time where "
+      "the proportional "
       "split fits; gap = (plan - lower bound) / lower bound; exact = proven optimal.\n",
       report.instances.size(), report.seconds);
   if (report.violations) {
     out += fmt::format("{} violations:\n", report.violations);
     for (const auto& x : report.instances)
       if (!x.violation.empty())
-        out += fmt::format("  {} {} hosts {} context {}: {}\n", x.family, x.hosts, x.model, x.context, x.violation);
+        out += fmt::format("  {} {} hosts {} context {}: {}\n", x.family, x.hosts, x.model,
+                           x.context, x.violation);
   } else {
-    out += "No violations: optimal is never slower than proportional, and every bound is at most its plan.\n";
+    out +=
+        "No violations: optimal is never slower than proportional, and every bound is at most its "
+        "plan.\n";
   }
   return out;
 }
@@ -192,8 +206,10 @@ ojson bench_to_json(const BenchReport& report) {
   };
   ojson j;
   ojson fams = ojson::array(), sizes = ojson::array(), inst = ojson::array();
-  for (const auto& r : report.families) fams.push_back(row(r));
-  for (const auto& r : report.sizes) sizes.push_back(row(r));
+  for (const auto& r : report.families)
+    fams.push_back(row(r));
+  for (const auto& r : report.sizes)
+    sizes.push_back(row(r));
   for (const auto& x : report.instances) {
     ojson i;
     i["family"] = x.family;

@@ -32,8 +32,8 @@ struct BenchInstance {
   int hosts = 0;
   std::string model;
   int64_t context = 0;
-  bool feasible = false;          // the optimal solver found a plan
-  bool proportional_ok = false;   // the proportional split fits
+  bool feasible = false;         // the optimal solver found a plan
+  bool proportional_ok = false;  // the proportional split fits
   bool exact = false;
   double latency_s = 0;
   double proportional_s = 0;

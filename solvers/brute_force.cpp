@@ -4,7 +4,8 @@
 
 namespace meshplan {
 
-SearchResult brute_force_pipeline(const PipelineCostModel& cost, const PipelineConstraints& constraints) {
+SearchResult brute_force_pipeline(const PipelineCostModel& cost,
+                                  const PipelineConstraints& constraints) {
   SearchResult best;
   best.exact = true;
   best.method = "brute force";
@@ -54,8 +55,10 @@ SearchResult brute_force_pipeline(const PipelineCostModel& cost, const PipelineC
     if (m >= min_hosts && m <= L) {
       cuts.assign(order.size() + 1, 0);
       cuts.back() = L;
-      if (m == 1) consider();
-      else split(1);
+      if (m == 1)
+        consider();
+      else
+        split(1);
     }
     if (m >= max_hosts) return;
     for (size_t h = 0; h < n; ++h) {

@@ -8,6 +8,7 @@
 
 namespace meshplan {
 
-SearchResult brute_force_pipeline(const PipelineCostModel& cost, const PipelineConstraints& constraints);
+SearchResult brute_force_pipeline(const PipelineCostModel& cost,
+                                  const PipelineConstraints& constraints);
 
 }  // namespace meshplan

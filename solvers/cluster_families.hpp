@@ -19,6 +19,7 @@ namespace meshplan {
 const std::vector<std::string>& cluster_family_names();
 
 // Throws an input error naming the families for an unknown one.
-Cluster generate_cluster(const std::string& family, int hosts, uint64_t seed, const Catalog& catalog);
+Cluster generate_cluster(const std::string& family, int hosts, uint64_t seed,
+                         const Catalog& catalog);
 
 }  // namespace meshplan

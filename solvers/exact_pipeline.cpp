@@ -16,7 +16,11 @@ constexpr int64_t kDead = INT64_MIN;
 class SubsetDp {
  public:
   SubsetDp(const SearchSpace& sp, const HostClasses& cls, double incumbent)
-      : sp_(sp), cls_(cls), K_(static_cast<int>(cls.size())), L_(sp.num_layers()), incumbent_(incumbent) {
+      : sp_(sp),
+        cls_(cls),
+        K_(static_cast<int>(cls.size())),
+        L_(sp.num_layers()),
+        incumbent_(incumbent) {
     stride_.resize(static_cast<size_t>(K_));
     size_.resize(static_cast<size_t>(K_));
     N_ = 1;
@@ -27,9 +31,8 @@ class SubsetDp {
     }
     by_capacity_.resize(static_cast<size_t>(K_));
     std::iota(by_capacity_.begin(), by_capacity_.end(), 0);
-    std::stable_sort(by_capacity_.begin(), by_capacity_.end(), [&](int a, int b) {
-      return capacity(a) > capacity(b);
-    });
+    std::stable_sort(by_capacity_.begin(), by_capacity_.end(),
+                     [&](int a, int b) { return capacity(a) > capacity(b); });
     const size_t Lp = static_cast<size_t>(L_) + 1;
     G_.resize(Lp);
     key_.resize(Lp);
@@ -59,12 +62,16 @@ class SubsetDp {
   }
 
  private:
-  size_t member(int k, int i) const { return cls_.members[static_cast<size_t>(k)][static_cast<size_t>(i)]; }
+  size_t member(int k, int i) const {
+    return cls_.members[static_cast<size_t>(k)][static_cast<size_t>(i)];
+  }
   double capacity(int k) const { return sp_.cost().host(member(k, 0)).usable_bytes; }
 
   void decode(size_t idx, std::vector<int>& c) const {
     for (int k = 0; k < K_; ++k)
-      c[static_cast<size_t>(k)] = static_cast<int>((idx / stride_[static_cast<size_t>(k)]) % static_cast<size_t>(size_[static_cast<size_t>(k)] + 1));
+      c[static_cast<size_t>(k)] =
+          static_cast<int>((idx / stride_[static_cast<size_t>(k)]) %
+                           static_cast<size_t>(size_[static_cast<size_t>(k)] + 1));
   }
 
   // Smallest l < L whose remaining layers [l, L) the hosts outside S (at most `slots` of them)
@@ -82,8 +89,10 @@ class SubsetDp {
     int lo = 0, hi = L_;
     while (lo < hi) {
       int mid = (lo + hi) / 2;
-      if (sp_.rest_memory(mid) <= cap) hi = mid;
-      else lo = mid + 1;
+      if (sp_.rest_memory(mid) <= cap)
+        hi = mid;
+      else
+        lo = mid + 1;
     }
     return lo;
   }
@@ -112,9 +121,11 @@ class SubsetDp {
 
   void head_row(size_t idx, int h) {
     const size_t u = head_;
-    for (int e = 0; e <= L_; ++e) val_[static_cast<size_t>(e)] = kInfinity;
+    for (int e = 0; e <= L_; ++e)
+      val_[static_cast<size_t>(e)] = kInfinity;
     for (int e = 1; e <= L_; ++e) {
-      if (sp_.range_ok(u, 0, e, true)) val_[static_cast<size_t>(e)] = sp_.stage(u, 0, e) + sp_.head_time(u);
+      if (sp_.range_ok(u, 0, e, true))
+        val_[static_cast<size_t>(e)] = sp_.stage(u, 0, e) + sp_.head_time(u);
     }
     store(idx, h, u, 1, 1, L_);
   }
@@ -136,31 +147,37 @@ class SubsetDp {
       if (!(hv < kInfinity)) continue;
       int lo = row_lo_[r], hi = row_hi_[r];
       if (!any) {
-        for (int l = lo; l <= hi; ++l) G_[static_cast<size_t>(l)] = kInfinity;
+        for (int l = lo; l <= hi; ++l)
+          G_[static_cast<size_t>(l)] = kInfinity;
         glo = lo;
         ghi = hi;
         any = true;
       } else {
         if (lo < glo) {
-          for (int l = lo; l < glo; ++l) G_[static_cast<size_t>(l)] = kInfinity;
+          for (int l = lo; l < glo; ++l)
+            G_[static_cast<size_t>(l)] = kInfinity;
           glo = lo;
         }
         if (hi > ghi) {
-          for (int l = ghi + 1; l <= hi; ++l) G_[static_cast<size_t>(l)] = kInfinity;
+          for (int l = ghi + 1; l <= hi; ++l)
+            G_[static_cast<size_t>(l)] = kInfinity;
           ghi = hi;
         }
       }
       const double* D = arena_.data() + row_off_[r];
       double* G = G_.data();
-      for (int l = lo; l <= hi; ++l) G[l] = std::min(G[l], D[l] + hv);
+      for (int l = lo; l <= hi; ++l)
+        G[l] = std::min(G[l], D[l] + hv);
     }
     if (!any) return;
     ++result_.states;
-    for (int e = glo; e <= L_; ++e) val_[static_cast<size_t>(e)] = kInfinity;
+    for (int e = glo; e <= L_; ++e)
+      val_[static_cast<size_t>(e)] = kInfinity;
     const auto& pin = sp_.pin(u);
     if (pin) {
       int s = pin->first, e = pin->second;
-      if (s >= glo && s <= ghi && G_[static_cast<size_t>(s)] < kInfinity && sp_.range_ok(u, s, e, false))
+      if (s >= glo && s <= ghi && G_[static_cast<size_t>(s)] < kInfinity &&
+          sp_.range_ok(u, s, e, false))
         val_[static_cast<size_t>(e)] = G_[static_cast<size_t>(s)] + sp_.stage(u, s, e);
       store(idx, k, u, m, glo + 1, L_);
       (void)h;
@@ -175,13 +192,15 @@ class SubsetDp {
         double g = G_[static_cast<size_t>(l)];
         if (g < kInfinity) {
           double kv = g - sp_.prefix(u, l);
-          while (qt > qh && key_[static_cast<size_t>(dq_[qt - 1])] >= kv) --qt;
+          while (qt > qh && key_[static_cast<size_t>(dq_[qt - 1])] >= kv)
+            --qt;
           key_[static_cast<size_t>(l)] = kv;
           dq_[qt++] = l;
         }
       }
       int a = sp_.lowest_start(u, e, false);
-      while (qt > qh && dq_[qh] < a) ++qh;
+      while (qt > qh && dq_[qh] < a)
+        ++qh;
       if (qt == qh) {
         if (l >= ghi) break;
         continue;
@@ -297,7 +316,8 @@ class SubsetDp {
 
 }  // namespace
 
-std::optional<SearchResult> exact_pipeline_search(const SearchSpace& space, const HostClasses& classes, double incumbent,
+std::optional<SearchResult> exact_pipeline_search(const SearchSpace& space,
+                                                  const HostClasses& classes, double incumbent,
                                                   double max_subsets) {
   if (classes.size() == 0 || classes.subset_count() > max_subsets) return std::nullopt;
   SubsetDp dp(space, classes, incumbent);

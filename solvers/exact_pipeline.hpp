@@ -8,7 +8,8 @@
 // layers [0, l) into non-empty contiguous ranges that fit. The future of a state depends only on
 // (S, v, l) and h — which hosts are still free, where the next hop starts, which layer comes
 // next, and where the ring closes — so the recurrence
-//   D(S, u, e) = T_u(e) + o_u + min_{l in [lo_u(e), e)} ( min_{v in S\u} D(S\u, v, l) + hop(v, u) - T_u(l) )
+//   D(S, u, e) = T_u(e) + o_u + min_{l in [lo_u(e), e)} ( min_{v in S\u} D(S\u, v, l) + hop(v, u) -
+//   T_u(l) )
 // is exact (T_u: prefix sums of u's layer times; lo_u(e): the lowest start whose range fits u's
 // memory, non-decreasing in e, so the inner minimum is a sliding-window minimum). The optimum is
 // min over final states of D(S, v, L) + hop(v, h) (no hop for a single host).
@@ -39,7 +40,9 @@ inline constexpr double kExactSubsetLimit = 4096;
 // there are more than `max_subsets` of them. Otherwise the result is exact: feasible with the
 // optimal assignment when some plan is strictly faster than `incumbent`, else not feasible
 // (no plan beats the incumbent, which is then optimal).
-std::optional<SearchResult> exact_pipeline_search(const SearchSpace& space, const HostClasses& classes,
-                                                  double incumbent = kInfinity, double max_subsets = kExactSubsetLimit);
+std::optional<SearchResult> exact_pipeline_search(const SearchSpace& space,
+                                                  const HostClasses& classes,
+                                                  double incumbent = kInfinity,
+                                                  double max_subsets = kExactSubsetLimit);
 
 }  // namespace meshplan

@@ -8,14 +8,16 @@ bool same_link(const SearchSpace& s, size_t a1, size_t b1, size_t a2, size_t b2)
   const auto& l1 = s.cost().link(a1, b1);
   const auto& l2 = s.cost().link(a2, b2);
   if (l1.has_value() != l2.has_value()) return false;
-  return !l1 || (l1->name == l2->name && l1->latency_s == l2->latency_s && l1->bandwidth == l2->bandwidth);
+  return !l1 ||
+         (l1->name == l2->name && l1->latency_s == l2->latency_s && l1->bandwidth == l2->bandwidth);
 }
 
 bool interchangeable(const SearchSpace& s, size_t i, size_t j) {
   if (s.pin(i) || s.pin(j)) return false;
   const HostFigures& a = s.cost().host(i);
   const HostFigures& b = s.cost().host(j);
-  if (a.usable_bytes != b.usable_bytes || a.bandwidth != b.bandwidth || a.flops != b.flops || a.overhead_s != b.overhead_s)
+  if (a.usable_bytes != b.usable_bytes || a.bandwidth != b.bandwidth || a.flops != b.flops ||
+      a.overhead_s != b.overhead_s)
     return false;
   if (!same_link(s, i, j, j, i)) return false;
   for (size_t k = 0; k < s.num_hosts(); ++k) {
@@ -29,7 +31,8 @@ bool interchangeable(const SearchSpace& s, size_t i, size_t j) {
 
 double HostClasses::subset_count() const {
   double n = 1;
-  for (const auto& m : members) n *= static_cast<double>(m.size() + 1);
+  for (const auto& m : members)
+    n *= static_cast<double>(m.size() + 1);
   return n;
 }
 

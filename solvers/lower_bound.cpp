@@ -14,12 +14,14 @@ struct Item {
 // Minimum of sum load_i * share / speed_j when items spread fractionally over hosts of the given
 // speeds and capacities: densest load on the fastest hosts first. Items beyond the total
 // capacity go to the fastest host (the plan would not fit anyway).
-double greedy_fill(std::vector<Item> items, std::vector<std::pair<double, double>> hosts /* speed, capacity */) {
+double greedy_fill(std::vector<Item> items,
+                   std::vector<std::pair<double, double>> hosts /* speed, capacity */) {
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     // density load / resident, descending; zero-size items first
     return a.load * b.resident > b.load * a.resident;
   });
-  std::stable_sort(hosts.begin(), hosts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(hosts.begin(), hosts.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   if (hosts.empty()) return 0;
   double total = 0;
   size_t j = 0;
@@ -53,7 +55,8 @@ double smallest_sum(std::vector<double> v, int k) {
   std::sort(v.begin(), v.end());
   double s = 0;
   for (int i = 0; i < k; ++i) {
-    if (i >= static_cast<int>(v.size()) || !(v[static_cast<size_t>(i)] < kInfinity)) return kInfinity;
+    if (i >= static_cast<int>(v.size()) || !(v[static_cast<size_t>(i)] < kInfinity))
+      return kInfinity;
     s += v[static_cast<size_t>(i)];
   }
   return s;
@@ -71,7 +74,8 @@ double fillable_bytes(const PipelineCostModel& cost, size_t h) {
     if (head) best = std::max(best, cost.head_memory());
     int s = 0;
     for (int e = 1; e <= L; ++e) {
-      while (s < e && cost.stage_memory(s, e, head != 0) > R) ++s;
+      while (s < e && cost.stage_memory(s, e, head != 0) > R)
+        ++s;
       if (s < e) best = std::max(best, cost.stage_memory(s, e, head != 0));
     }
   }
@@ -113,7 +117,8 @@ PipelineBound pipeline_lower_bound(const PipelineCostModel& cost, int min_hosts)
   std::sort(capacities.rbegin(), capacities.rend());
   double need = cost.stage_memory(0, L, true), have = 0;
   int m = 0;
-  while (m < static_cast<int>(n) && have < need) have += capacities[static_cast<size_t>(m++)];
+  while (m < static_cast<int>(n) && have < need)
+    have += capacities[static_cast<size_t>(m++)];
   b.min_ranks = std::max({1, m, min_hosts});
   b.overhead_s = b.min_ranks * (n ? o_min : 0);
   if (b.min_ranks >= 2) {
@@ -130,7 +135,9 @@ PipelineBound pipeline_lower_bound(const PipelineCostModel& cost, int min_hosts)
     if (!(b.hops_s < kInfinity)) b.hops_s = 0;  // no ring of that size exists; nothing to bound
   }
   b.token_latency_s = std::max(b.bandwidth_s, b.compute_s) + b.overhead_s + b.hops_s;
-  b.method = "memory-bandwidth / FLOP relaxation (fastest hosts first) + stage overheads and hops of the fewest hosts that hold the model";
+  b.method =
+      "memory-bandwidth / FLOP relaxation (fastest hosts first) + stage overheads and hops of the "
+      "fewest hosts that hold the model";
   return b;
 }
 

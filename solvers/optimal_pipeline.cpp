@@ -8,11 +8,13 @@
 
 namespace meshplan {
 
-SearchResult solve_optimal_pipeline(const SearchSpace& space, const std::vector<size_t>& given_order,
+SearchResult solve_optimal_pipeline(const SearchSpace& space,
+                                    const std::vector<size_t>& given_order,
                                     const OptimalOptions& options) {
   HostClasses classes = host_classes(space);
   double subsets = classes.subset_count();
-  if (subsets > options.exact_subset_limit) return heuristic_pipeline_search(space, classes, given_order, options.heuristic);
+  if (subsets > options.exact_subset_limit)
+    return heuristic_pipeline_search(space, classes, given_order, options.heuristic);
 
   // Incumbent from the seed orders: the exact search then only keeps states that can beat it.
   SearchResult seed;
@@ -27,8 +29,9 @@ SearchResult solve_optimal_pipeline(const SearchSpace& space, const std::vector<
   std::string symmetry = classes.size() < space.num_hosts()
                              ? fmt::format(" ({} kinds of interchangeable hosts)", classes.size())
                              : std::string();
-  out.method = fmt::format("exact: dynamic program over {:.0f} host subsets{}, every ring order and layer split", subsets,
-                           symmetry);
+  out.method = fmt::format(
+      "exact: dynamic program over {:.0f} host subsets{}, every ring order and layer split",
+      subsets, symmetry);
   return out;
 }
 

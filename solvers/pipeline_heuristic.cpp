@@ -17,9 +17,24 @@ double tour_hop(const SearchSpace& sp, size_t a, size_t b) {
   return h < kInfinity ? h : kNoLink;
 }
 
-// Rotates a sequence so that it starts with a host that may be rank 0.
+// Makes a seed order consistent with the pins: pinned hosts keep their positions but follow each
+// other in the order of their ranges, and a host pinned at layer 0 comes first; otherwise the
+// order is rotated to start with a host that may be rank 0.
 void rotate_to_head(const SearchSpace& sp, std::vector<size_t>& seq) {
-  auto it = std::find_if(seq.begin(), seq.end(), [&](size_t h) { return sp.can_head(h); });
+  std::vector<size_t> positions, pinned;
+  for (size_t i = 0; i < seq.size(); ++i) {
+    if (!sp.pin(seq[i])) continue;
+    positions.push_back(i);
+    pinned.push_back(seq[i]);
+  }
+  std::stable_sort(pinned.begin(), pinned.end(),
+                   [&](size_t a, size_t b) { return sp.pin(a)->first < sp.pin(b)->first; });
+  for (size_t k = 0; k < positions.size(); ++k)
+    seq[positions[k]] = pinned[k];
+  auto it = std::find_if(seq.begin(), seq.end(),
+                         [&](size_t h) { return sp.pin(h) && sp.pin(h)->first == 0; });
+  if (it == seq.end())
+    it = std::find_if(seq.begin(), seq.end(), [&](size_t h) { return sp.can_head(h); });
   if (it != seq.end()) std::rotate(seq.begin(), it, seq.end());
 }
 
@@ -31,7 +46,8 @@ std::vector<size_t> by_speed(const SearchSpace& sp, std::vector<size_t> hosts) {
 }
 
 // Nearest-neighbour tour from `start`, improved by 2-opt on the cycle of hop costs.
-std::vector<size_t> short_tour(const SearchSpace& sp, const std::vector<size_t>& hosts, size_t start) {
+std::vector<size_t> short_tour(const SearchSpace& sp, const std::vector<size_t>& hosts,
+                               size_t start) {
   std::vector<size_t> tour{start};
   std::vector<bool> used(sp.num_hosts(), false);
   used[start] = true;
@@ -56,9 +72,11 @@ std::vector<size_t> short_tour(const SearchSpace& sp, const std::vector<size_t>&
       for (size_t j = i + 2; j < n; ++j) {
         size_t a = tour[i], b = tour[i + 1], c = tour[j], d = tour[(j + 1) % n];
         if (a == d) continue;
-        double delta = tour_hop(sp, a, c) + tour_hop(sp, b, d) - tour_hop(sp, a, b) - tour_hop(sp, c, d);
+        double delta =
+            tour_hop(sp, a, c) + tour_hop(sp, b, d) - tour_hop(sp, a, b) - tour_hop(sp, c, d);
         if (delta < -1e-12) {
-          std::reverse(tour.begin() + static_cast<std::ptrdiff_t>(i + 1), tour.begin() + static_cast<std::ptrdiff_t>(j + 1));
+          std::reverse(tour.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                       tour.begin() + static_cast<std::ptrdiff_t>(j + 1));
           improved = true;
         }
       }
@@ -70,7 +88,8 @@ std::vector<size_t> short_tour(const SearchSpace& sp, const std::vector<size_t>&
 
 }  // namespace
 
-std::vector<std::vector<size_t>> seed_orders(const SearchSpace& sp, const std::vector<size_t>& given_order) {
+std::vector<std::vector<size_t>> seed_orders(const SearchSpace& sp,
+                                             const std::vector<size_t>& given_order) {
   std::vector<std::vector<size_t>> seeds;
   std::vector<size_t> given = given_order;
   rotate_to_head(sp, given);
@@ -87,10 +106,13 @@ std::vector<std::vector<size_t>> seed_orders(const SearchSpace& sp, const std::v
 }
 
 SearchResult heuristic_pipeline_search(const SearchSpace& sp, const HostClasses& classes,
-                                       const std::vector<size_t>& given_order, const HeuristicOptions& options) {
+                                       const std::vector<size_t>& given_order,
+                                       const HeuristicOptions& options) {
   SearchResult best;
   long long evaluations = 0;
-  auto better = [&](const SearchResult& r) { return r.feasible && r.latency_s < best.latency_s * (1 - 1e-12); };
+  auto better = [&](const SearchResult& r) {
+    return r.feasible && r.latency_s < best.latency_s * (1 - 1e-12);
+  };
   for (const auto& seq : seed_orders(sp, given_order)) {
     SearchResult r = best_on_sequence(sp, seq, true);
     ++evaluations;
@@ -115,7 +137,8 @@ SearchResult heuristic_pipeline_search(const SearchSpace& sp, const HostClasses&
     improved = false;
     const std::vector<size_t> ring = best.assignment.order;
     std::fill(in_ring.begin(), in_ring.end(), false);
-    for (size_t h : ring) in_ring[h] = true;
+    for (size_t h : ring)
+      in_ring[h] = true;
     std::vector<size_t> free_hosts;  // one free member per class
     for (const auto& members : classes.members) {
       for (size_t h : members) {
@@ -154,7 +177,8 @@ SearchResult heuristic_pipeline_search(const SearchSpace& sp, const HostClasses&
         improved = try_sequence(seq);
         if (!improved && p >= 1 && r >= p + 2) {
           seq = ring;
-          std::reverse(seq.begin() + static_cast<std::ptrdiff_t>(p), seq.begin() + static_cast<std::ptrdiff_t>(r + 1));
+          std::reverse(seq.begin() + static_cast<std::ptrdiff_t>(p),
+                       seq.begin() + static_cast<std::ptrdiff_t>(r + 1));
           improved = try_sequence(seq);
         }
       }
@@ -163,15 +187,18 @@ SearchResult heuristic_pipeline_search(const SearchSpace& sp, const HostClasses&
 
   // Polish: exact search over the hosts used plus one more member per class, within the limit.
   std::vector<int> used(classes.size(), 0);
-  for (size_t h : best.assignment.order) ++used[static_cast<size_t>(classes.class_of[h])];
+  for (size_t h : best.assignment.order)
+    ++used[static_cast<size_t>(classes.class_of[h])];
   std::vector<int> allowed = used;
   double subsets = 1;
-  for (int u : used) subsets *= u + 1;
+  for (int u : used)
+    subsets *= u + 1;
   if (subsets <= kExactSubsetLimit) {
     std::vector<size_t> order(classes.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return sp.prefix(classes.members[a][0], sp.num_layers()) < sp.prefix(classes.members[b][0], sp.num_layers());
+      return sp.prefix(classes.members[a][0], sp.num_layers()) <
+             sp.prefix(classes.members[b][0], sp.num_layers());
     });
     for (size_t k : order) {
       if (allowed[k] >= static_cast<int>(classes.members[k].size())) continue;
@@ -184,8 +211,10 @@ SearchResult heuristic_pipeline_search(const SearchSpace& sp, const HostClasses&
     pool.class_of.assign(sp.num_hosts(), -1);
     for (size_t k = 0; k < classes.size(); ++k) {
       if (allowed[k] == 0) continue;
-      std::vector<size_t> members(classes.members[k].begin(), classes.members[k].begin() + allowed[k]);
-      for (size_t h : members) pool.class_of[h] = static_cast<int>(pool.members.size());
+      std::vector<size_t> members(classes.members[k].begin(),
+                                  classes.members[k].begin() + allowed[k]);
+      for (size_t h : members)
+        pool.class_of[h] = static_cast<int>(pool.members.size());
       pool.members.push_back(members);
     }
     auto exact = exact_pipeline_search(sp, pool, best.latency_s);
@@ -197,7 +226,9 @@ SearchResult heuristic_pipeline_search(const SearchSpace& sp, const HostClasses&
   }
   best.exact = false;
   best.states = evaluations;
-  best.method = "heuristic: seeded ring orders, local search over hosts and order with exact layer ranges, exact polish";
+  best.method =
+      "heuristic: seeded ring orders, local search over hosts and order with exact layer ranges, "
+      "exact polish";
   return best;
 }
 

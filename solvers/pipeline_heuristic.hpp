@@ -25,9 +25,11 @@ struct HeuristicOptions {
 };
 
 SearchResult heuristic_pipeline_search(const SearchSpace& space, const HostClasses& classes,
-                                       const std::vector<size_t>& given_order, const HeuristicOptions& options = {});
+                                       const std::vector<size_t>& given_order,
+                                       const HeuristicOptions& options = {});
 
 // The seed orders of step 1 (also used to find an incumbent for the exact search).
-std::vector<std::vector<size_t>> seed_orders(const SearchSpace& space, const std::vector<size_t>& given_order);
+std::vector<std::vector<size_t>> seed_orders(const SearchSpace& space,
+                                             const std::vector<size_t>& given_order);
 
 }  // namespace meshplan

@@ -236,8 +236,11 @@ Plan make_plan(const Cluster& cluster, const Catalog& catalog, const ModelDesc& 
     if (!used[i]) left_out.push_back(h.name);
   }
   if (!left_out.empty())
-    plan.notes.push_back(fmt::format("left out: {} (using {} would not make the plan faster)", fmt::join(left_out, ", "),
-                                     left_out.size() == 1 ? "it" : "them"));
+    plan.notes.push_back(fmt::format("left out: {} ({})", fmt::join(left_out, ", "),
+                                     request.max_hosts > 0 || !request.pins.empty()
+                                         ? "not in the fastest plan within --max-hosts and the pins"
+                                         : (left_out.size() == 1 ? "using it would not make the plan faster"
+                                                                 : "using them would not make the plan faster")));
   return plan;
 }
 

@@ -6,7 +6,8 @@ namespace meshplan {
 
 SearchResult best_on_sequence(const SearchSpace& sp, const std::vector<size_t>& q, bool skip) {
   SearchResult res;
-  res.method = skip ? "layer ranges and host selection on a fixed ring order" : "layer ranges on a fixed ring order";
+  res.method = skip ? "layer ranges and host selection on a fixed ring order"
+                    : "layer ranges on a fixed ring order";
   const int m = static_cast<int>(q.size());
   const int L = sp.num_layers();
   if (m == 0 || !sp.can_head(q[0])) return res;
@@ -15,7 +16,9 @@ SearchResult best_on_sequence(const SearchSpace& sp, const std::vector<size_t>& 
   const bool track = skip && (sp.min_hosts() > 1 || sp.max_hosts() < m);
   const int C = track ? std::min(m, sp.max_hosts()) : 1;
   const size_t W = static_cast<size_t>(L) + 1;
-  auto at = [&](int c, int j) { return (static_cast<size_t>(c) * static_cast<size_t>(m) + static_cast<size_t>(j)) * W; };
+  auto at = [&](int c, int j) {
+    return (static_cast<size_t>(c) * static_cast<size_t>(m) + static_cast<size_t>(j)) * W;
+  };
   std::vector<double> E(static_cast<size_t>(C) * static_cast<size_t>(m) * W, kInfinity);
   std::vector<int> from_host(E.size(), -1), from_layer(E.size(), -1);
   std::vector<double> G(W), key(W);
@@ -23,7 +26,8 @@ SearchResult best_on_sequence(const SearchSpace& sp, const std::vector<size_t>& 
 
   const size_t h0 = q[0];
   for (int e = 1; e <= L; ++e)
-    if (sp.range_ok(h0, 0, e, true)) E[at(0, 0) + static_cast<size_t>(e)] = sp.stage(h0, 0, e) + sp.head_time(h0);
+    if (sp.range_ok(h0, 0, e, true))
+      E[at(0, 0) + static_cast<size_t>(e)] = sp.stage(h0, 0, e) + sp.head_time(h0);
 
   for (int j = 1; j < m; ++j) {
     const size_t u = q[static_cast<size_t>(j)];
@@ -67,12 +71,14 @@ SearchResult best_on_sequence(const SearchSpace& sp, const std::vector<size_t>& 
         int l = e - 1;
         if (G[static_cast<size_t>(l)] < kInfinity) {
           double kv = G[static_cast<size_t>(l)] - sp.prefix(u, l);
-          while (qt > qh && key[static_cast<size_t>(dq[qt - 1])] >= kv) --qt;
+          while (qt > qh && key[static_cast<size_t>(dq[qt - 1])] >= kv)
+            --qt;
           key[static_cast<size_t>(l)] = kv;
           dq[qt++] = l;
         }
         int a = sp.lowest_start(u, e, false);
-        while (qt > qh && dq[qh] < a) ++qh;
+        while (qt > qh && dq[qh] < a)
+          ++qh;
         if (qt == qh) continue;
         int best = dq[qh];
         double v = sp.prefix(u, e) + o + key[static_cast<size_t>(best)];

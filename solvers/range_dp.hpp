@@ -12,6 +12,7 @@
 
 namespace meshplan {
 
-SearchResult best_on_sequence(const SearchSpace& space, const std::vector<size_t>& sequence, bool skip);
+SearchResult best_on_sequence(const SearchSpace& space, const std::vector<size_t>& sequence,
+                              bool skip);
 
 }  // namespace meshplan

@@ -7,10 +7,15 @@
 namespace meshplan {
 
 SearchSpace::SearchSpace(const PipelineCostModel& cost, PipelineConstraints constraints)
-    : cost_(&cost), n_(cost.num_hosts()), L_(cost.num_layers()), stride_(static_cast<size_t>(cost.num_layers()) + 1) {
+    : cost_(&cost),
+      n_(cost.num_hosts()),
+      L_(cost.num_layers()),
+      stride_(static_cast<size_t>(cost.num_layers()) + 1) {
   const size_t L = static_cast<size_t>(L_);
   min_hosts_ = std::max(1, constraints.min_hosts);
-  max_hosts_ = constraints.max_hosts > 0 ? std::min<int>(constraints.max_hosts, static_cast<int>(n_)) : static_cast<int>(n_);
+  max_hosts_ = constraints.max_hosts > 0
+                   ? std::min<int>(constraints.max_hosts, static_cast<int>(n_))
+                   : static_cast<int>(n_);
 
   prefix_.resize(n_ * stride_);
   overhead_.resize(n_);
@@ -51,7 +56,8 @@ SearchSpace::SearchSpace(const PipelineCostModel& cost, PipelineConstraints cons
     }
     any_pins_ = true;
   }
-  for (size_t e = 1; e <= L; ++e) pin_floor[e] = pinned_layer[e - 1] ? static_cast<int>(e) : pin_floor[e - 1];
+  for (size_t e = 1; e <= L; ++e)
+    pin_floor[e] = pinned_layer[e - 1] ? static_cast<int>(e) : pin_floor[e - 1];
 
   // Lowest start per (host, head?, end) by two pointers: memory grows with the range.
   lowest_.assign(n_ * 2 * stride_, 0);
@@ -61,7 +67,8 @@ SearchSpace::SearchSpace(const PipelineCostModel& cost, PipelineConstraints cons
       int* row = &lowest_[(h * 2 + static_cast<size_t>(head)) * stride_];
       int s = 0;
       for (int e = 1; e <= L_; ++e) {
-        while (s < e && cost.stage_memory(s, e, head != 0) > R) ++s;
+        while (s < e && cost.stage_memory(s, e, head != 0) > R)
+          ++s;
         row[e] = std::max(s, pin_floor[static_cast<size_t>(e)]);
       }
     }
@@ -71,7 +78,8 @@ SearchSpace::SearchSpace(const PipelineCostModel& cost, PipelineConstraints cons
   rest_time_.assign(stride_, 0);
   for (int l = L_ - 1; l >= 0; --l) {
     double fastest = kInfinity;
-    for (size_t h = 0; h < n_; ++h) fastest = std::min(fastest, prefix(h, l + 1) - prefix(h, l));
+    for (size_t h = 0; h < n_; ++h)
+      fastest = std::min(fastest, prefix(h, l + 1) - prefix(h, l));
     rest_time_[static_cast<size_t>(l)] = rest_time_[static_cast<size_t>(l) + 1] + fastest;
     rest_memory_[static_cast<size_t>(l)] = cost.stage_memory(l, L_, false);
   }
@@ -81,7 +89,8 @@ bool SearchSpace::range_ok(size_t h, int s, int e, bool head) const {
   if (s >= e || s < 0 || e > L_) return false;
   if (head && s != 0) return false;
   if (pin_[h]) {
-    return s == pin_[h]->first && e == pin_[h]->second && cost_->stage_memory(s, e, head) <= cost_->host(h).usable_bytes;
+    return s == pin_[h]->first && e == pin_[h]->second &&
+           cost_->stage_memory(s, e, head) <= cost_->host(h).usable_bytes;
   }
   return s >= lowest_start(h, e, head);
 }

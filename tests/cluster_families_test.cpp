@@ -18,7 +18,8 @@ TEST(cluster_families_test, seeded_and_shaped_as_named) {
     LinkGraph g(a, catalog);
     // Every pair of hosts can reach each other (a ring can always close).
     for (size_t x = 0; x < 9; ++x)
-      for (size_t y = x + 1; y < 9; ++y) EXPECT_TRUE(g.best(x, y, Transport::kAny, 1e4).has_value()) << family;
+      for (size_t y = x + 1; y < 9; ++y)
+        EXPECT_TRUE(g.best(x, y, Transport::kAny, 1e4).has_value()) << family;
   }
   Cluster chain = generate_cluster("daisy-chain", 6, 1, Catalog::builtin());
   EXPECT_EQ(chain.cables.size(), 5u);
@@ -27,7 +28,8 @@ TEST(cluster_families_test, seeded_and_shaped_as_named) {
   LinkGraph g(mesh, catalog);
   EXPECT_TRUE(g.best(0, 5, Transport::kAny, 1e4)->rdma);
   Cluster homo = generate_cluster("homogeneous", 5, 3, Catalog::builtin());
-  for (const Host& h : homo.hosts) EXPECT_EQ(h.chip, homo.hosts[0].chip);
+  for (const Host& h : homo.hosts)
+    EXPECT_EQ(h.chip, homo.hosts[0].chip);
   Cluster one = generate_cluster("fits-on-one", 5, 3, Catalog::builtin());
   EXPECT_EQ(one.hosts[0].memory, 512ull << 30);
   EXPECT_THROW(generate_cluster("moon-base", 3, 1, catalog), Error);

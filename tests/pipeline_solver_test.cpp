@@ -26,8 +26,12 @@ struct Instance {
   std::string describe;
 };
 
-double uniform(std::mt19937_64& rng, double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
-int pick(std::mt19937_64& rng, int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); }
+double uniform(std::mt19937_64& rng, double a, double b) {
+  return std::uniform_real_distribution<double>(a, b)(rng);
+}
+int pick(std::mt19937_64& rng, int a, int b) {
+  return std::uniform_int_distribution<int>(a, b)(rng);
+}
 
 // Random model, hosts and links; some hosts are exact copies of others (symmetry), some links
 // are missing, memory is often tight, and some instances carry pins or host-count limits.
@@ -77,8 +81,8 @@ Instance random_instance(uint64_t seed, int max_hosts, int max_layers, bool cons
     h.overhead_s = pick(rng, 0, 3) == 0 ? uniform(rng, 1e-4, 1e-3) : 0.5e-3;
     hosts.push_back(h);
   }
-  std::vector<std::vector<std::optional<LinkFigures>>> links(static_cast<size_t>(n),
-                                                             std::vector<std::optional<LinkFigures>>(static_cast<size_t>(n)));
+  std::vector<std::vector<std::optional<LinkFigures>>> links(
+      static_cast<size_t>(n), std::vector<std::optional<LinkFigures>>(static_cast<size_t>(n)));
   bool asymmetric = pick(rng, 0, 4) == 0;
   for (int a = 0; a < n; ++a) {
     for (int b = a + 1; b < n; ++b) {
@@ -100,10 +104,12 @@ Instance random_instance(uint64_t seed, int max_hosts, int max_layers, bool cons
     if (kind == 2) in.constraints.max_hosts = pick(rng, 1, n);
     if (kind == 3 && L >= 2) {
       int s = pick(rng, 0, L - 1);
-      in.constraints.pins.push_back({static_cast<size_t>(pick(rng, 0, n - 1)), s, pick(rng, s + 1, L)});
+      in.constraints.pins.push_back(
+          {static_cast<size_t>(pick(rng, 0, n - 1)), s, pick(rng, s + 1, L)});
     }
   }
-  in.describe = "seed " + std::to_string(seed) + ": " + std::to_string(n) + " hosts, " + std::to_string(L) + " layers";
+  in.describe = "seed " + std::to_string(seed) + ": " + std::to_string(n) + " hosts, " +
+                std::to_string(L) + " layers";
   return in;
 }
 
@@ -118,7 +124,8 @@ TEST(pipeline_solver_test, optimal_equals_brute_force_on_random_instances) {
     SearchResult oracle = brute_force_pipeline(*in.cost, in.constraints);
     SearchSpace space(*in.cost, in.constraints);
     std::vector<size_t> order(in.cost->num_hosts());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
     SearchResult got = solve_optimal_pipeline(space, order);
     ASSERT_EQ(got.feasible, oracle.feasible) << in.describe;
     EXPECT_TRUE(got.exact) << in.describe;
@@ -133,7 +140,8 @@ TEST(pipeline_solver_test, optimal_equals_brute_force_on_random_instances) {
     ASSERT_TRUE(e.feasible) << in.describe << ": " << e.shortfall;
     expect_same_latency(e.token_latency_s, oracle.latency_s, in.describe);
     expect_same_latency(got.latency_s, oracle.latency_s, in.describe);
-    expect_same_latency(in.cost->evaluate(plain->assignment).token_latency_s, oracle.latency_s, in.describe);
+    expect_same_latency(in.cost->evaluate(plain->assignment).token_latency_s, oracle.latency_s,
+                        in.describe);
     for (const RangePin& p : in.constraints.pins) {
       auto it = std::find(got.assignment.order.begin(), got.assignment.order.end(), p.host);
       ASSERT_NE(it, got.assignment.order.end()) << in.describe;
@@ -155,12 +163,63 @@ TEST(pipeline_solver_test, optimal_equals_brute_force_on_random_instances) {
   EXPECT_GT(multi_host, 60);
 }
 
+void expect_honours_constraints(const Instance& in, const SearchResult& r) {
+  PipelineEvaluation e = in.cost->evaluate(r.assignment);
+  ASSERT_TRUE(e.feasible) << in.describe << ": " << e.shortfall;
+  expect_same_latency(e.token_latency_s, r.latency_s, in.describe);
+  for (const RangePin& p : in.constraints.pins) {
+    auto it = std::find(r.assignment.order.begin(), r.assignment.order.end(), p.host);
+    ASSERT_NE(it, r.assignment.order.end()) << in.describe;
+    size_t j = static_cast<size_t>(it - r.assignment.order.begin());
+    EXPECT_EQ(r.assignment.cuts[j], p.start) << in.describe;
+    EXPECT_EQ(r.assignment.cuts[j + 1], p.end) << in.describe;
+  }
+  int m = static_cast<int>(r.assignment.order.size());
+  EXPECT_GE(m, std::max(1, in.constraints.min_hosts)) << in.describe;
+  if (in.constraints.max_hosts > 0) {
+    EXPECT_LE(m, in.constraints.max_hosts) << in.describe;
+  }
+}
+
+TEST(pipeline_solver_test, symmetry_reduction_keeps_the_optimum_on_medium_instances) {
+  for (uint64_t seed = 3000; seed < 3060; ++seed) {
+    Instance in = random_instance(seed, 9, 40, seed % 2 == 0);
+    SearchSpace space(*in.cost, in.constraints);
+    auto with = exact_pipeline_search(space, host_classes(space));
+    auto without = exact_pipeline_search(space, singleton_classes(space.num_hosts()));
+    ASSERT_TRUE(with && without);
+    ASSERT_EQ(with->feasible, without->feasible) << in.describe;
+    if (!with->feasible) continue;
+    expect_same_latency(with->latency_s, without->latency_s, in.describe);
+    expect_honours_constraints(in, *with);
+  }
+}
+
+TEST(pipeline_solver_test, large_instances_honour_pins_and_host_limits) {
+  int heuristic = 0;
+  for (uint64_t seed = 4000; seed < 4040; ++seed) {
+    Instance in = random_instance(seed, 24, 40, true);
+    SearchSpace space(*in.cost, in.constraints);
+    std::vector<size_t> order(in.cost->num_hosts());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    SearchResult r = solve_optimal_pipeline(space, order);
+    heuristic += !r.exact;
+    if (!r.feasible) continue;
+    expect_honours_constraints(in, r);
+    EXPECT_LE(pipeline_lower_bound(*in.cost, in.constraints.min_hosts).token_latency_s,
+              r.latency_s * (1 + 1e-9));
+  }
+  EXPECT_GT(heuristic, 5);
+}
+
 TEST(pipeline_solver_test, heuristic_between_optimum_and_proportional) {
   for (uint64_t seed = 1000; seed < 1150; ++seed) {
     Instance in = random_instance(seed, 6, 9, false);
     SearchSpace space(*in.cost, in.constraints);
     std::vector<size_t> order(in.cost->num_hosts());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
     SearchResult best = solve_optimal_pipeline(space, order);
     SearchResult h = heuristic_pipeline_search(space, host_classes(space), order);
     BaselineResult prop = proportional_baseline(*in.cost, order);
@@ -184,7 +243,8 @@ TEST(pipeline_solver_test, fixed_order_dp_equals_enumerating_the_cuts) {
     Instance in = random_instance(seed, 4, 8, false);
     SearchSpace space(*in.cost, in.constraints);
     std::vector<size_t> seq(in.cost->num_hosts());
-    for (size_t i = 0; i < seq.size(); ++i) seq[i] = seq.size() - 1 - i;
+    for (size_t i = 0; i < seq.size(); ++i)
+      seq[i] = seq.size() - 1 - i;
     SearchResult got = best_on_sequence(space, seq, false);
     // Every split of the layers over exactly this order.
     const int L = in.cost->num_layers(), m = static_cast<int>(seq.size());
@@ -220,13 +280,15 @@ TEST(pipeline_solver_test, identical_hosts_form_one_class) {
   Instance in = random_instance(7, 1, 6, false);
   HostFigures h = in.cost->host(0);
   std::vector<HostFigures> hosts(5, h);
-  for (int i = 0; i < 5; ++i) hosts[static_cast<size_t>(i)].name = "h" + std::to_string(i);
+  for (int i = 0; i < 5; ++i)
+    hosts[static_cast<size_t>(i)].name = "h" + std::to_string(i);
   hosts[4].bandwidth *= 2;
   LinkFigures l;
   l.name = "tb5";
   l.latency_s = 50e-6;
   l.bandwidth = 6.5e9;
-  std::vector<std::vector<std::optional<LinkFigures>>> links(5, std::vector<std::optional<LinkFigures>>(5, l));
+  std::vector<std::vector<std::optional<LinkFigures>>> links(
+      5, std::vector<std::optional<LinkFigures>>(5, l));
   PipelineCostModel cost(*in.model, hosts, links, 4096, 128, 2);
   SearchSpace space(cost, {});
   HostClasses c = host_classes(space);
@@ -248,7 +310,8 @@ TEST(pipeline_solver_test, lower_bound_meets_a_single_memory_bound_host) {
   h.flops = 1e18;
   h.usable_bytes = 1e13;
   h.overhead_s = 0.5e-3;
-  std::vector<std::vector<std::optional<LinkFigures>>> links(1, std::vector<std::optional<LinkFigures>>(1));
+  std::vector<std::vector<std::optional<LinkFigures>>> links(
+      1, std::vector<std::optional<LinkFigures>>(1));
   PipelineCostModel cost(*in.model, {h}, links, 4096, 128, 2);
   PipelineEvaluation e = cost.evaluate({{0}, {0, cost.num_layers()}});
   PipelineBound b = pipeline_lower_bound(cost);

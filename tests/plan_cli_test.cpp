@@ -36,14 +36,17 @@ TEST(plan_cli_test, optimal_is_default_and_beats_the_proportional_split) {
   EXPECT_EQ(p["baselines"][1]["solver"], "single-host");
   EXPECT_NEAR(p["baselines"][1]["speedup"].get<double>(), 1.0, 1e-9);
   int used = 0;
-  for (const auto& h : p["hosts"]) used += h["used"].get<bool>();
+  for (const auto& h : p["hosts"])
+    used += h["used"].get<bool>();
   EXPECT_EQ(used, 1);
   EXPECT_EQ(p["hosts"].size(), 5u);
-  EXPECT_LE(p["bound"]["token_latency_ms"].get<double>(), p["predicted"]["token_latency_ms"].get<double>());
+  EXPECT_LE(p["bound"]["token_latency_ms"].get<double>(),
+            p["predicted"]["token_latency_ms"].get<double>());
   // The proportional solver is still there and is never faster.
   json q = plan_json({"-c", kEth, "-m", "llama-3.3-70b-4bit", "--solver", "proportional"});
   EXPECT_EQ(q["ranks"].size(), 5u);
-  EXPECT_GE(q["predicted"]["token_latency_ms"].get<double>(), p["predicted"]["token_latency_ms"].get<double>());
+  EXPECT_GE(q["predicted"]["token_latency_ms"].get<double>(),
+            p["predicted"]["token_latency_ms"].get<double>());
   EXPECT_FALSE(q["solver"]["optimal"].get<bool>());
 }
 
@@ -52,7 +55,9 @@ TEST(plan_cli_test, table_shows_bound_baselines_and_proof) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Lower bound:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Baseline proportional:"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Baseline single-host: not feasible (no host holds the whole model"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Baseline single-host: not feasible (no host holds the whole model"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("(proven optimal)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("left out:"), std::string::npos) << r.out;
 }
@@ -69,7 +74,8 @@ TEST(plan_cli_test, pins_and_host_limits_are_honoured) {
   EXPECT_TRUE(found);
   json q = plan_json({"-c", kM3, "-m", "deepseek-v3.1-4bit", "--min-hosts", "3"});
   EXPECT_EQ(q["ranks"].size(), 3u);
-  json s = plan_json({"-c", kEth, "-m", "deepseek-v3.1-4bit", "--max-hosts", "3", "--hosts", "mini-m4-pro,mbp-m3-max,mbp-m4-max,studio-1,studio-2"});
+  json s = plan_json({"-c", kEth, "-m", "deepseek-v3.1-4bit", "--max-hosts", "3", "--hosts",
+                      "mini-m4-pro,mbp-m3-max,mbp-m4-max,studio-1,studio-2"});
   EXPECT_LE(s["ranks"].size(), 3u);
 }
 
@@ -102,7 +108,8 @@ TEST(plan_cli_test, bad_pins_and_limits_exit_2) {
 }
 
 TEST(plan_cli_test, bench_quick_finds_no_violation) {
-  auto r = run_meshplan({"bench", "--quick", "--families", "two-tier,daisy-chain", "--sizes", "3,13"});
+  auto r =
+      run_meshplan({"bench", "--quick", "--families", "two-tier,daisy-chain", "--sizes", "3,13"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("two-tier"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("No violations"), std::string::npos) << r.out;

@@ -29,7 +29,9 @@ double recompute_token_ms(const json& plan) {
     double stage_s = 0;
     for (int l = r["layers"][0].get<int>(); l < r["layers"][1].get<int>(); ++l) {
       const json& x = layers[static_cast<size_t>(l)];
-      int64_t tokens = x.contains("sliding_window") ? std::min<int64_t>(context, x["sliding_window"].get<int64_t>()) : context;
+      int64_t tokens = x.contains("sliding_window")
+                           ? std::min<int64_t>(context, x["sliding_window"].get<int64_t>())
+                           : context;
       double kv = x["kv_bytes_per_token"].get<double>() * static_cast<double>(tokens);
       stage_s += std::max(x["flops"].get<double>() / F, (x["read_bytes"].get<double>() + kv) / bw);
     }
@@ -37,18 +39,21 @@ double recompute_token_ms(const json& plan) {
     if (ranks.size() >= 2) {
       const json& hop = r["hop_to_next"];
       EXPECT_FALSE(hop.is_null()) << r["host"];
-      total_ms += hop["latency_us"].get<double>() / 1e3 + activation / hop["bandwidth_bytes_per_s"].get<double>() * 1e3;
+      total_ms += hop["latency_us"].get<double>() / 1e3 +
+                  activation / hop["bandwidth_bytes_per_s"].get<double>() * 1e3;
     }
   }
   const json& r0 = ranks[0];
-  total_ms += std::max(f["head"]["flops"].get<double>() / r0["flops_per_s"].get<double>(),
-                       f["head"]["read_bytes"].get<double>() / r0["bandwidth_bytes_per_s"].get<double>()) *
-              1e3;
+  total_ms +=
+      std::max(f["head"]["flops"].get<double>() / r0["flops_per_s"].get<double>(),
+               f["head"]["read_bytes"].get<double>() / r0["bandwidth_bytes_per_s"].get<double>()) *
+      1e3;
   return total_ms;
 }
 
 void check_recomputes(const std::string& cluster, size_t min_ranks) {
-  auto r = testing::run_meshplan({"plan", "-c", testing::source_path(cluster), "-m", "deepseek-v3.1-4bit", "--json"});
+  auto r = testing::run_meshplan(
+      {"plan", "-c", testing::source_path(cluster), "-m", "deepseek-v3.1-4bit", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json plan = json::parse(r.out);
   ASSERT_GE(plan["ranks"].size(), min_ranks) << cluster;
@@ -58,7 +63,8 @@ void check_recomputes(const std::string& cluster, size_t min_ranks) {
   EXPECT_NEAR(by_hand, predicted, 2e-3 + 1e-6 * predicted) << cluster;
   // Every rank's figures match the candidate host's entry, and its memory fits.
   for (const json& rank : plan["ranks"]) {
-    auto host = std::find_if(plan["hosts"].begin(), plan["hosts"].end(), [&](const json& h) { return h["name"] == rank["host"]; });
+    auto host = std::find_if(plan["hosts"].begin(), plan["hosts"].end(),
+                             [&](const json& h) { return h["name"] == rank["host"]; });
     ASSERT_NE(host, plan["hosts"].end()) << rank["host"];
     EXPECT_TRUE((*host)["used"].get<bool>());
     EXPECT_EQ((*host)["bandwidth_bytes_per_s"], rank["bandwidth_bytes_per_s"]);
@@ -81,8 +87,9 @@ TEST(plan_recompute_test, ethernet_five_node_prediction_recomputes_from_the_json
 
 TEST(plan_recompute_test, multi_rank_ring_recomputes_including_hops) {
   // Force a ring over all four M3 Ultra so that hops and several ranks enter the sum.
-  auto r = testing::run_meshplan({"plan", "-c", testing::source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml"), "-m",
-                                  "deepseek-v3.1-4bit", "--min-hosts", "4", "--json"});
+  auto r = testing::run_meshplan(
+      {"plan", "-c", testing::source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml"), "-m",
+       "deepseek-v3.1-4bit", "--min-hosts", "4", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json plan = json::parse(r.out);
   ASSERT_EQ(plan["ranks"].size(), 4u);
