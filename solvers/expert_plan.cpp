@@ -126,8 +126,11 @@ Plan build_plan(const ModelDesc& model, const PlanInputs& in, const ExpertCostMo
   std::vector<int> dense;
   for (const auto& l : model.layers)
     if (!l.moe || l.moe->experts <= 0) dense.push_back(l.index);
-  if (!dense.empty())
-    plan.notes.push_back(fmt::format("dense layers {} run on every rank", layer_ranges(dense)));
+  if (!dense.empty()) {
+    plan.notes.push_back(
+        dense.size() == 1 ? fmt::format("dense layer {} runs on every rank", dense.front())
+                          : fmt::format("dense layers {} run on every rank", layer_ranges(dense)));
+  }
   if (request.expert_load) {
     plan.notes.push_back(
         fmt::format("expert load from {} for {} of {} MoE layers, uniform elsewhere",
@@ -201,9 +204,8 @@ StrategyOutcome plan_expert(const ModelDesc& model, const PlanInputs& in,
           const long cap = cost.capacity(g);
           if (cap < 0 && why.empty()) {
             why = fmt::format(
-                "every rank holds the non-expert weights, dense layers, embedding, LM head and the "
-                "whole KV cache "
-                "({}), more than {}'s {} usable",
+                "every rank holds the non-expert weights, dense layers, embedding, LM head and "
+                "the whole KV cache ({}), more than {}'s {} usable",
                 format_gib(cost.replicated_bytes()), in.hosts[g].name,
                 format_gib(in.hosts[g].usable_bytes));
           }

@@ -40,31 +40,49 @@ Outcome run_pipeline(const Cluster& cluster, const Catalog& catalog, const Model
   return o;
 }
 
-// The memory-proportional pipeline on the plan's hosts, in rank order.
-void add_proportional_baseline(Plan& plan, const Cluster& cluster, const Catalog& catalog,
-                               const ModelDesc& model, const PlanRequest& request,
-                               const Clock& clock) {
+// The pipeline planner's baselines on the plan's hosts, in rank order: the memory-proportional
+// split and the best single host, with this plan's speed-up over each.
+void add_baselines(Plan& plan, const Cluster& cluster, const Catalog& catalog,
+                   const ModelDesc& model, const PlanRequest& request, const Clock& clock) {
   PlanRequest r = pipeline_request(request);
-  r.solver = "proportional";
   r.pins.clear();
   r.hosts.clear();
+  r.min_hosts = r.max_hosts = 0;
   for (const auto& rank : plan.ranks)
     r.hosts.push_back(rank.host);
-  r.min_hosts = r.max_hosts = static_cast<int>(r.hosts.size());
+  std::string why;
+  // The proportional split is cheap; when it does not fit, the optimal pipeline still reports
+  // both baselines (the proportional one with its reason).
+  for (const char* solver : {"proportional", "optimal"}) {
+    r.solver = solver;
+    try {
+      Plan p = make_plan(cluster, catalog, model, r, clock);
+      for (BaselineInfo b : p.baselines) {
+        b.speedup = b.feasible ? b.token_latency_s / plan.predicted.token_latency_s : 0;
+        plan.baselines.push_back(b);
+      }
+      return;
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kFailed) throw;
+      why = e.what();
+    }
+  }
   BaselineInfo b;
   b.solver = "proportional";
   b.hosts = r.hosts;
-  try {
-    Plan p = make_plan(cluster, catalog, model, r, clock);
-    b.feasible = true;
-    b.token_latency_s = p.predicted.token_latency_s;
-    b.decode_tokens_per_s = p.predicted.decode_tokens_per_s;
-    b.speedup = plan.predicted.decode_tokens_per_s / b.decode_tokens_per_s;
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::kFailed) throw;
-    b.note = e.what();
+  b.note = why;
+  plan.baselines.push_back(b);
+}
+
+// Every candidate host with its figures, and whether the plan uses it.
+void add_hosts(Plan& plan, const PlanInputs& inputs) {
+  plan.hosts.clear();
+  for (const HostFigures& h : inputs.hosts) {
+    bool used = std::any_of(plan.ranks.begin(), plan.ranks.end(),
+                            [&](const RankPlan& r) { return r.host == h.name; });
+    plan.hosts.push_back(
+        HostInfo{h.name, h.usable_bytes, h.bandwidth, h.flops, h.overhead_s, h.usable_rule, used});
   }
-  plan.baselines.insert(plan.baselines.begin(), b);
 }
 
 Alternative alternative(const Outcome& o, const Plan* chosen) {
@@ -124,7 +142,10 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
                                              : plan_expert(model, inputs, paths, request, clock);
     o.plan = std::move(r.plan);
     o.reason = std::move(r.reason);
-    if (o.plan) add_proportional_baseline(*o.plan, cluster, catalog, model, request, clock);
+    if (o.plan) {
+      add_baselines(*o.plan, cluster, catalog, model, request, clock);
+      add_hosts(*o.plan, inputs);
+    }
     return o;
   };
   if (s != "auto") {
