@@ -233,6 +233,13 @@ std::string render_check_report(const CheckReport& r) {
   }
   (void)any_listed;
   out += "\n";
+  // mlx.distributed_config's words when no Thunderbolt backend works.
+  const BackendVerdict *mesh = r.find("jaccl"), *rdma_ring = r.find("jaccl-ring"),
+                       *ring = r.find("ring");
+  bool no_thunderbolt = r.requested == "auto" && mesh && !mesh->valid && rdma_ring &&
+                        !rdma_ring->valid && ring && (!ring->valid || ring->transport == "network");
+  if (no_thunderbolt && r.thunderbolt_cables > 0)
+    out += "Neither thunderbolt mesh nor ring found.\n";
   if (r.chosen.empty()) {
     out += r.requested == "auto"
                ? "FAILED: no backend is valid for this cabling.\n"

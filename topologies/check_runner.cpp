@@ -70,7 +70,10 @@ CheckReport check_cluster(const TopologyContext& ctx, const CheckOptions& option
     for (const auto& b : r.backends)
       if (b.valid && r.chosen.empty()) r.chosen = b.backend;
   } else {
-    check_backend(ctx, options.backend, {}, false);  // rejects unknown names
+    if (!r.find(options.backend))
+      throw input_error(
+          "unknown backend \"{}\"; expected auto, jaccl, jaccl-ring, ring or ethernet",
+          options.backend);
     r.chosen = options.backend;
   }
   r.general = cluster_issues(ctx, members);
