@@ -220,6 +220,32 @@ TEST(topology_cli_test, setup_apply_is_not_available_yet) {
   EXPECT_NE(r.err.find("runs over the network"), std::string::npos) << r.err;
 }
 
+TEST(topology_cli_test, bundled_examples_pick_the_backend_their_cabling_allows) {
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"ethernet-5-node.yaml", "ring"},      // one 10 GbE switch carries a TCP ring
+      {"mac-mini-m4-pro-x4.yaml", "jaccl"},  // TB5 mesh with RDMA, 3 ports each
+      {"mac-studio-m3-ultra-x4.yaml", "jaccl"}, {"studio-air-fabric.yaml", "ring"},  // 10 GbE only
+      {"thunderbolt4-star-3.yaml", "ethernet"},  // a star is no ring; Wi-Fi carries no ring
+  };
+  for (const auto& [file, backend] : expected) {
+    auto r = run_meshplan({"check", "-c", source_path("examples/clusters/" + file), "--json"});
+    EXPECT_EQ(r.exit_code, 0) << file << r.err;
+    EXPECT_EQ(json::parse(r.out)["backend"], backend) << file;
+  }
+  // The main example gets a usable hostfile: rank 0's coordinator is its en0 address.
+  auto r = run_meshplan(
+      {"emit", "mlx-hostfile", "-c", source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json hostfile = json::parse(r.out);
+  EXPECT_EQ(hostfile["backend"], "jaccl");
+  EXPECT_EQ(hostfile["hosts"][0]["ips"][0], "10.0.0.1");
+  EXPECT_EQ(hostfile["hosts"][0]["rdma"][1], "rdma_en2");
+  r = run_meshplan({"setup", "-c", source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Setup for m3-ultra-4\n====================\nsudo ifconfig bridge0 down\n"),
+            std::string::npos);
+}
+
 TEST(topology_cli_test, help_lists_the_new_commands_with_examples) {
   for (const char* cmd : {"check", "dot", "emit", "setup"}) {
     auto r = run_meshplan({cmd, "--help"});

@@ -60,7 +60,13 @@ std::vector<CheckIssue> rdma_host_issues(const TopologyContext& ctx,
   for (size_t h : members) {
     const Host& host = ctx.cluster.hosts[h];
     if (!host.rdma_enabled.value_or(false)) {
-      if (!has_tb5_hardware(ctx, h)) {
+      if (host.os.kind == "linux") {
+        out.push_back(make_issue(
+            "not-a-mac", Severity::kError, backend, {host.name},
+            fmt::format("{} runs Linux; JACCL (RDMA over Thunderbolt) runs on Macs only",
+                        host.name),
+            fmt::format("use the ring or ethernet backend, or leave {} out", host.name)));
+      } else if (!has_tb5_hardware(ctx, h)) {
         out.push_back(make_issue(
             "no-tb5-hardware", Severity::kError, backend, {host.name},
             fmt::format("{} has no Thunderbolt 5 port; RDMA over Thunderbolt needs Thunderbolt 5",
@@ -187,12 +193,23 @@ std::vector<CheckIssue> cluster_issues(const TopologyContext& ctx,
   }
   for (size_t h : members) {
     const Host& host = ctx.cluster.hosts[h];
-    if (!host.thunderbolt_bridge || !host.thunderbolt_bridge->up) continue;
+    if (!host.thunderbolt_bridge) continue;
     std::vector<std::string> held;
     for (const auto& m : host.thunderbolt_bridge->members) {
       const ThunderboltPort* p = host.find_port_by_interface(m);
       for (const auto& fp : ctx.fabric.ports(h))
         if (p && fp.id == p->id && fp.cable >= 0) held.push_back(m);
+    }
+    if (!host.thunderbolt_bridge->up) {
+      if (held.empty()) continue;
+      out.push_back(make_issue(
+          "bridge-members", Severity::kNote, "", {host.name},
+          fmt::format(
+              "Thunderbolt Bridge (bridge0) is down on {} but still lists {} that the cables use",
+              host.name, join_names(held)),
+          "if RDMA fails with errno 22, remove the Thunderbolt Bridge service in System Settings > "
+          "Network"));
+      continue;
     }
     std::string message = fmt::format("Thunderbolt Bridge (bridge0) is up on {}", host.name);
     if (!held.empty()) message += fmt::format(", holding {} that the cables use", join_names(held));
