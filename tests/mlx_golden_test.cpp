@@ -109,6 +109,7 @@ TEST(mlx_golden_test, hostfiles_equal_mlx_byte_for_byte) {
       {"two_hosts_one_cable", "backend_jaccl_ring.txt", {"--backend", "jaccl-ring"}},
       {"two_hosts_one_cable", "backend_ring.txt", {"--backend", "ring"}},
       {"two_hosts_one_cable", "auto_backend.txt", {}},
+      {"two_hosts_one_cable", "over_ethernet.txt", {"--backend", "ethernet"}},
       {"two_hosts_two_cables", "backend_jaccl.txt", {"--backend", "jaccl"}},
       {"two_hosts_two_cables", "backend_jaccl_ring.txt", {"--backend", "jaccl-ring"}},
       {"two_hosts_two_cables", "backend_ring_auto_setup.txt", {"--backend", "ring"}},
