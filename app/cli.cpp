@@ -47,6 +47,7 @@ int run_cli(int argc, char** argv) {
     add_plan_command(app, ctx);
     add_chips_command(app, ctx);
     add_models_command(app, ctx);
+    add_discover_command(app, ctx);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
