@@ -208,38 +208,41 @@ ExecResult LibsshExecutor::run(const HostTarget& target, const std::string& comm
   }
   ssh_channel_send_eof(ch);
 
-  // Read both streams alternately (a full stderr window would otherwise stall stdout) until EOF;
-  // time out when neither stream says anything for timeout_s.
+  // Read both streams (a full stderr window would otherwise stall stdout) until EOF, waking on
+  // whichever has data; time out when neither says anything for timeout_s.
   ExecResult r;
+  std::unique_ptr<ssh_event_struct, void (*)(ssh_event)> event(ssh_event_new(), ssh_event_free);
+  if (!event || ssh_event_add_session(event.get(), s) != SSH_OK)
+    return failed(HostFailureKind::kCommandFailed,
+                  fmt::format("cannot wait for output from {}", where));
   char buf[16384];
   auto last = Clock::now();
   while (true) {
-    int n = ssh_channel_read_timeout(ch, buf, sizeof buf, 0, 50);
-    if (n == SSH_ERROR) {
-      r.failure = HostFailureKind::kCommandFailed;
-      r.message = fmt::format("lost the session to {}: {}", where, ssh_get_error(s));
-      return r;
-    }
+    int n = ssh_channel_read_nonblocking(ch, buf, sizeof buf, 0);
     if (n > 0) r.out.append(buf, static_cast<size_t>(n));
-    int e = ssh_channel_read_nonblocking(ch, buf, sizeof buf, 1);
-    if (e == SSH_ERROR) {
+    int e = n == SSH_ERROR ? SSH_ERROR : ssh_channel_read_nonblocking(ch, buf, sizeof buf, 1);
+    if (e > 0) r.err.append(buf, static_cast<size_t>(e));
+    if (n == SSH_ERROR || e == SSH_ERROR) {
+      ssh_event_remove_session(event.get(), s);
       r.failure = HostFailureKind::kCommandFailed;
       r.message = fmt::format("lost the session to {}: {}", where, ssh_get_error(s));
       return r;
     }
-    if (e > 0) r.err.append(buf, static_cast<size_t>(e));
     if (n > 0 || e > 0) {
       last = Clock::now();
       continue;
     }
-    if (ssh_channel_is_eof(ch)) break;
+    if (ssh_channel_is_eof(ch) || !ssh_channel_is_open(ch)) break;
     if (Clock::now() - last > std::chrono::seconds(options_.timeout_s)) {
+      ssh_event_remove_session(event.get(), s);
       r.failure = HostFailureKind::kTimedOut;
       r.message =
           fmt::format("the command on {} printed nothing for {} s", where, options_.timeout_s);
       return r;
     }
+    ssh_event_dopoll(event.get(), 100);  // returns as soon as packets arrive
   }
+  ssh_event_remove_session(event.get(), s);
   r.exit_status = ssh_channel_get_exit_status(ch);
   return r;
 }
