@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "lib/cluster_reader.hpp"
 #include "lib/hardware_parser.hpp"
 #include "lib/ibv_parser.hpp"
 #include "lib/ifconfig_parser.hpp"
@@ -236,6 +237,19 @@ class Builder {
     // Thunderbolt receptacles.
     std::set<std::string> rdma_set(rdma_devices.begin(), rdma_devices.end());
     int machine_gen = machine ? machine->tb_generation : 0;
+    std::set<std::string> port_ids;
+    std::vector<TbBus> kept;
+    for (auto& bus : r_.buses) {
+      if (port_ids.insert(bus.receptacle_id).second) {
+        kept.push_back(std::move(bus));
+      } else {
+        r_.findings.push_back(
+            {"duplicate-port", h.name, bus.receptacle_id, "",
+             fmt::format("system_profiler lists receptacle {} twice; the second ({}) is left out",
+                         bus.receptacle_id, bus.bus)});
+      }
+    }
+    r_.buses = std::move(kept);
     for (const auto& bus : r_.buses) {
       ThunderboltPort port;
       port.id = bus.receptacle_id;
@@ -337,8 +351,10 @@ class Builder {
           n.kind = i.name.rfind("wl", 0) == 0 ? "wifi"
                    : i.link_type == "ether"   ? "ethernet"
                                               : "other";
-          n.ipv4 = i.ipv4;
-          n.prefix = i.ipv4.empty() ? 0 : i.prefix;
+          if (valid_ipv4(i.ipv4) && i.prefix >= 0 && i.prefix <= 32) {
+            n.ipv4 = i.ipv4;
+            n.prefix = i.prefix;
+          }
           h.interfaces.push_back(std::move(n));
         }
       });

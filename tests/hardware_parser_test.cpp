@@ -80,6 +80,10 @@ TEST(hardware_parser_test, spdisplays_cores_are_a_string) {
   EXPECT_THROW(parse_system_profiler_hardware(
                    R"({"SPHardwareDataType": [{"number_processors": "proc x"}]})"),
                ProbeParseError);
+  // The text form (-detailLevel mini) is not what the probe asks for.
+  EXPECT_THROW(parse_system_profiler_hardware(read_text(fixture_path(
+                   "macos/system_profiler_detailLevel_mini_SPHardwareDataType_M1Pro_M2Pro.txt"))),
+               ProbeParseError);
 }
 
 TEST(hardware_parser_test, number_processors_shapes) {

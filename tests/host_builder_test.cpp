@@ -124,6 +124,16 @@ TEST(host_builder_test, other_probe_failures_only_degrade_the_host) {
   EXPECT_EQ(b.host.find_interface("en0")->prefix, 0);
 }
 
+TEST(host_builder_test, header_only_ibv_devices_means_no_rdma) {
+  ProbeSet s = mesh4("m3-ultra-1");
+  s.probes["ibv_devices"].out = "device              node GUID\n------          ----------------\n";
+  BuiltHost b = build("m", s);
+  ASSERT_EQ(b.failure, HostFailureKind::kNone);
+  EXPECT_EQ(b.host.rdma_enabled, false);
+  for (const auto& p : b.host.ports)
+    EXPECT_EQ(p.rdma_device, "") << p.id;
+}
+
 TEST(host_builder_test, macs_the_catalog_does_not_know) {
   ProbeSet vm;
   vm.probes["uname"].out = "Darwin\n";

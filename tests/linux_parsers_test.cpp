@@ -76,6 +76,11 @@ TEST(linux_parsers_test, ip_addr_json_compact_and_pretty) {
   }
   EXPECT_THROW(parse_ip_addr(read_text(fixture_path("linux/ip_addr_netns_veth.txt"))),
                ProbeParseError);
+  // `ip -j link` has the same entries without addresses.
+  auto links = parse_ip_addr(read_text(fixture_path("linux/ip-j_link_netns_veth.json")));
+  ASSERT_EQ(links.size(), 5u);
+  for (const auto& l : links)
+    EXPECT_EQ(l.ipv4, "") << l.name;
   EXPECT_THROW(parse_ip_addr("{}"), ProbeParseError);
 }
 

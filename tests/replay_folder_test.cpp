@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include "lib/error.hpp"
+#include "lib/ibv_parser.hpp"
+#include "lib/ifconfig_parser.hpp"
+#include "lib/networksetup_parser.hpp"
 #include "lib/redaction.hpp"
+#include "lib/thunderbolt_parser.hpp"
 #include "tests/test_support.hpp"
 
 namespace meshplan {
@@ -67,6 +71,25 @@ TEST(replay_folder_test, record_writes_ok_probes_only_and_redacts_serials) {
   std::string original = read_text(fixture_path("tb_sample_2_macstudio_m3ultra_tb5.json"));
   EXPECT_EQ(tb.size(), original.size() - std::string("0x80878DFABA68F800").size() +
                            std::string("REDACTED").size());
+}
+
+// Every file of every mlx_golden scenario is read as its probe and understood by its parser.
+TEST(replay_folder_test, every_mlx_golden_input_is_understood) {
+  RealFileSystem fs;
+  int files = 0;
+  for (const char* scenario :
+       {"two_hosts_one_cable", "two_hosts_two_cables", "four_hosts_full_mesh"}) {
+    std::string dir = fixture_path(std::string("mlx_golden/") + scenario + "/inputs");
+    for (const auto& host : replay_hosts(fs, dir)) {
+      ProbeSet s = read_replay_probes(fs, dir, host);
+      files += static_cast<int>(s.probes.size());
+      EXPECT_FALSE(parse_thunderbolt(s.find("system_profiler")->out).empty()) << host;
+      EXPECT_FALSE(parse_networksetup(s.find("networksetup")->out).empty()) << host;
+      EXPECT_FALSE(parse_ibv_devices(s.find("ibv_devices")->out).empty()) << host;
+      EXPECT_FALSE(parse_getifaddr(s.find("en0_ip")->out).empty()) << host;
+    }
+  }
+  EXPECT_EQ(files, 4 * (2 + 2 + 4));
 }
 
 TEST(replay_folder_test, gpu_uuids_are_redacted) {

@@ -157,7 +157,7 @@ TEST(discover_ssh_test, every_failure_is_classified_per_host) {
                                    "--known-hosts",
                                    farm->write_known_hosts(all_names(), "known_hosts"),
                                    "--timeout",
-                                   "2",
+                                   "3",
                                    "-o",
                                    out};
   auto r = discover(args);
