@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -110,6 +111,9 @@ int run_discover(const DiscoverOptions& o, AppContext& ctx) {
     source = std::make_unique<ReplayProbeSource>(ctx.fs, o.replay);
   } else {
     SshOptions ssh = o.ssh;
+    // ~/.ssh follows $HOME, as the shell's ~ does (libssh alone would use the account's home).
+    if (const char* home = std::getenv("HOME"); home && *home)
+      ssh.ssh_dir = std::string(home) + "/.ssh";
     ssh.policy = o.policy == "accept-new" ? HostKeyPolicy::kAcceptNew : HostKeyPolicy::kStrict;
     executor = std::make_unique<LibsshExecutor>(ssh);
     source = std::make_unique<RemoteProbeSource>(*executor);

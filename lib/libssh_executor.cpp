@@ -107,6 +107,7 @@ ExecResult LibsshExecutor::run(const HostTarget& target, const std::string& comm
   ssh_session s = session.get();
   long timeout = options_.timeout_s;
   ssh_options_set(s, SSH_OPTIONS_HOST, target.host.c_str());
+  if (!options_.ssh_dir.empty()) ssh_options_set(s, SSH_OPTIONS_SSH_DIR, options_.ssh_dir.c_str());
   // A user set before the config is parsed wins over the config's User.
   std::string user = !target.user.empty() ? target.user : options_.user;
   if (!user.empty()) ssh_options_set(s, SSH_OPTIONS_USER, user.c_str());

@@ -17,6 +17,7 @@ struct SshOptions {
   std::string identity;     // private key tried first; "" = agent and the config's/default keys
   std::string config_file;  // "" = ~/.ssh/config and /etc/ssh/ssh_config
   std::string known_hosts;  // "" = the config's UserKnownHostsFile, else ~/.ssh/known_hosts
+  std::string ssh_dir;      // what ~/.ssh means (config, known_hosts, default keys); "" = libssh's
   HostKeyPolicy policy = HostKeyPolicy::kStrict;
   int timeout_s = 10;  // connect and authentication; and the longest a command may stay silent
 };

@@ -236,6 +236,14 @@ TEST(discover_ssh_test, host_key_policies) {
     EXPECT_NE(r.err.find("ssh-keygen -R '" + entry + "'"), std::string::npos) << r.err;
   }
   EXPECT_EQ(read_text(wrong), before);
+
+  // Without --known-hosts, accept-new records the key in $HOME/.ssh/known_hosts.
+  std::string home_kh = farm->home() + "/.ssh/known_hosts";
+  std::filesystem::remove(home_kh);
+  r = discover({"m3-ultra-2", "--ssh-config", config, "--host-key-policy", "accept-new"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(std::filesystem::exists(home_kh));
+  EXPECT_NE(read_text(home_kh).find(entry), std::string::npos);
 }
 
 TEST(discover_ssh_test, refused_key_and_explicit_targets) {
