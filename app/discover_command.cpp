@@ -78,6 +78,12 @@ std::vector<HostTarget> collect_targets(const DiscoverOptions& o, AppContext& ct
         "no hosts given: list them (mac-1 mac-2), or use --hosts mac[1-4], -i INVENTORY or "
         "--replay DIR");
   check_unique_names(targets);
+  // --user and --port fill in what a target leaves out, so that the cluster file's `ssh` records
+  // how each host was reached.
+  for (auto& t : targets) {
+    if (t.user.empty() && !o.ssh.user.empty()) t.user = o.ssh.user;
+    if (t.port == 0) t.port = o.ssh.port;
+  }
   return targets;
 }
 
@@ -97,6 +103,9 @@ int run_discover(const DiscoverOptions& o, AppContext& ctx) {
   if (o.jobs < 1) throw input_error("--jobs {}: expected at least 1", o.jobs);
   if (o.ssh.port < 0 || o.ssh.port > 65535)
     throw input_error("--port {}: expected 1-65535", o.ssh.port);
+  if (!o.ssh.user.empty() && !valid_ssh_word(o.ssh.user))
+    throw input_error(
+        "--user {}: expected letters, digits, '.', '_' or '-' (not starting with '-')", o.ssh.user);
   std::vector<HostTarget> targets = collect_targets(o, ctx);
 
   std::unique_ptr<RemoteExecutor> executor;

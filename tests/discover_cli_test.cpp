@@ -194,6 +194,7 @@ TEST(discover_cli_test, usage_errors_exit_2) {
            {{"discover", "--hosts", "a,a", "--replay", mesh}, "listed twice"},
            {{"discover", "--replay", "/nonexistent"}, "not a directory"},
            {{"discover", "--jobs", "0", "mac-1"}, "--jobs"},
+           {{"discover", "--user", "-oProxyCommand=x", "mac-1"}, "--user"},
            {{"discover", "--host-key-policy", "yes", "mac-1"}, "host-key-policy"},
            {{"discover", "--identity", "/nonexistent/key", "mac-1"}, "cannot read"},
            {{"discover", "-i", "/nonexistent/inventory"}, "/nonexistent/inventory"},

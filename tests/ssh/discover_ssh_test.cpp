@@ -270,7 +270,9 @@ TEST(discover_ssh_test, refused_key_and_explicit_targets) {
   EXPECT_EQ(c["hosts"][0]["name"], "studio-3");
   EXPECT_EQ(c["hosts"][0]["ssh"], target);
   EXPECT_EQ(c["hosts"][1]["name"], "studio-4");
-  EXPECT_EQ(c["hosts"][1]["ssh"], four.address);
+  EXPECT_EQ(c["hosts"][1]["ssh"],
+            farm->user() + "@" + four.address + ":" + std::to_string(four.port))
+      << "the file records how the host was reached";
   EXPECT_EQ(c["hosts"][1]["chip"], "m3-ultra-60c");
   ASSERT_FALSE(c["links"].empty());
   EXPECT_EQ(c["links"][0]["a"]["host"], "studio-3");
