@@ -22,8 +22,9 @@ std::string text_of(const json& j, const char* key) {
   return "";
 }
 
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
+// Also bounds the length, so that the numbers converted below cannot overflow.
+bool all_digits(std::string_view s, size_t max_length = 18) {
+  if (s.empty() || s.size() > max_length) return false;
   for (char c : s) {
     if (!std::isdigit(static_cast<unsigned char>(c))) return false;
   }
@@ -73,7 +74,7 @@ bool sysctl_line(const std::string& line, std::string* key, std::string* value) 
 bool parse_number_processors(std::string_view text, int* total, std::vector<int>* tiers) {
   std::string t = trim(text);
   tiers->clear();
-  if (all_digits(t)) {
+  if (all_digits(t, 6)) {
     *total = std::stoi(t);
     return true;
   }
@@ -83,7 +84,7 @@ bool parse_number_processors(std::string_view text, int* total, std::vector<int>
   std::istringstream in(t.substr(5));
   while (std::getline(in, part, ':')) {
     part = trim(part);
-    if (!all_digits(part)) return false;
+    if (!all_digits(part, 6)) return false;
     parts.push_back(std::stoi(part));
   }
   if (parts.empty()) return false;
@@ -122,7 +123,7 @@ MacHardware parse_system_profiler_hardware(std::string_view json_text) {
       if (!g.is_object()) continue;
       std::string cores = text_of(g, "sppci_cores");
       if (cores.empty()) continue;
-      if (!all_digits(cores))
+      if (!all_digits(cores, 6))
         throw ProbeParseError(
             fmt::format("sppci_cores: expected a number of GPU cores, got \"{}\"", cores));
       hw.gpu_cores = std::stoi(cores);
@@ -167,7 +168,7 @@ MacSysctl parse_sysctl(std::string_view text) {
 std::optional<int64_t> parse_wired_limit(std::string_view text) {
   std::string t = trim(text);
   if (auto colon = t.find(':'); colon != std::string::npos) t = trim(t.substr(colon + 1));
-  if (!all_digits(t) || t.size() > 12) return std::nullopt;
+  if (!all_digits(t, 12)) return std::nullopt;
   return std::stoll(t);
 }
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <regex>
 #include <set>
 
 #include "lib/error.hpp"
@@ -19,30 +18,36 @@ std::string HostTarget::spec() const {
 
 std::vector<std::string> expand_ranges(std::string_view item) {
   std::string t = trim(item);
-  static const std::regex range(R"(^(.*?)\[(\d+)-(\d+)\](.*)$)");
-  std::smatch m;
-  if (!std::regex_match(t, m, range)) {
-    if (t.find('[') != std::string::npos || t.find(']') != std::string::npos)
-      throw input_error("bad host range \"{}\": expected NAME[LOW-HIGH], e.g. mac[1-4]", t);
-    return {t};
-  }
-  const std::string lo = m[2];
-  const std::string hi = m[3];
-  if (lo.size() > 9 || hi.size() > 9)
-    throw input_error("bad host range \"{}\": numbers too large", t);
+  size_t open = t.find('['), close = t.find(']');
+  if (open == std::string::npos && close == std::string::npos) return {t};
+  constexpr const char* kForm = "expected NAME[LOW-HIGH], e.g. mac[1-4] or mac[01-04]";
+  if (open == std::string::npos || close == std::string::npos || close < open)
+    throw input_error("bad host range \"{}\": {}", t, kForm);
+  std::string inside = t.substr(open + 1, close - open - 1);
+  size_t dash = inside.find('-');
+  std::string lo = dash == std::string::npos ? "" : inside.substr(0, dash);
+  std::string hi = dash == std::string::npos ? "" : inside.substr(dash + 1);
+  auto digits = [](const std::string& s) {
+    if (s.empty() || s.size() > 9) return false;
+    for (char c : s) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    }
+    return true;
+  };
+  if (!digits(lo) || !digits(hi)) throw input_error("bad host range \"{}\": {}", t, kForm);
   long a = std::stol(lo), b = std::stol(hi);
   if (b < a || b - a > 4096)
     throw input_error(
         "bad host range \"{}\": expected [low-high] with low <= high (at most 4097 hosts)", t);
   std::vector<std::string> out;
   // The rest may hold further ranges: mac[1-2]-p[1-2].
-  std::vector<std::string> tails = expand_ranges(std::string(m[4]));
+  std::vector<std::string> tails = expand_ranges(t.substr(close + 1));
   for (long i = a; i <= b; ++i) {
     std::string num = std::to_string(i);
     if (lo.size() > 1 && lo[0] == '0' && num.size() < lo.size())
       num = std::string(lo.size() - num.size(), '0') + num;
     for (const auto& tail : tails)
-      out.push_back(std::string(m[1]) + num + tail);
+      out.push_back(t.substr(0, open) + num + tail);
   }
   return out;
 }

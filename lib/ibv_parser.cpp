@@ -1,6 +1,8 @@
 #include "lib/ibv_parser.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <sstream>
 
 #include "lib/units.hpp"
@@ -78,7 +80,7 @@ std::vector<IbvPort> parse_ibv_devinfo(std::string_view text) {
     } else if (key == "port" && !device.empty()) {
       IbvPort p;
       p.device = device;
-      p.port = std::atoi(value.c_str());
+      p.port = static_cast<int>(std::clamp(std::strtol(value.c_str(), nullptr, 10), 0L, 1L << 16));
       out.push_back(p);
       device_has_port = true;
     } else if (key == "state" && device_has_port) {

@@ -2,7 +2,6 @@
 
 #include <bitset>
 #include <cctype>
-#include <regex>
 #include <sstream>
 
 #include "lib/cluster_reader.hpp"
@@ -35,28 +34,62 @@ int netmask_prefix(std::string_view mask) {
 }
 
 double media_speed_gbps(std::string_view media) {
-  static const std::regex speed(R"((\d+(?:\.\d+)?)\s*(G|M)?base)", std::regex::icase);
-  std::string m(media);
-  std::smatch match;
-  if (!std::regex_search(m, match, speed)) return 0;
-  double v = std::stod(match[1]);
-  bool giga = match[2].matched && (match[2] == "G" || match[2] == "g");
-  return giga ? v : v / 1000.0;
+  // The number before "base" (any case), with an optional G/M in between: 10Gbase-T, 1000baseT.
+  std::string m = to_lower(media);
+  size_t pos = 0;
+  while ((pos = m.find("base", pos)) != std::string::npos) {
+    size_t end = pos;
+    bool giga = false;
+    if (end > 0 && (m[end - 1] == 'g' || m[end - 1] == 'm')) {
+      giga = m[end - 1] == 'g';
+      --end;
+    }
+    size_t start = end;
+    while (start > 0 &&
+           (std::isdigit(static_cast<unsigned char>(m[start - 1])) || m[start - 1] == '.'))
+      --start;
+    if (start < end) {
+      double v = std::strtod(m.substr(start, end - start).c_str(), nullptr);
+      if (v > 0) return giga ? v : v / 1000.0;
+    }
+    pos += 4;
+  }
+  return 0;
 }
 
+namespace {
+
+// "en0: flags=8863<UP,BROADCAST,...> mtu 1500" -> name "en0", flags "UP,BROADCAST,...".
+bool interface_header(const std::string& line, std::string* name, std::string* flags) {
+  auto colon = line.find(": flags=");
+  if (colon == std::string::npos || colon == 0) return false;
+  for (size_t i = 0; i < colon; ++i) {
+    char c = line[i];
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'))
+      return false;
+  }
+  if (!std::isalpha(static_cast<unsigned char>(line[0]))) return false;
+  auto open = line.find('<', colon), close = line.find('>', colon);
+  if (open == std::string::npos || close == std::string::npos || close < open) return false;
+  *name = line.substr(0, colon);
+  *flags = line.substr(open + 1, close - open - 1);
+  return true;
+}
+
+}  // namespace
+
 std::vector<IfconfigInterface> parse_ifconfig(std::string_view text) {
-  static const std::regex header(R"(^([A-Za-z][A-Za-z0-9_.-]*): flags=[0-9a-fA-F]+<([^>]*)>.*)");
   std::vector<IfconfigInterface> out;
   std::istringstream in{std::string(text)};
   std::string line;
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::smatch m;
     if (!line.empty() && !std::isspace(static_cast<unsigned char>(line[0]))) {
-      if (std::regex_match(line, m, header)) {
+      std::string name, flag_text;
+      if (interface_header(line, &name, &flag_text)) {
         IfconfigInterface i;
-        i.name = m[1];
-        std::string flags = "," + std::string(m[2]) + ",";
+        i.name = name;
+        std::string flags = "," + flag_text + ",";
         i.up = flags.find(",UP,") != std::string::npos;
         out.push_back(std::move(i));
       }

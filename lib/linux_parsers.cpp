@@ -30,7 +30,7 @@ std::string column_name(const std::string& header_cell) {
 bool mib_to_bytes(const std::string& text, uint64_t* bytes) {
   std::string t = trim(text);
   if (t.size() > 4 && t.compare(t.size() - 3, 3, "MiB") == 0) t = trim(t.substr(0, t.size() - 3));
-  if (t.empty()) return false;
+  if (t.empty() || t.size() > 12) return false;
   for (char c : t) {
     if (!std::isdigit(static_cast<unsigned char>(c))) return false;
   }
@@ -88,7 +88,7 @@ std::vector<NvidiaGpu> parse_nvidia_smi(std::string_view text,
     for (size_t i = 0; i < cols.size(); ++i) {
       const std::string& v = cells[i];
       if (cols[i] == "index") {
-        if (v.empty() || !std::isdigit(static_cast<unsigned char>(v[0])))
+        if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos)
           throw ProbeParseError(fmt::format("nvidia-smi: expected a GPU index, got \"{}\"", v));
         g.index = std::stoi(v);
       } else if (cols[i] == "name") {
@@ -129,9 +129,11 @@ std::vector<LinuxInterface> parse_ip_addr(std::string_view json_text) {
     }
     if (j.contains("addr_info") && j["addr_info"].is_array()) {
       for (const auto& a : j["addr_info"]) {
-        if (!a.is_object() || a.value("family", "") != "inet") continue;
-        i.ipv4 = a.value("local", "");
-        i.prefix = a.value("prefixlen", 0);
+        if (!a.is_object() || !a.contains("family") || a["family"] != "inet") continue;
+        if (!a.contains("local") || !a["local"].is_string()) continue;
+        i.ipv4 = a["local"].get<std::string>();
+        if (a.contains("prefixlen") && a["prefixlen"].is_number_integer())
+          i.prefix = a["prefixlen"].get<int>();
         break;
       }
     }

@@ -18,6 +18,8 @@ TEST(host_list_test, ranges_expand_with_and_without_padding) {
   EXPECT_THROW(expand_host_list("mac[4-1]"), Error);
   EXPECT_THROW(expand_host_list("mac[1-4"), Error);
   EXPECT_THROW(expand_host_list("mac[a-b]"), Error);
+  EXPECT_THROW(expand_host_list("mac[1-99999999999]"), Error);
+  EXPECT_THROW(expand_host_list("mac]1-2["), Error);
 }
 
 TEST(host_list_test, targets_are_validated) {
