@@ -171,7 +171,9 @@ void SshdFarm::start_one(SshHost& h) {
       dup2(fd, 2);
       int null = open("/dev/null", O_RDONLY);
       dup2(null, 0);
-      execl(kSshd, kSshd, "-D", "-e", "-f", cfg.c_str(), static_cast<char*>(nullptr));
+      // -D -e: stay a foreground child logging to stderr; -r: no re-exec per connection, which
+      // saves CPU here, where every "host" shares this machine's cores.
+      execl(kSshd, kSshd, "-D", "-e", "-r", "-f", cfg.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
     h.pid = pid;
