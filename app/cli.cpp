@@ -21,6 +21,7 @@ Examples:
   meshplan plan -c cluster.yaml -m qwen3-235b-a22b-8bit --json -o plan.json
   meshplan chips
   meshplan models deepseek-v3.1-4bit
+  meshplan bench --quick
 )";
 
 constexpr const char* kFooter = R"(Exit codes: 0 ok; 1 check failed or plan infeasible; 2 bad usage or bad input file;
@@ -47,6 +48,7 @@ int run_cli(int argc, char** argv) {
     add_plan_command(app, ctx);
     add_chips_command(app, ctx);
     add_models_command(app, ctx);
+    add_bench_command(app, ctx);
     add_discover_command(app, ctx);
     try {
       app.parse(argc, argv);

@@ -24,6 +24,7 @@ struct AppContext {
 void add_plan_command(CLI::App& app, AppContext& ctx);
 void add_chips_command(CLI::App& app, AppContext& ctx);
 void add_models_command(CLI::App& app, AppContext& ctx);
+void add_bench_command(CLI::App& app, AppContext& ctx);
 void add_discover_command(CLI::App& app, AppContext& ctx);
 
 // Shared by commands: reads a file or "-" for stdin.

@@ -2,7 +2,7 @@
 
 #include "app/commands.hpp"
 #include "lib/error.hpp"
-#include "lib/model_catalog.hpp"
+#include "lib/model_loader.hpp"
 #include "lib/plan_json.hpp"
 #include "lib/plan_report.hpp"
 #include "solvers/planner.hpp"
@@ -30,8 +30,14 @@ Examples:
   meshplan plan -c cluster.yaml -m qwen3-235b-a22b-8bit --hosts m3-ultra-1,m3-ultra-2 --json
   meshplan plan -c cluster.yaml -m deepseek-v3.1-4bit -o plan.json
 
+  meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --pin studio-1=0-39 --max-hosts 3
+
+The default solver, optimal, chooses which hosts to use, their ring order (rank 0 holds the
+embedding and LM head) and contiguous layer ranges that minimise the time per token under every
+host's memory limit; it is exact for up to 12 hosts and reports its gap to a lower bound beyond.
 Prints one row per rank (host, layer range, weight and KV bytes, usable bytes, stage time), then
-the predicted decode tokens/s, time per token and time to first token. --json prints the plan
+the predicted decode tokens/s, time per token and time to first token, the lower bound, and the
+speed-up over the memory-proportional split and the best single host. --json prints the plan
 file (meshplan.plan/1); -o writes it atomically. A model that does not fit exits with 1 and names
 the host and the bytes missing.)";
 
@@ -59,7 +65,7 @@ LayerPin parse_pin(const std::string& text) {
 
 int run_plan(const PlanOptions& o, AppContext& ctx) {
   Cluster cluster = load_cluster(read_input(ctx, o.cluster), o.cluster, ctx.catalog);
-  ModelDesc model = ModelCatalog::builtin().resolve(o.model, o.quant);
+  ModelDesc model = load_model(o.model, o.quant, ctx.fs);
   PlanRequest request = o.request;
   if (!o.hosts.empty()) request.hosts = split_list(o.hosts);
   for (const auto& p : o.pins) request.pins.push_back(parse_pin(p));
@@ -77,19 +83,25 @@ void add_plan_command(CLI::App& app, AppContext& ctx) {
   auto o = std::make_shared<PlanOptions>();
   CLI::App* sub = app.add_subcommand("plan", kPlanHelp);
   sub->add_option("-c,--cluster", o->cluster, "Cluster file (JSON or YAML, - for stdin)")->required();
-  sub->add_option("-m,--model", o->model, "Model name (see `meshplan models`)")->required();
+  sub->add_option("-m,--model", o->model, "Model name (see `meshplan models`), model folder or config.json")->required();
   sub->add_option("--quant", o->quant, "Quantization, overriding the model name's (4bit, 8bit, bf16, ...)");
   sub->add_option("--context", o->request.context, "Context length in tokens the KV cache must hold")
       ->capture_default_str();
   sub->add_option("--prompt", o->request.prompt, "Prompt length in tokens for the TTFT prediction")->capture_default_str();
   sub->add_option("--strategy", o->request.strategy, "pipeline")->capture_default_str();
-  sub->add_option("--solver", o->request.solver, "proportional (exo 1.0's memory-proportional split) or proportional-v0 (exo 0.0.x)")->capture_default_str();
+  sub->add_option("--solver", o->request.solver,
+                  "optimal (best hosts, ring order and layer ranges; exact up to 12 hosts), proportional (exo 1.0's "
+                  "memory-proportional split) or proportional-v0 (exo 0.0.x)")
+      ->check(CLI::IsMember({"optimal", "proportional", "proportional-v0"}))
+      ->capture_default_str();
   sub->add_option("--backend", o->request.backend, "Links a plan may use: auto, ring, jaccl, jaccl-ring, ethernet")
       ->check(CLI::IsMember({"auto", "ring", "jaccl", "jaccl-ring", "ethernet"}))
       ->capture_default_str();
   sub->add_option("--hosts", o->hosts, "Candidate hosts in ring order, comma-separated (ranges: mac[1-4])");
-  sub->add_option("--min-hosts", o->request.min_hosts, "Use at least this many hosts");
-  sub->add_option("--max-hosts", o->request.max_hosts, "Use at most this many hosts");
+  sub->add_option("--min-hosts", o->request.min_hosts, "Use at least this many hosts (optimal solver)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--max-hosts", o->request.max_hosts, "Use at most this many hosts (optimal solver)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--pin", o->pins, "Fix a host's layers: HOST=FIRST-LAST (inclusive), repeatable");
   sub->add_flag("--json", o->json, "Print the plan file (JSON) instead of the table");
   sub->add_option("-o,--output", o->output, "Write the plan file (JSON) here, atomically");

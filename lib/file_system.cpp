@@ -84,6 +84,33 @@ void RealFileSystem::make_directories(const std::string& path) {
   if (ec) throw input_error("{}: cannot create directory: {}", path, ec.message());
 }
 
+std::string FileSystem::read_range(const std::string& path, uint64_t offset, uint64_t length) const {
+  std::string all = read_file(path);
+  if (offset >= all.size()) return {};
+  return all.substr(offset, length);
+}
+
+uint64_t RealFileSystem::file_size(const std::string& path) const {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw input_error("{}: is a directory, expected a file", path);
+  auto size = fs::file_size(path, ec);
+  if (ec) throw input_error("{}: cannot read: {}", path, ec.message());
+  return size;
+}
+
+std::string RealFileSystem::read_range(const std::string& path, uint64_t offset, uint64_t length) const {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw input_error("{}: cannot read: {}", path, std::strerror(errno));
+  uint64_t size = file_size(path);
+  if (offset >= size) return {};
+  uint64_t n = std::min(length, size - offset);
+  std::string out(static_cast<size_t>(n), '\0');
+  in.seekg(static_cast<std::streamoff>(offset));
+  in.read(out.data(), static_cast<std::streamsize>(n));
+  out.resize(static_cast<size_t>(in.gcount()));
+  return out;
+}
+
 std::string MemoryFileSystem::read_file(const std::string& path) const {
   auto it = files.find(path);
   if (it == files.end()) throw input_error("{}: cannot read: No such file or directory", path);

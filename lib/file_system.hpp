@@ -1,6 +1,7 @@
 // Files behind a small interface so that tests can use an in-memory file system.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,6 +21,11 @@ class FileSystem {
   // an existing file is replaced only by a complete new one.
   virtual void write_file_atomic(const std::string& path, const std::string& content) = 0;
   virtual void make_directories(const std::string& path) = 0;
+  // Size in bytes of a file; a missing file is an input error naming the path.
+  virtual uint64_t file_size(const std::string& path) const { return read_file(path).size(); }
+  // At most `length` bytes from `offset` (fewer at the end of the file). Readers of large files
+  // (safetensors headers) use it so that nothing beyond what they need is read.
+  virtual std::string read_range(const std::string& path, uint64_t offset, uint64_t length) const;
 };
 
 class RealFileSystem : public FileSystem {
@@ -30,6 +36,8 @@ class RealFileSystem : public FileSystem {
   std::vector<std::string> list_directory(const std::string& path) const override;
   void write_file_atomic(const std::string& path, const std::string& content) override;
   void make_directories(const std::string& path) override;
+  uint64_t file_size(const std::string& path) const override;
+  std::string read_range(const std::string& path, uint64_t offset, uint64_t length) const override;
 };
 
 // In-memory files, for tests. Directories are implied by file paths ("a/b.txt" makes "a").

@@ -14,7 +14,14 @@ using ojson = nlohmann::ordered_json;
 inline ojson json_number(double v) {
   if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15) return static_cast<int64_t>(v);
   if (!std::isfinite(v)) return nullptr;
-  double scale = std::pow(10.0, 6 - static_cast<int>(std::floor(std::log10(std::fabs(v)))) );
+  int exponent = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  if (exponent >= 6) {  // large: round to a multiple of a power of ten, exactly representable
+    double unit = std::pow(10.0, exponent - 6);
+    double r = std::round(v / unit) * unit;
+    if (std::fabs(r) < 9.0e15) return static_cast<int64_t>(r);
+    return r;
+  }
+  double scale = std::pow(10.0, 6 - exponent);
   return std::round(v * scale) / scale;
 }
 

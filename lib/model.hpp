@@ -63,6 +63,8 @@ struct ModelDesc {
   uint64_t embedding_bytes = 0;
   uint64_t head_bytes = 0;   // resident LM head bytes; 0 when tied to the embedding
   uint64_t other_bytes = 0;  // final norm and anything outside blocks, embedding and head
+  // Stored but not loaded for decoding (multi-token-prediction layers); not in total_bytes().
+  uint64_t unloaded_bytes = 0;
   std::vector<LayerInfo> layers;
   std::vector<TensorInfo> tensors;
 

@@ -17,7 +17,13 @@ ModelCatalog::ModelCatalog(std::string_view models_json) {
     e.display_name = m.at("display_name").as_string();
     e.family = m.at("family").as_string();
     e.source = m.at("source").as_string();
-    for (const auto& q : m.at("quantizations").items()) e.quantizations.push_back(q.as_string());
+    for (const auto& q : m.at("quantizations").require_array().items()) {
+      if (!quant_scheme(q.as_string())) q.fail(fmt::format("unknown quantization \"{}\"", q.as_string()));
+      e.quantizations.push_back(q.as_string());
+    }
+    if (e.quantizations.empty()) m.at("quantizations").fail("expected at least one quantization");
+    e.native = m.find("native") ? m.at("native").as_string() : "bf16";
+    if (!quant_scheme(e.native)) m.at("native").fail(fmt::format("unknown quantization \"{}\"", e.native));
     if (const DocNode* repos = m.find("repos")) {
       for (const auto& [q, r] : repos->fields()) e.repos.emplace_back(q, r.as_string());
     }
@@ -41,7 +47,7 @@ const ModelEntry* ModelCatalog::find(std::string_view name) const {
 std::string ModelCatalog::names() const {
   std::string out;
   for (const auto& e : entries_) {
-    for (const auto& q : e.quantizations) out += (out.empty() ? "" : ", ") + e.name + "-" + q;
+    out += (out.empty() ? "" : ", ") + e.name;
   }
   return out;
 }
@@ -70,14 +76,23 @@ ModelDesc ModelCatalog::resolve(std::string_view raw_name, std::string_view quan
       }
     }
   }
-  if (!entry) throw input_error("unknown model \"{}\"; known models: {} (or give a model folder path)", raw_name, names());
+  if (!entry) throw input_error(
+        "unknown model \"{}\"; known models: {} (add a quantization such as -4bit; see `meshplan models`), or give "
+        "the path of a model folder or config.json",
+        raw_name, names());
   if (!quant.empty()) q = to_lower(quant);
-  if (q.empty()) q = entry->quantizations.front();
+  return model(*entry, q);
+}
+
+ModelDesc ModelCatalog::model(const ModelEntry& entry, std::string_view quant) const {
+  std::string q = to_lower(quant);
+  if (q.empty()) q = entry.quantizations.front();
+  if (q == "native") q = entry.native;
   auto scheme = quant_scheme(q);
-  if (!scheme) throw input_error("unknown quantization \"{}\" for {}; expected one of: {}", q, entry->name, quant_names());
-  ModelMeta meta{fmt::format("{}-{}", entry->name, scheme->name), entry->display_name, entry->family, scheme->name,
-                 entry->source};
-  return model_from_config(entry->config, *scheme, meta);
+  if (!scheme) throw input_error("unknown quantization \"{}\" for {}; expected one of: {}", q, entry.name, quant_names());
+  ModelMeta meta{fmt::format("{}-{}", entry.name, scheme->name), entry.display_name, entry.family, scheme->name,
+                 entry.source};
+  return model_from_config(entry.config, *scheme, meta);
 }
 
 }  // namespace meshplan

@@ -2,118 +2,148 @@
 
 #include <fmt/format.h>
 
-#include <set>
+#include <array>
 
+#include "lib/arch_fields.hpp"
 #include "lib/error.hpp"
 
 namespace meshplan {
 namespace {
 
-// A positive integer field within sane bounds (rejects absurd configs before any allocation).
-int read_dim(const DocNode& config, std::string_view key, int64_t max_value) {
-  const DocNode& n = config.at(key);
-  int64_t v = n.as_int();
-  if (v <= 0 || v > max_value) n.fail(fmt::format("expected {} between 1 and {}, got {}", key, max_value, v));
-  return static_cast<int>(v);
+using namespace arch;
+
+constexpr std::array<std::string_view, 10> kTypes = {
+    "llama",   "mistral",     "qwen2",   "qwen3",   "qwen3_moe",
+    "mixtral", "deepseek_v3", "kimi_k2", "gpt_oss", "dbrx"};
+
+bool supported(std::string_view type) {
+  for (auto t : kTypes) {
+    if (t == type) return true;
+  }
+  return false;
 }
 
-int read_dim_or(const DocNode& config, std::string_view key, int64_t max_value, int fallback) {
-  const DocNode* n = config.find(key);
-  if (!n || n->is_null()) return fallback;
-  int64_t v = n->as_int();
-  if (v < 0 || v > max_value) n->fail(fmt::format("expected {} between 0 and {}, got {}", key, max_value, v));
-  return static_cast<int>(v);
+// One MLX quantization entry: {"bits", "group_size", "mode"}; `false` means left unquantized.
+QuantSpec read_mlx_spec(const DocNode& q, int default_bits, int default_group,
+                        const std::string& default_mode) {
+  if (q.is_bool()) {
+    if (q.as_bool()) return QuantSpec::affine(default_bits, default_group);
+    return QuantSpec::bf16();
+  }
+  q.require_object();
+  std::string mode = q.find("mode") ? q.at("mode").as_string() : default_mode;
+  int bits = q.find("bits") ? static_cast<int>(q.at("bits").as_int()) : default_bits;
+  int group = q.find("group_size") ? static_cast<int>(q.at("group_size").as_int()) : default_group;
+  if (mode == "mxfp4") return QuantSpec::mxfp4();
+  if (mode != "affine")
+    q.fail(fmt::format("expected quantization mode \"affine\" or \"mxfp4\", got \"{}\"", mode));
+  if (bits < 2 || bits > 8 || bits == 7)
+    q.fail(fmt::format("expected bits of 2, 3, 4, 5, 6 or 8, got {}", bits));
+  if (group < 16 || group > 1024 || (group & (group - 1)) != 0)
+    q.fail(
+        fmt::format("expected a group_size that is a power of two from 16 to 1024, got {}", group));
+  return QuantSpec::affine(bits, group);
 }
 
-bool read_bool_or(const DocNode& config, std::string_view key, bool fallback) {
-  const DocNode* n = config.find(key);
-  return n && !n->is_null() ? n->as_bool() : fallback;
-}
-
-constexpr int64_t kMaxDim = 1 << 20;
-constexpr int64_t kMaxLayers = 4096;
-
-const std::set<std::string>& supported_types() {
-  static const std::set<std::string> types = {"llama", "mistral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v3", "kimi_k2"};
-  return types;
+// MLX writes "quantization" (and a copy as "quantization_config"): default bits and group size
+// plus per-module entries. Hugging Face releases name their format in "quantization_config".
+void read_quantization(const DocNode& root, ArchConfig& c) {
+  const DocNode* q = root.find("quantization");
+  if (q && !q->is_null()) {
+    q->require_object();
+    std::string mode = q->find("mode") ? q->at("mode").as_string() : "affine";
+    int default_bits = 4, default_group = mode == "mxfp4" ? 32 : 64;
+    QuantSpec base = read_mlx_spec(*q, default_bits, default_group, mode);
+    QuantScheme s;
+    s.base = base;
+    s.name = base.mode == QuantSpec::Mode::kMxfp4 ? "mxfp4"
+             : base.group_size == 64              ? fmt::format("{}bit", base.bits)
+                                     : fmt::format("{}bit-g{}", base.bits, base.group_size);
+    for (const auto& [path, v] : q->fields()) {
+      if (!v.is_object() && !v.is_bool()) continue;
+      s.overrides.emplace_back(path + ".weight",
+                               read_mlx_spec(v, base.bits, base.group_size, mode));
+    }
+    if (!s.overrides.empty()) s.name += "-mixed";
+    s.router = RouterQuant::kBase;  // per-module entries say exactly what the files hold
+    c.quantization = s;
+    return;
+  }
+  const DocNode* hf = root.find("quantization_config");
+  if (!hf || hf->is_null()) return;
+  hf->require_object();
+  std::string method = hf->find("quant_method") ? hf->at("quant_method").as_string() : "";
+  if (method == "fp8") {
+    c.quantization = quant_scheme("fp8");
+  } else if (method == "mxfp4") {
+    c.quantization = quant_scheme("mxfp4-bf16");
+  } else {
+    c.unsupported_quantization = method.empty() ? "an unnamed quant_method" : method;
+  }
 }
 
 }  // namespace
 
+std::string supported_architectures() {
+  std::string list;
+  for (auto t : kTypes)
+    list += fmt::format("{}{}", list.empty() ? "" : ", ", t);
+  return list;
+}
+
 ArchConfig read_arch_config(const DocNode& root) {
   root.require_object();
   // Multimodal wrappers keep the language model under text_config.
-  const DocNode& cfg = root.find("text_config") ? root.at("text_config").require_object() : root;
+  const DocNode* text = root.find("text_config");
+  const DocNode& cfg = text && !text->is_null() ? text->require_object() : root;
   ArchConfig c;
-  c.model_type = cfg.at("model_type").as_string();
-  if (!supported_types().count(c.model_type)) {
-    std::string list;
-    for (const auto& t : supported_types()) list += (list.empty() ? "" : ", ") + t;
-    cfg.at("model_type").fail(fmt::format("unknown architecture \"{}\"; supported: {}", c.model_type, list));
+  const DocNode& type = cfg.find("model_type") ? cfg.at("model_type") : root.at("model_type");
+  c.model_type = type.as_string();
+  if (!supported(c.model_type))
+    type.fail(fmt::format("unknown architecture \"{}\"; supported: {}", c.model_type,
+                          supported_architectures()));
+  if (const DocNode* d = cfg.find("torch_dtype"); d && d->is_string())
+    c.torch_dtype = d->as_string();
+  if (c.torch_dtype.empty()) {
+    if (const DocNode* d = cfg.find("dtype"); d && d->is_string()) c.torch_dtype = d->as_string();
   }
-  c.hidden_size = read_dim(cfg, "hidden_size", kMaxDim);
-  c.num_layers = read_dim(cfg, "num_hidden_layers", kMaxLayers);
-  c.num_heads = read_dim(cfg, "num_attention_heads", 65536);
-  c.num_kv_heads = read_dim_or(cfg, "num_key_value_heads", 65536, c.num_heads);
-  if (c.num_kv_heads == 0 || c.num_heads % c.num_kv_heads != 0)
-    cfg.at("num_key_value_heads").fail(fmt::format("expected a divisor of num_attention_heads ({}), got {}", c.num_heads, c.num_kv_heads));
-  c.head_dim = read_dim_or(cfg, "head_dim", 65536, c.hidden_size / c.num_heads);
-  c.intermediate_size = read_dim(cfg, "intermediate_size", kMaxDim);
-  c.vocab_size = read_dim(cfg, "vocab_size", 1 << 24);
-  c.tie_embeddings = read_bool_or(cfg, "tie_word_embeddings", false);
-  c.attention_bias = read_bool_or(cfg, "attention_bias", c.model_type == "qwen2");
-  c.qk_norm = c.model_type == "qwen3" || c.model_type == "qwen3_moe";
 
-  if (c.model_type == "deepseek_v3" || c.model_type == "kimi_k2") {
-    c.mla = true;
-    c.q_lora_rank = read_dim_or(cfg, "q_lora_rank", kMaxDim, 0);
-    c.kv_lora_rank = read_dim(cfg, "kv_lora_rank", kMaxDim);
-    c.qk_nope_head_dim = read_dim(cfg, "qk_nope_head_dim", 65536);
-    c.qk_rope_head_dim = read_dim(cfg, "qk_rope_head_dim", 65536);
-    c.v_head_dim = read_dim(cfg, "v_head_dim", 65536);
-    c.num_experts = read_dim(cfg, "n_routed_experts", 65536);
-    c.experts_per_token = read_dim(cfg, "num_experts_per_tok", 65536);
-    c.moe_intermediate_size = read_dim(cfg, "moe_intermediate_size", kMaxDim);
-    c.num_shared_experts = read_dim_or(cfg, "n_shared_experts", 1024, 0);
-    c.router_score_bias = true;
-    int first_dense = read_dim_or(cfg, "first_k_dense_replace", kMaxLayers, 0);
-    int freq = std::max(1, read_dim_or(cfg, "moe_layer_freq", kMaxLayers, 1));
-    for (int l = 0; l < c.num_layers; ++l) c.moe_layers.push_back(l >= first_dense && l % freq == 0);
-  } else if (c.model_type == "qwen3_moe") {
-    c.num_experts = read_dim(cfg, "num_experts", 65536);
-    c.experts_per_token = read_dim(cfg, "num_experts_per_tok", 65536);
-    c.moe_intermediate_size = read_dim(cfg, "moe_intermediate_size", kMaxDim);
-    int step = std::max(1, read_dim_or(cfg, "decoder_sparse_step", kMaxLayers, 1));
-    std::set<int> dense;
-    if (const DocNode* m = cfg.find("mlp_only_layers")) {
-      for (const auto& x : m->require_array().items()) dense.insert(static_cast<int>(x.as_int()));
-    }
-    for (int l = 0; l < c.num_layers; ++l) c.moe_layers.push_back(!dense.count(l) && (l + 1) % step == 0);
+  if (c.model_type == "dbrx") {
+    read_dbrx(cfg, c);
+  } else {
+    c.hidden_size = read_dim(cfg, "hidden_size", kMaxDim);
+    c.num_layers = read_dim(cfg, "num_hidden_layers", kMaxLayers);
+    c.num_heads = read_dim(cfg, "num_attention_heads", kMaxHeads);
+    c.num_kv_heads = read_dim_or(cfg, "num_key_value_heads", kMaxHeads, c.num_heads);
+    if (c.num_kv_heads == 0 || c.num_heads % c.num_kv_heads != 0)
+      cfg.at("num_key_value_heads")
+          .fail(fmt::format("expected a divisor of num_attention_heads ({}), got {}", c.num_heads,
+                            c.num_kv_heads));
+    c.head_dim = read_dim_or(cfg, "head_dim", kMaxHeads, c.hidden_size / c.num_heads);
+    if (c.head_dim == 0)
+      cfg.at("num_attention_heads")
+          .fail("the head dimension (hidden_size / num_attention_heads) is 0");
+    c.intermediate_size = read_dim(cfg, "intermediate_size", kMaxDim);
+    c.vocab_size = read_dim(cfg, "vocab_size", kMaxVocab);
+    c.tie_embeddings = read_bool_or(cfg, "tie_word_embeddings", false);
+    c.attention_bias = read_bool_or(cfg, "attention_bias", c.model_type == "qwen2");
+    c.qk_norm = c.model_type == "qwen3" || c.model_type == "qwen3_moe";
+    read_sliding_window(cfg, c);
+    if (c.model_type == "deepseek_v3" || c.model_type == "kimi_k2")
+      read_deepseek(cfg, c);
+    else if (c.model_type == "qwen3_moe")
+      read_qwen_moe(cfg, c);
+    else if (c.model_type == "mixtral")
+      read_mixtral(cfg, c);
+    else if (c.model_type == "gpt_oss")
+      read_gpt_oss(cfg, c);
   }
   if (c.is_moe() && c.experts_per_token > c.num_experts)
-    cfg.fail(fmt::format("num_experts_per_tok ({}) exceeds the number of experts ({})", c.experts_per_token, c.num_experts));
-  c.sliding_window.assign(c.num_layers, 0);
-
-  if (const DocNode* q = root.find("quantization")) {
-    if (!q->is_null()) {
-      q->require_object();
-      int bits = static_cast<int>(q->at("bits").as_int());
-      int group = static_cast<int>(q->find("group_size") ? q->at("group_size").as_int() : 64);
-      if (bits < 2 || bits > 8) q->at("bits").fail(fmt::format("expected 2 to 8 bits, got {}", bits));
-      if (group <= 0 || group > 4096) q->fail(fmt::format("expected a group_size between 1 and 4096, got {}", group));
-      QuantScheme s;
-      s.name = fmt::format("{}bit", bits);
-      s.base = {QuantSpec::Mode::kAffine, bits, group};
-      for (const auto& [path, v] : q->fields()) {
-        if (!v.is_object()) continue;
-        QuantSpec spec{QuantSpec::Mode::kAffine, static_cast<int>(v.at("bits").as_int()),
-                       static_cast<int>(v.find("group_size") ? v.at("group_size").as_int() : group)};
-        s.overrides.emplace_back(path + ".weight", spec);
-      }
-      s.router_8bit = false;  // the file says exactly what it holds
-      c.quantization = s;
-    }
-  }
+    cfg.fail(fmt::format("num_experts_per_tok ({}) exceeds the number of experts ({})",
+                         c.experts_per_token, c.num_experts));
+  if (c.sliding_window.size() != static_cast<size_t>(c.num_layers))
+    c.sliding_window.assign(static_cast<size_t>(c.num_layers), 0);
+  read_quantization(root, c);
   return c;
 }
 
@@ -121,86 +151,7 @@ uint64_t kv_bytes_per_token(const ArchConfig& c, int layer) {
   (void)layer;
   // bf16 cache: MLA keeps the compressed latent and the rope key; GQA keeps K and V per KV head.
   if (c.mla) return static_cast<uint64_t>(c.kv_lora_rank + c.qk_rope_head_dim) * 2;
-  return 2ull * c.num_kv_heads * c.head_dim * 2;
-}
-
-std::vector<TensorInfo> architecture_tensors(const ArchConfig& c) {
-  std::vector<TensorInfo> out;
-  auto add = [&](std::string name, int layer, TensorRole role, std::vector<int64_t> shape, int experts = 0) {
-    TensorInfo t;
-    t.name = std::move(name);
-    t.layer = layer;
-    t.role = role;
-    t.experts = experts;
-    t.shape = std::move(shape);
-    t.params = 1;
-    for (auto d : t.shape) t.params *= static_cast<uint64_t>(d);
-    out.push_back(std::move(t));
-  };
-  const int64_t h = c.hidden_size;
-  add("model.embed_tokens.weight", -1, TensorRole::kEmbedding, {c.vocab_size, h});
-  for (int l = 0; l < c.num_layers; ++l) {
-    std::string p = fmt::format("model.layers.{}.", l);
-    add(p + "input_layernorm.weight", l, TensorRole::kNorm, {h});
-    add(p + "post_attention_layernorm.weight", l, TensorRole::kNorm, {h});
-    std::string a = p + "self_attn.";
-    if (c.mla) {
-      const int64_t qk = c.qk_nope_head_dim + c.qk_rope_head_dim;
-      if (c.q_lora_rank > 0) {
-        add(a + "q_a_proj.weight", l, TensorRole::kAttention, {c.q_lora_rank, h});
-        add(a + "q_a_layernorm.weight", l, TensorRole::kNorm, {c.q_lora_rank});
-        add(a + "q_b_proj.weight", l, TensorRole::kAttention, {c.num_heads * qk, c.q_lora_rank});
-      } else {
-        add(a + "q_proj.weight", l, TensorRole::kAttention, {c.num_heads * qk, h});
-      }
-      add(a + "kv_a_proj_with_mqa.weight", l, TensorRole::kAttention, {c.kv_lora_rank + c.qk_rope_head_dim, h});
-      add(a + "kv_a_layernorm.weight", l, TensorRole::kNorm, {c.kv_lora_rank});
-      add(a + "kv_b_proj.weight", l, TensorRole::kAttention,
-          {static_cast<int64_t>(c.num_heads) * (c.qk_nope_head_dim + c.v_head_dim), c.kv_lora_rank});
-      add(a + "o_proj.weight", l, TensorRole::kAttention, {h, static_cast<int64_t>(c.num_heads) * c.v_head_dim});
-    } else {
-      const int64_t q = static_cast<int64_t>(c.num_heads) * c.head_dim;
-      const int64_t kv = static_cast<int64_t>(c.num_kv_heads) * c.head_dim;
-      add(a + "q_proj.weight", l, TensorRole::kAttention, {q, h});
-      add(a + "k_proj.weight", l, TensorRole::kAttention, {kv, h});
-      add(a + "v_proj.weight", l, TensorRole::kAttention, {kv, h});
-      add(a + "o_proj.weight", l, TensorRole::kAttention, {h, q});
-      if (c.attention_bias) {
-        add(a + "q_proj.bias", l, TensorRole::kAttention, {q});
-        add(a + "k_proj.bias", l, TensorRole::kAttention, {kv});
-        add(a + "v_proj.bias", l, TensorRole::kAttention, {kv});
-      }
-      if (c.qk_norm) {
-        add(a + "q_norm.weight", l, TensorRole::kNorm, {c.head_dim});
-        add(a + "k_norm.weight", l, TensorRole::kNorm, {c.head_dim});
-      }
-    }
-    std::string m = p + "mlp.";
-    bool moe = c.is_moe() && c.moe_layers[l];
-    if (moe) {
-      const int64_t e = c.num_experts, mi = c.moe_intermediate_size;
-      add(m + "gate.weight", l, TensorRole::kRouter, {e, h});
-      if (c.router_score_bias) add(m + "gate.e_score_correction_bias", l, TensorRole::kRouter, {e});
-      add(m + "switch_mlp.gate_proj.weight", l, TensorRole::kExpert, {e, mi, h}, c.num_experts);
-      add(m + "switch_mlp.up_proj.weight", l, TensorRole::kExpert, {e, mi, h}, c.num_experts);
-      add(m + "switch_mlp.down_proj.weight", l, TensorRole::kExpert, {e, h, mi}, c.num_experts);
-      if (c.num_shared_experts > 0) {
-        int64_t si = c.shared_expert_intermediate_size > 0 ? c.shared_expert_intermediate_size
-                                                           : static_cast<int64_t>(c.num_shared_experts) * mi;
-        add(m + "shared_experts.gate_proj.weight", l, TensorRole::kSharedExpert, {si, h});
-        add(m + "shared_experts.up_proj.weight", l, TensorRole::kSharedExpert, {si, h});
-        add(m + "shared_experts.down_proj.weight", l, TensorRole::kSharedExpert, {h, si});
-      }
-    } else {
-      const int64_t i = c.intermediate_size;
-      add(m + "gate_proj.weight", l, TensorRole::kMlp, {i, h});
-      add(m + "up_proj.weight", l, TensorRole::kMlp, {i, h});
-      add(m + "down_proj.weight", l, TensorRole::kMlp, {h, i});
-    }
-  }
-  add("model.norm.weight", -1, TensorRole::kNorm, {h});
-  if (!c.tie_embeddings) add("lm_head.weight", -1, TensorRole::kHead, {c.vocab_size, h});
-  return out;
+  return 2ull * static_cast<uint64_t>(c.num_kv_heads) * static_cast<uint64_t>(c.head_dim) * 2;
 }
 
 }  // namespace meshplan

@@ -79,6 +79,17 @@ struct Alternative {
   std::string reason;  // why it was not possible or not chosen
 };
 
+// A candidate host's figures as the cost model used them (every candidate, used or not).
+struct HostInfo {
+  std::string name;
+  double usable_bytes = 0;
+  double bandwidth = 0;  // effective bytes/s
+  double flops = 0;      // effective FLOP/s
+  double overhead_s = 0;
+  std::string usable_rule;
+  bool used = false;
+};
+
 struct Plan {
   std::string model_name;
   std::string quantization;
@@ -95,6 +106,7 @@ struct Plan {
   SolverInfo solver;
   std::vector<Alternative> alternatives;
   std::vector<std::string> notes;
+  std::vector<HostInfo> hosts;  // every candidate host
   double stage_overhead_s = 0;
   double activation_bytes = 0;  // per token crossing a hop (2h)
 };

@@ -101,6 +101,19 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
   j["alternatives"] = alts;
   if (!plan.notes.empty()) j["notes"] = plan.notes;
   // The figures behind the prediction (SPEC section 7), enough to recompute it by hand.
+  ojson hosts = ojson::array();
+  for (const auto& h : plan.hosts) {
+    ojson x;
+    x["name"] = h.name;
+    x["used"] = h.used;
+    x["usable_bytes"] = json_number(std::round(h.usable_bytes));
+    x["bandwidth_bytes_per_s"] = json_number(h.bandwidth);
+    x["flops_per_s"] = json_number(h.flops);
+    x["stage_overhead_ms"] = json_ms(h.overhead_s);
+    if (!h.usable_rule.empty()) x["usable_rule"] = h.usable_rule;
+    hosts.push_back(x);
+  }
+  j["hosts"] = hosts;
   ojson f;
   f["stage_overhead_ms"] = json_ms(plan.stage_overhead_s);
   f["activation_bytes"] = json_number(plan.activation_bytes);

@@ -40,8 +40,8 @@ std::string render_plan(const Plan& plan) {
                      format_duration(p.head_s), format_duration(p.hops_s));
   if (!p.bottleneck.empty()) out += fmt::format("Bottleneck: {}\n", p.bottleneck);
   if (plan.bound) {
-    out += fmt::format("Lower bound: {} per token (gap {:.1f} %)\n", format_duration(plan.bound->token_latency_s),
-                       plan.bound->gap_percent);
+    out += fmt::format("Lower bound: {} per token; this plan is within {:.1f} % of it\n",
+                       format_duration(plan.bound->token_latency_s), plan.bound->gap_percent);
   }
   for (const auto& b : plan.baselines) {
     if (b.feasible) {
@@ -56,8 +56,9 @@ std::string render_plan(const Plan& plan) {
                                        a.reason.empty() ? "" : " (" + a.reason + ")");
     else out += fmt::format("Alternative {}: not possible ({})\n", a.strategy, a.reason);
   }
-  out += fmt::format("Solver: {}{}, {:.1f} ms\n", plan.solver.name,
-                     plan.solver.optimal ? " (proven optimal)" : " (not proven optimal)", plan.solver.solve_ms);
+  out += fmt::format("Solver: {}{}, {:.2f} ms{}\n", plan.solver.name,
+                     plan.solver.optimal ? " (proven optimal)" : " (not proven optimal)", plan.solver.solve_ms,
+                     plan.solver.note.empty() ? "" : " - " + plan.solver.note);
   for (const auto& n : plan.notes) out += fmt::format("Note: {}\n", n);
   return out;
 }

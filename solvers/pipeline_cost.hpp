@@ -53,6 +53,8 @@ class PipelineCostModel {
 
   // max(phi / F, (A + kappa * context) / BW) for one layer on one host.
   double layer_time(size_t host, int layer) const;
+  // Decode time of layers [0, l) on a host, for l in [0, L]: the prefix sums behind stage_time.
+  const std::vector<double>& time_prefix(size_t host) const { return time_prefix_[host]; }
   // Sum of layer times over [start, end) plus the stage overhead (0 for an empty range).
   double stage_time(size_t host, int start, int end) const;
   // Weights and KV at the context over [start, end), plus the head when `head`.

@@ -23,7 +23,7 @@ struct LayerPin {
 
 struct PlanRequest {
   std::string strategy = "pipeline";
-  std::string solver = "proportional";
+  std::string solver = "optimal";  // optimal, proportional, proportional-v0
   std::string backend = "auto";  // auto, ring, jaccl, jaccl-ring, ethernet
   int64_t context = 4096;
   int64_t prompt = 512;
