@@ -143,7 +143,9 @@ TEST(discover_cli_test, complete_replay_can_be_planned) {
   json c = json::parse(read_text(out));
   EXPECT_EQ(c["hosts"][0]["chip"], "m3-ultra-80c");
   EXPECT_FALSE(c.contains("findings")) << c["findings"].dump();
-  auto plan = run_meshplan({"plan", "-c", out, "-m", "llama-3.3-70b-4bit", "--json"});
+  // The memory-proportional split uses every host, so every discovered host must be plannable.
+  auto plan = run_meshplan(
+      {"plan", "-c", out, "-m", "llama-3.3-70b-4bit", "--solver", "proportional", "--json"});
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
   EXPECT_EQ(json::parse(plan.out)["ranks"].size(), 4u);
 }
