@@ -53,6 +53,7 @@ int run_cli(int argc, char** argv) {
     add_dot_command(app, ctx);
     add_emit_command(app, ctx);
     add_setup_command(app, ctx);
+    add_discover_command(app, ctx);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
