@@ -1,5 +1,5 @@
-// The shared MLX scenarios (tests/fixtures/mlx_golden): the cluster files discovery produces from
-// each scenario's inputs must give, through the real binary, the backend MLX's automatic mode
+// The shared MLX scenarios (tests/fixtures/mlx_golden): the cluster that `discover --replay` builds
+// from each scenario's inputs must give, through the real binary, the backend MLX's automatic mode
 // picks, its hostfiles byte for byte for every --backend, and the same setup commands.
 #include <gtest/gtest.h>
 
@@ -86,6 +86,18 @@ std::map<std::string, std::vector<std::string>> auto_setup_commands(const std::s
   return out;
 }
 
+// The cluster file `meshplan discover --replay <scenario>/inputs` writes (discovered once per run).
+std::string replayed_cluster(const std::string& scenario) {
+  static std::map<std::string, std::string> paths;
+  auto it = paths.find(scenario);
+  if (it != paths.end()) return it->second;
+  std::string out = testing::temp_dir() + "/" + scenario + ".json";
+  auto r = run_meshplan(
+      {"discover", "--replay", fixture_path("mlx_golden/" + scenario + "/inputs"), "-o", out});
+  EXPECT_EQ(r.exit_code, 0) << scenario << ": " << r.err;
+  return paths[scenario] = out;
+}
+
 struct Scenario {
   std::string dir;
   std::string cluster;
@@ -121,8 +133,7 @@ TEST(mlx_golden_test, hostfiles_equal_mlx_byte_for_byte) {
       {"four_hosts_full_mesh", "backend_ring_auto_setup.txt", {"--backend", "ring"}},
   };
   for (const auto& c : cases) {
-    std::vector<std::string> args = {"emit", "mlx-hostfile", "-c",
-                                     fixture_path("clusters/mlx_" + c.scenario + ".json")};
+    std::vector<std::string> args = {"emit", "mlx-hostfile", "-c", replayed_cluster(c.scenario)};
     args.insert(args.end(), c.args.begin(), c.args.end());
     auto r = run_meshplan(args);
     ASSERT_EQ(r.exit_code, 0) << c.scenario << "/" << c.golden << ": " << r.err;
@@ -132,9 +143,8 @@ TEST(mlx_golden_test, hostfiles_equal_mlx_byte_for_byte) {
 
 TEST(mlx_golden_test, hostfile_written_to_a_file_has_no_trailing_newline) {
   std::string out = testing::temp_dir() + "/hosts.json";
-  auto r = run_meshplan({"emit", "mlx-hostfile", "-c",
-                         fixture_path("clusters/mlx_two_hosts_two_cables.json"), "--backend",
-                         "jaccl-ring", "-o", out});
+  auto r = run_meshplan({"emit", "mlx-hostfile", "-c", replayed_cluster("two_hosts_two_cables"),
+                         "--backend", "jaccl-ring", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_text(out), golden_hostfile("two_hosts_two_cables/backend_jaccl_ring.txt"));
   EXPECT_TRUE(r.out.empty());
@@ -146,14 +156,14 @@ TEST(mlx_golden_test, check_picks_the_backend_mlx_auto_mode_picks) {
     size_t key = mlx.find("\"backend\": \"");
     ASSERT_NE(key, std::string::npos);
     std::string expected = mlx.substr(key + 12, mlx.find('"', key + 12) - key - 12);
-    auto r = run_meshplan({"check", "-c", fixture_path(s.cluster), "--json"});
+    auto r = run_meshplan({"check", "-c", replayed_cluster(s.dir), "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
     auto report = nlohmann::json::parse(r.out);
     EXPECT_EQ(report["backend"], expected) << s.dir;
     EXPECT_EQ(report["ok"], true);
   }
   // No auto run was recorded for two cables; MLX's rule (RDMA and a mesh) gives jaccl there too.
-  auto r = run_meshplan({"check", "-c", fixture_path(kScenarios[1].cluster)});
+  auto r = run_meshplan({"check", "-c", replayed_cluster(kScenarios[1].dir)});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("OK: jaccl"), std::string::npos) << r.out;
 }
@@ -170,23 +180,20 @@ TEST(mlx_golden_test, setup_prints_the_commands_mlx_runs) {
   for (const auto& [scenario, file] : interactive) {
     auto expected = setup_blocks(golden_stdout(scenario + "/" + file));
     ASSERT_FALSE(expected.empty()) << file;
-    auto r = run_meshplan({"setup", "-c", fixture_path("clusters/mlx_" + scenario + ".json")});
+    auto r = run_meshplan({"setup", "-c", replayed_cluster(scenario)});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(setup_blocks(r.out), expected) << scenario << "/" << file << "\n" << r.out;
   }
   for (const auto& scenario : {"two_hosts_two_cables", "four_hosts_full_mesh"}) {
     auto expected = auto_setup_commands(std::string(scenario) + "/backend_ring_auto_setup.txt");
     ASSERT_FALSE(expected.empty());
-    auto r = run_meshplan({"setup", "-c",
-                           fixture_path("clusters/mlx_" + std::string(scenario) + ".json"),
-                           "--backend", "ring"});
+    auto r = run_meshplan({"setup", "-c", replayed_cluster(scenario), "--backend", "ring"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(setup_blocks(r.out), expected) << scenario;
     // --host prints one host's commands as they are run over ssh.
     for (const auto& [host, commands] : expected) {
-      auto one = run_meshplan({"setup", "-c",
-                               fixture_path("clusters/mlx_" + std::string(scenario) + ".json"),
-                               "--backend", "ring", "--host", host});
+      auto one = run_meshplan(
+          {"setup", "-c", replayed_cluster(scenario), "--backend", "ring", "--host", host});
       std::string lines;
       for (const auto& c : commands)
         lines += c + "\n";
@@ -196,7 +203,7 @@ TEST(mlx_golden_test, setup_prints_the_commands_mlx_runs) {
 }
 
 TEST(mlx_golden_test, setup_blocks_keep_mlx_layout) {
-  auto r = run_meshplan({"setup", "-c", fixture_path("clusters/mlx_two_hosts_one_cable.json")});
+  auto r = run_meshplan({"setup", "-c", replayed_cluster("two_hosts_one_cable")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string mlx = golden_stdout("two_hosts_one_cable/backend_jaccl.txt");
   // MLX's block minus its "Enter to continue" prompt.
@@ -205,6 +212,18 @@ TEST(mlx_golden_test, setup_blocks_keep_mlx_layout) {
   for (std::string line; std::getline(in, line);)
     if (line != "Enter to continue") expected += line + "\n";
   EXPECT_EQ(r.out, expected);
+}
+
+// The hand-written cluster fixtures that other tests use are exactly what discovery produces from
+// the same inputs (its findings aside: the inputs carry no hardware facts).
+TEST(mlx_golden_test, cluster_fixtures_equal_what_discovery_replays) {
+  for (const auto& s : kScenarios) {
+    auto replayed = nlohmann::json::parse(read_text(replayed_cluster(s.dir)));
+    auto fixture = nlohmann::json::parse(read_text(fixture_path(s.cluster)));
+    replayed.erase("findings");
+    fixture.erase("findings");
+    EXPECT_EQ(replayed, fixture) << s.dir;
+  }
 }
 
 }  // namespace
