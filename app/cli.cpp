@@ -49,6 +49,11 @@ int run_cli(int argc, char** argv) {
     add_chips_command(app, ctx);
     add_models_command(app, ctx);
     add_bench_command(app, ctx);
+    add_check_command(app, ctx);
+    add_dot_command(app, ctx);
+    add_emit_command(app, ctx);
+    add_setup_command(app, ctx);
+    add_discover_command(app, ctx);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -25,6 +25,11 @@ void add_plan_command(CLI::App& app, AppContext& ctx);
 void add_chips_command(CLI::App& app, AppContext& ctx);
 void add_models_command(CLI::App& app, AppContext& ctx);
 void add_bench_command(CLI::App& app, AppContext& ctx);
+void add_check_command(CLI::App& app, AppContext& ctx);
+void add_dot_command(CLI::App& app, AppContext& ctx);
+void add_emit_command(CLI::App& app, AppContext& ctx);
+void add_setup_command(CLI::App& app, AppContext& ctx);
+void add_discover_command(CLI::App& app, AppContext& ctx);
 
 // Shared by commands: reads a file or "-" for stdin.
 std::string read_input(AppContext& ctx, const std::string& path);

@@ -1,5 +1,7 @@
 #include "lib/link_graph.hpp"
 
+#include <algorithm>
+
 #include "lib/error.hpp"
 
 namespace meshplan {
@@ -11,6 +13,11 @@ bool port_is_tb5(const Host* h, const std::string& port) {
   if (!h || port.empty()) return true;  // unknown port: trust the cable kind
   const ThunderboltPort* p = h->find_port(port);
   return !p || p->generation == 0 || p->generation >= 5;
+}
+
+int port_generation(const Host* h, const std::string& port) {
+  const ThunderboltPort* p = h && !port.empty() ? h->find_port(port) : nullptr;
+  return p ? p->generation : 0;
 }
 
 bool allowed(const LinkFigures& l, Transport t) {
@@ -57,6 +64,12 @@ LinkFigures cable_figures(const Cluster& cluster, size_t cable_index, const Cata
     f.tcp_bandwidth = tcp.bandwidth;
   }
   f.cable = static_cast<int>(cable_index);
+  f.speed_gbps = c.speed_gbps;
+  if (f.thunderbolt) {
+    int ga = port_generation(a, c.a.port), gb = port_generation(b, c.b.port);
+    f.generation = ga && gb ? std::min(ga, gb) : std::max(ga, gb);
+  }
+  f.rdma_cable = c.kind == LinkKind::kTb5 && c.rdma && port_is_tb5(a, c.a.port) && port_is_tb5(b, c.b.port);
   return f;
 }
 

@@ -24,6 +24,9 @@ struct LinkFigures {
   double tcp_bandwidth = 0;
   int cable = -1;            // index into cluster.cables, or -1
   int network = -1;          // index into cluster.networks, or -1
+  double speed_gbps = 0;     // the cable's link speed, 0 when unknown
+  int generation = 0;        // Thunderbolt: the lower generation of the two ports (0 unknown)
+  bool rdma_cable = false;   // the cable itself can carry RDMA (TB5 ports, rdma on), hosts aside
 
   // One-way time to move `bytes`.
   double hop_time(double bytes) const { return latency_s + bytes / bandwidth; }

@@ -1,0 +1,226 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+
+#include "app/commands.hpp"
+#include "lib/cluster_writer.hpp"
+#include "lib/discovery.hpp"
+#include "lib/error.hpp"
+#include "lib/host_list.hpp"
+#include "lib/libssh_executor.hpp"
+#include "lib/replay_folder.hpp"
+#include "topologies/cluster_loader.hpp"
+
+namespace meshplan {
+namespace {
+
+struct DiscoverOptions {
+  std::vector<std::string> positional;
+  std::string hosts;
+  std::string inventory;
+  std::string output = "-";
+  SshOptions ssh;
+  std::string policy = "strict";
+  int jobs = 16;
+  bool ignore_unreachable = false;
+  bool json = true;
+  std::string replay;
+  std::string record;
+};
+
+constexpr const char* kDiscoverHelp =
+    R"(Probe hosts over SSH, in parallel, and write the cluster file.
+
+Examples:
+  meshplan discover mac-1 mac-2 mac-3 mac-4 -o cluster.json
+  meshplan discover --hosts 'studio[1-4]' --user admin --identity ~/.ssh/id_ed25519
+  meshplan discover -i hosts.txt --jobs 32 --timeout 20 --ignore-unreachable -o cluster.json
+  meshplan discover mac-1 mac-2 --host-key-policy accept-new --known-hosts ./known_hosts
+  meshplan discover mac[1-4] --record probes/            # keep the raw outputs (serials redacted)
+  meshplan discover --replay probes/ -o cluster.json     # rebuild the file from recorded outputs
+
+Hosts are [user@]host[:port]; ranges expand (mac[1-4], mac[01-04]); the order given is the host
+order of the file. An inventory has one host per line, "[user@]host[:port]" or
+"NAME [user@]host[:port]", with '#' comments. ~/.ssh/config is honoured (or --ssh-config);
+--user and --port apply to hosts that do not say their own, and win over the config.
+
+Each host gets one SSH session running one probe script: chip, memory, wired limit, OS version,
+Thunderbolt ports and their peers, interfaces and addresses, RDMA devices (macOS); memory, GPUs,
+addresses, RDMA ports (Linux). Cables are matched by Thunderbolt domain UUID on both ends, also
+behind docks. Host keys are checked against known_hosts: strict refuses an unknown key and prints
+its fingerprint; accept-new records it; a changed key is always refused.
+
+A host that fails is reported as unreachable, timed out, host key unknown, host key changed,
+authentication refused, command missing, command failed or output not understood, and the run
+exits with 3. Nothing is written then, unless --ignore-unreachable, which writes the other hosts.)";
+
+std::vector<HostTarget> collect_targets(const DiscoverOptions& o, AppContext& ctx) {
+  std::vector<HostTarget> targets;
+  for (const auto& word : o.positional) {
+    for (const auto& item : expand_host_list(word))
+      targets.push_back(parse_target(item, "host list"));
+  }
+  for (const auto& item : expand_host_list(o.hosts))
+    targets.push_back(parse_target(item, "--hosts"));
+  if (!o.inventory.empty()) {
+    for (auto& t : parse_inventory(read_input(ctx, o.inventory), o.inventory))
+      targets.push_back(std::move(t));
+  }
+  if (targets.empty() && !o.replay.empty()) {
+    for (const auto& name : replay_hosts(ctx.fs, o.replay))
+      targets.push_back(parse_target(name, o.replay));
+  }
+  if (targets.empty())
+    throw input_error(
+        "no hosts given: list them (mac-1 mac-2), or use --hosts mac[1-4], -i INVENTORY or "
+        "--replay DIR");
+  check_unique_names(targets);
+  // --user and --port fill in what a target leaves out, so that the cluster file's `ssh` records
+  // how each host was reached.
+  for (auto& t : targets) {
+    if (t.user.empty() && !o.ssh.user.empty()) t.user = o.ssh.user;
+    if (t.port == 0) t.port = o.ssh.port;
+  }
+  return targets;
+}
+
+std::string failure_report(const std::vector<HostFailure>& failures, size_t total) {
+  std::string s = fmt::format("{} of {} host{} could not be probed:", failures.size(), total,
+                              total == 1 ? "" : "s");
+  for (const auto& f : failures) {
+    std::string who = f.target == f.host ? f.host : fmt::format("{} ({})", f.host, f.target);
+    s += fmt::format("\n  {}: {}: {}", who, host_failure_name(f.kind), f.message);
+  }
+  return s;
+}
+
+int run_discover(const DiscoverOptions& o, AppContext& ctx) {
+  if (!o.replay.empty() && !o.record.empty())
+    throw input_error("--record and --replay cannot be combined");
+  if (o.jobs < 1) throw input_error("--jobs {}: expected at least 1", o.jobs);
+  if (o.ssh.port < 0 || o.ssh.port > 65535)
+    throw input_error("--port {}: expected 1-65535", o.ssh.port);
+  if (!o.ssh.user.empty() && !valid_ssh_word(o.ssh.user))
+    throw input_error(
+        "--user {}: expected letters, digits, '.', '_' or '-' (not starting with '-')", o.ssh.user);
+  std::vector<HostTarget> targets = collect_targets(o, ctx);
+
+  std::unique_ptr<RemoteExecutor> executor;
+  std::unique_ptr<ProbeSource> source;
+  if (!o.replay.empty()) {
+    auto available = replay_hosts(ctx.fs, o.replay);
+    for (const auto& t : targets) {
+      if (std::find(available.begin(), available.end(), t.name) == available.end())
+        throw input_error("--replay {}: no files for host {}; the folder has: {}", o.replay, t.name,
+                          fmt::join(available, ", "));
+    }
+    source = std::make_unique<ReplayProbeSource>(ctx.fs, o.replay);
+  } else {
+    SshOptions ssh = o.ssh;
+    // ~/.ssh follows $HOME, as the shell's ~ does (libssh alone would use the account's home).
+    if (const char* home = std::getenv("HOME"); home && *home)
+      ssh.ssh_dir = std::string(home) + "/.ssh";
+    ssh.policy = o.policy == "accept-new" ? HostKeyPolicy::kAcceptNew : HostKeyPolicy::kStrict;
+    executor = std::make_unique<LibsshExecutor>(ssh);
+    source = std::make_unique<RemoteProbeSource>(*executor);
+  }
+
+  DiscoveryOptions options;
+  options.jobs = o.jobs;
+  bool live = &ctx.console.err_stream() == &std::cerr && ::isatty(STDERR_FILENO) &&
+              ctx.console.verbosity >= 0;
+  if (live) {
+    options.progress = [&ctx](const DiscoveryProgress& p) {
+      ctx.console.err_stream() << fmt::format(
+                                      "\rdiscover: {}/{} hosts done, {} failed (last: {})\033[K",
+                                      p.done, p.total, p.failed, p.host)
+                               << std::flush;
+    };
+  }
+  DiscoveryResult result = discover(targets, *source, ctx.catalog, options);
+  if (live) ctx.console.err_stream() << "\r\033[K" << std::flush;
+
+  if (!o.record.empty()) {
+    for (const auto& [host, probes] : result.raw)
+      write_replay_probes(ctx.fs, o.record, host, probes);
+    ctx.console.info(
+        fmt::format("recorded the outputs of {} hosts in {}", result.raw.size(), o.record));
+  }
+  for (const auto& f : result.cluster.findings) {
+    std::string where = f.port.empty() ? f.host : fmt::format("{} port {}", f.host, f.port);
+    ctx.console.warn(fmt::format("{}: {}: {}", where, f.kind, f.message));
+  }
+
+  bool write = result.failures.empty() || (o.ignore_unreachable && !result.cluster.hosts.empty());
+  if (write) {
+    std::string json = write_cluster_json(result.cluster);
+    // The file must load as it is written; a failure here is a bug, not bad input.
+    try {
+      load_cluster(json, "discovered cluster", ctx.catalog);
+    } catch (const Error& e) {
+      throw internal_error("the discovered cluster does not load: {}", e.what());
+    }
+    write_output(ctx, o.output, json);
+  }
+  if (!result.failures.empty()) {
+    std::string report = failure_report(result.failures, targets.size());
+    if (write)
+      report +=
+          fmt::format("\nwrote the other {} host{} (--ignore-unreachable)",
+                      result.cluster.hosts.size(), result.cluster.hosts.size() == 1 ? "" : "s");
+    else if (o.ignore_unreachable)
+      report += "\nnothing written: no host could be probed";
+    else
+      report += "\nnothing written; rerun with --ignore-unreachable to write the other hosts";
+    throw Error(ErrorKind::kHostsFailed, report);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_discover_command(CLI::App& app, AppContext& ctx) {
+  auto o = std::make_shared<DiscoverOptions>();
+  CLI::App* sub = app.add_subcommand("discover", kDiscoverHelp);
+  sub->add_option("host", o->positional,
+                  "Hosts to probe: [user@]host[:port], ranges such as mac[1-4]");
+  sub->add_option("--hosts", o->hosts, "Comma-separated hosts (ranges such as mac[1-4])");
+  sub->add_option("-i,--inventory", o->inventory,
+                  "File with one host per line: [NAME] [user@]host[:port]");
+  sub->add_option("-o,--output", o->output,
+                  "Write the cluster file (JSON) here, atomically; - for stdout")
+      ->capture_default_str();
+  sub->add_flag("--json", o->json, "Print the cluster file as JSON (the default and only form)");
+  sub->add_option("--user", o->ssh.user,
+                  "SSH user for hosts without user@ (default: ssh config, then you)");
+  sub->add_option("--port", o->ssh.port,
+                  "SSH port for hosts without :port (default: ssh config, then 22)");
+  sub->add_option("--identity", o->ssh.identity,
+                  "Private key to try first (then ssh-agent and the config's keys)");
+  sub->add_option("--ssh-config", o->ssh.config_file,
+                  "ssh config file (default: ~/.ssh/config and /etc/ssh/ssh_config)");
+  sub->add_option("--known-hosts", o->ssh.known_hosts,
+                  "known_hosts file (default: ~/.ssh/known_hosts)");
+  sub->add_option("--host-key-policy", o->policy,
+                  "strict: refuse unknown keys; accept-new: record them")
+      ->check(CLI::IsMember({"strict", "accept-new"}))
+      ->capture_default_str();
+  sub->add_option("--timeout", o->ssh.timeout_s,
+                  "Seconds for connecting, and for each probe command")
+      ->capture_default_str();
+  sub->add_option("--jobs", o->jobs, "Hosts probed at the same time")->capture_default_str();
+  sub->add_flag("--ignore-unreachable", o->ignore_unreachable,
+                "Write the hosts that worked even when others failed (the exit code is still 3)");
+  sub->add_option("--replay", o->replay,
+                  "Build the cluster from a folder of recorded outputs instead of SSH");
+  sub->add_option("--record", o->record,
+                  "Also save every host's raw outputs in this folder (serials redacted)");
+  sub->callback([o, &ctx] { ctx.run = [o, &ctx] { return run_discover(*o, ctx); }; });
+}
+
+}  // namespace meshplan

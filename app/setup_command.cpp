@@ -1,0 +1,78 @@
+#include <memory>
+
+#include "app/commands.hpp"
+#include "app/topology_args.hpp"
+#include "lib/error.hpp"
+#include "lib/setup_commands.hpp"
+
+namespace meshplan {
+namespace {
+
+struct SetupArgs {
+  std::string cluster;
+  std::string backend = "auto";
+  std::string host;
+  bool apply = false;
+};
+
+constexpr const char* kSetupHelp =
+    R"(Print the interface configuration each host needs for MLX over Thunderbolt.
+
+Examples:
+  meshplan setup -c cluster.json
+  meshplan setup -c cluster.json --backend ring
+  meshplan setup -c cluster.json --host m3-ultra-2 | ssh m3-ultra-2 sh
+
+Per host, the commands mlx.distributed_config would run: take the Thunderbolt Bridge down, give
+each cable's interface its own /30 (192.168.0.0/16, ranges already in use skipped) and route the
+peer through it. The backend is checked first; an invalid one exits 1 with its problems. The
+settings do not survive a restart; `meshplan emit teardown` prints the commands that undo them.
+--apply (running them over SSH) is not available yet.)";
+
+int run_setup(const SetupArgs& a, AppContext& ctx) {
+  if (a.apply) {
+    throw input_error(
+        "setup --apply is not available yet; print the commands (without --apply) and run each "
+        "host's "
+        "block there, e.g. meshplan setup -c CLUSTER --host HOST | ssh HOST sh");
+  }
+  Cluster cluster = read_cluster_arg(ctx, a.cluster);
+  TopologyContext topo(cluster, ctx.catalog);
+  CheckReport report = check_cluster(topo, check_options_for(a.backend, std::nullopt));
+  const BackendVerdict& v = require_valid(report);
+  if (!topo.subnet_error.empty()) throw failure("{}", topo.subnet_error);
+  warn_issues(ctx, report);
+  if (v.transport == "network") {
+    ctx.console.note("backend " + v.backend +
+                     " runs over the network: no Thunderbolt interface needs configuring");
+    return 0;
+  }
+  std::vector<HostSetup> hosts = host_setups(topo.fabric, topo.subnets);
+  if (!a.host.empty()) {
+    for (const auto& h : hosts) {
+      if (h.host != a.host) continue;
+      ctx.console.data(render_commands(setup_commands(h)));
+      return 0;
+    }
+    throw input_error("--host {}: not a host of {}", a.host, a.cluster);
+  }
+  ctx.console.data(render_setup(hosts));
+  return 0;
+}
+
+}  // namespace
+
+void add_setup_command(CLI::App& app, AppContext& ctx) {
+  auto a = std::make_shared<SetupArgs>();
+  CLI::App* sub = app.add_subcommand("setup", kSetupHelp);
+  sub->add_option("-c,--cluster", a->cluster, "Cluster file (JSON or YAML, - for stdin)")
+      ->required();
+  sub->add_option("--backend", a->backend, "auto, jaccl, jaccl-ring, ring or ethernet")
+      ->check(CLI::IsMember(kBackendChoices))
+      ->capture_default_str();
+  sub->add_option("--host", a->host, "Print only this host's commands, one per line");
+  sub->add_flag("--apply", a->apply, "Run the commands over SSH (not available yet)");
+  sub->callback([a, &ctx] { ctx.run = [a, &ctx] { return run_setup(*a, ctx); }; });
+}
+
+}  // namespace meshplan
