@@ -283,8 +283,8 @@ ExpertCostModel::Evaluation ExpertCostModel::evaluate(
     ev.memory_bound.push_back(memory[r] >= compute[r]);
   }
   const double n_moe = static_cast<double>(moe_layers_.size());
-  ev.exchange_s = n_moe * path.expert_exchange_s(message_);
-  ev.token_latency_s = ev.layers_s + ev.exchange_s + ev.head_s + ev.overhead_s;
+  ev.collective_s = n_moe * path.expert_exchange_s(message_);
+  ev.token_latency_s = ev.layers_s + ev.collective_s + ev.head_s + ev.overhead_s;
   ev.ttft_s = prefill + n_moe * path.expert_exchange_s(message_ * P) + ev.head_s + ev.overhead_s;
   return ev;
 }

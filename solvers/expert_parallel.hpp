@@ -18,6 +18,7 @@
 #include "lib/model.hpp"
 #include "solvers/allreduce_paths.hpp"
 #include "solvers/expert_placement.hpp"
+#include "solvers/group_plan.hpp"
 #include "solvers/plan_inputs.hpp"
 
 namespace meshplan {
@@ -42,12 +43,7 @@ class ExpertCostModel {
   double lower_bound(const CollectivePath& path) const;
   double lower_bound_any_group() const;
 
-  struct Evaluation {
-    double token_latency_s = 0, ttft_s = 0;
-    double layers_s = 0, exchange_s = 0, head_s = 0, overhead_s = 0;
-    std::vector<double> rank_s, weight_bytes, kv_bytes, memory_bytes;
-    std::vector<bool> memory_bound;
-  };
+  using Evaluation = GroupEvaluation;  // collective_s: the expert exchanges
   // `placements[k]`: the placement of instance k on path.order.
   Evaluation evaluate(const CollectivePath& path,
                       const std::vector<ExpertPlacement>& placements) const;

@@ -57,71 +57,21 @@ std::string layer_ranges(const std::vector<int>& layers) {
 Plan build_plan(const ModelDesc& model, const PlanInputs& in, const ExpertCostModel& cost,
                 const Best& best, const PlanRequest& request) {
   Plan plan;
-  plan.model_name = model.name;
-  plan.quantization = model.quantization;
-  plan.num_layers = model.num_layers();
-  plan.total_bytes = model.total_bytes();
-  plan.context = request.context;
-  plan.prompt = request.prompt;
-  plan.strategy = "expert";
-  plan.backend = best.path.backend;
-  plan.activation_bytes = cost.message_bytes();
-  const auto& e = best.eval;
-  plan.stage_overhead_s = e.overhead_s;
-  size_t slowest = 0;
-  for (size_t r = 0; r < best.path.ranks(); ++r) {
-    const HostFigures& h = in.hosts[best.path.order[r]];
-    RankPlan rank;
-    rank.rank = static_cast<int>(r);
-    rank.host = h.name;
-    rank.layer_start = 0;
-    rank.layer_end = model.num_layers();
-    rank.holds_head = true;
+  GroupPlanSpec spec;
+  spec.strategy = "expert";
+  spec.collective_what = "expert exchanges";
+  spec.context = request.context;
+  spec.prompt = request.prompt;
+  spec.message_bytes = cost.message_bytes();
+  spec.collective_per_layer_s = best.path.expert_exchange_s(cost.message_bytes());
+  spec.collective_layers = static_cast<int>(cost.moe_layers());
+  fill_group_plan(plan, model, in, best.path, best.eval, spec);
+  for (auto& rank : plan.ranks) {
     rank.experts.assign(static_cast<size_t>(model.num_layers()), {});
     for (size_t k = 0; k < cost.num_instances(); ++k)
       for (int l : cost.layers_of(k))
-        rank.experts[static_cast<size_t>(l)] = best.placements[k].experts[r];
-    rank.weight_bytes = e.weight_bytes[r];
-    rank.kv_bytes = e.kv_bytes[r];
-    rank.total_bytes = e.memory_bytes[r];
-    rank.usable_bytes = h.usable_bytes;
-    rank.bandwidth = h.bandwidth;
-    rank.flops = h.flops;
-    rank.stage_s = e.rank_s[r];
-    if (best.path.ranks() > 1 && best.path.next[r]) {
-      const LinkFigures& l = *best.path.next[r];
-      rank.hop_to_next =
-          HopInfo{l.name, l.latency_s, l.bandwidth, l.hop_time(cost.message_bytes())};
-    }
-    if (e.rank_s[r] > e.rank_s[slowest]) slowest = r;
-    plan.ranks.push_back(rank);
-  }
-  Prediction& p = plan.predicted;
-  p.token_latency_s = e.token_latency_s;
-  p.decode_tokens_per_s = 1.0 / e.token_latency_s;
-  p.ttft_s = e.ttft_s;
-  p.stages_s = e.layers_s;
-  p.head_s = e.head_s;
-  p.hops_s = e.exchange_s;
-  if (best.path.worst && e.exchange_s > e.layers_s) {
-    p.bottleneck = fmt::format("expert exchanges over {} ({:.0f} % of the token time)",
-                               best.path.worst->name, 100.0 * e.exchange_s / e.token_latency_s);
-  } else {
-    p.bottleneck =
-        fmt::format("{} on {} (rank {}, {:.0f} % of the token time in layers)",
-                    e.memory_bound[slowest] ? "memory bandwidth" : "compute",
-                    plan.ranks[slowest].host, slowest, 100.0 * e.layers_s / e.token_latency_s);
-  }
-  if (best.path.ranks() > 1 && best.path.worst) {
-    CollectiveInfo c;
-    c.kind = collective_name(best.path.kind);
-    c.link = best.path.worst->name;
-    c.latency_s = best.path.worst->latency_s;
-    c.bandwidth = best.path.worst->bandwidth;
-    c.per_layer_s = best.path.expert_exchange_s(cost.message_bytes());
-    c.layers = static_cast<int>(cost.moe_layers());
-    c.total_s = e.exchange_s;
-    plan.collective = c;
+        rank.experts[static_cast<size_t>(l)] =
+            best.placements[k].experts[static_cast<size_t>(rank.rank)];
   }
   std::vector<int> dense;
   for (const auto& l : model.layers)
@@ -166,23 +116,13 @@ StrategyOutcome plan_expert(const ModelDesc& model, const PlanInputs& in,
     return out;
   }
   ExpertCostModel cost(model, in, request);
-  const size_t n = in.size();
-  std::vector<size_t> fastest(n), largest(n);
-  std::iota(fastest.begin(), fastest.end(), 0);
-  std::iota(largest.begin(), largest.end(), 0);
-  std::stable_sort(fastest.begin(), fastest.end(), [&](size_t a, size_t b) {
-    return in.hosts[a].bandwidth > in.hosts[b].bandwidth;
-  });
-  std::stable_sort(largest.begin(), largest.end(), [&](size_t a, size_t b) {
-    return in.hosts[a].usable_bytes > in.hosts[b].usable_bytes;
-  });
 
   std::vector<Candidate> candidates;
   std::string no_path, memory_reason;
   size_t no_path_size = 0;
   double memory_reason_usable = -1;
   const bool exhaustive =
-      for_each_group(in, {fastest, largest}, [&](const std::vector<size_t>& group) {
+      for_each_group(in, group_seed_orders(in), [&](const std::vector<size_t>& group) {
         std::vector<CollectivePath> options = paths.options(group);
         if (options.empty()) {
           if (group.size() > no_path_size) {

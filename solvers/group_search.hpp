@@ -42,4 +42,18 @@ bool for_each_group(const PlanInputs& in, const std::vector<std::vector<size_t>>
   return false;
 }
 
+// Orderings used beyond the exhaustive size: fastest (memory bandwidth) first, largest first.
+inline std::vector<std::vector<size_t>> group_seed_orders(const PlanInputs& in) {
+  std::vector<size_t> fastest(in.size()), largest(in.size());
+  for (size_t i = 0; i < in.size(); ++i)
+    fastest[i] = largest[i] = i;
+  std::stable_sort(fastest.begin(), fastest.end(), [&](size_t a, size_t b) {
+    return in.hosts[a].bandwidth > in.hosts[b].bandwidth;
+  });
+  std::stable_sort(largest.begin(), largest.end(), [&](size_t a, size_t b) {
+    return in.hosts[a].usable_bytes > in.hosts[b].usable_bytes;
+  });
+  return {fastest, largest};
+}
+
 }  // namespace meshplan

@@ -16,6 +16,7 @@
 #include "lib/clock.hpp"
 #include "lib/model.hpp"
 #include "solvers/allreduce_paths.hpp"
+#include "solvers/group_plan.hpp"
 #include "solvers/plan_inputs.hpp"
 
 namespace meshplan {
@@ -27,19 +28,9 @@ struct TensorShares {
   bool uneven = false;
 };
 
-struct TensorEvaluation {
+struct TensorEvaluation : GroupEvaluation {
   bool feasible = true;
   std::string shortfall;  // which rank does not fit, by how much
-  double token_latency_s = 0;
-  double ttft_s = 0;
-  double layers_s = 0;      // sum over layers of the slowest rank
-  double collective_s = 0;  // two all-reduces per layer
-  double head_s = 0;        // LM head (replicated: the slowest rank's)
-  double overhead_s = 0;
-  std::vector<double>
-      rank_s;  // each rank's own work per token: its share of the layers and the head
-  std::vector<bool> memory_bound;
-  std::vector<double> weight_bytes, kv_bytes, memory_bytes;
 };
 
 class TensorCostModel {

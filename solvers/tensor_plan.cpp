@@ -45,69 +45,18 @@ std::string divisor_list(const TensorCostModel& cost, const PlanInputs& in) {
 Plan build_plan(const ModelDesc& model, const PlanInputs& in, const TensorCostModel& cost,
                 const Best& best, int64_t context, int64_t prompt) {
   Plan plan;
-  plan.model_name = model.name;
-  plan.quantization = model.quantization;
-  plan.num_layers = model.num_layers();
-  plan.total_bytes = model.total_bytes();
-  plan.context = context;
-  plan.prompt = prompt;
-  plan.strategy = "tensor";
-  plan.backend = best.path.backend;
-  plan.activation_bytes = cost.message_bytes();
-  plan.stage_overhead_s = best.eval.overhead_s;
-  const TensorEvaluation& e = best.eval;
-  size_t slowest = 0;
-  for (size_t r = 0; r < best.path.ranks(); ++r) {
-    const HostFigures& h = in.hosts[best.path.order[r]];
-    RankPlan rank;
-    rank.rank = static_cast<int>(r);
-    rank.host = h.name;
-    rank.layer_start = 0;
-    rank.layer_end = model.num_layers();
-    rank.share = best.shares.share[r];
-    rank.holds_head = true;
-    rank.weight_bytes = e.weight_bytes[r];
-    rank.kv_bytes = e.kv_bytes[r];
-    rank.total_bytes = e.memory_bytes[r];
-    rank.usable_bytes = h.usable_bytes;
-    rank.bandwidth = h.bandwidth;
-    rank.flops = h.flops;
-    rank.stage_s = e.rank_s[r];
-    if (best.path.ranks() > 1 && best.path.next[r]) {
-      const LinkFigures& l = *best.path.next[r];
-      rank.hop_to_next =
-          HopInfo{l.name, l.latency_s, l.bandwidth, l.hop_time(cost.message_bytes())};
-    }
-    if (e.rank_s[r] > e.rank_s[slowest]) slowest = r;
-    plan.ranks.push_back(rank);
-  }
-  Prediction& p = plan.predicted;
-  p.token_latency_s = e.token_latency_s;
-  p.decode_tokens_per_s = 1.0 / e.token_latency_s;
-  p.ttft_s = e.ttft_s;
-  p.stages_s = e.layers_s;
-  p.head_s = e.head_s;
-  p.hops_s = e.collective_s;
-  if (best.path.worst && e.collective_s > e.layers_s) {
-    p.bottleneck = fmt::format("all-reduces over {} ({:.0f} % of the token time)",
-                               best.path.worst->name, 100.0 * e.collective_s / e.token_latency_s);
-  } else {
-    p.bottleneck = fmt::format(
-        "{} on {} (rank {}, {} share, {:.0f} % of the token time)",
-        e.memory_bound[slowest] ? "memory bandwidth" : "compute", plan.ranks[slowest].host, slowest,
-        percent(best.shares.share[slowest]), 100.0 * e.layers_s / e.token_latency_s);
-  }
-  if (best.path.ranks() > 1 && best.path.worst) {
-    CollectiveInfo c;
-    c.kind = collective_name(best.path.kind);
-    c.link = best.path.worst->name;
-    c.latency_s = best.path.worst->latency_s;
-    c.bandwidth = best.path.worst->bandwidth;
-    c.per_layer_s = 2 * best.path.allreduce_s(cost.message_bytes());
-    c.layers = model.num_layers();
-    c.total_s = e.collective_s;
-    plan.collective = c;
-  }
+  GroupPlanSpec spec;
+  spec.strategy = "tensor";
+  spec.collective_what = "all-reduces";
+  spec.context = context;
+  spec.prompt = prompt;
+  spec.message_bytes = cost.message_bytes();
+  spec.collective_per_layer_s = 2 * best.path.allreduce_s(cost.message_bytes());
+  spec.collective_layers = model.num_layers();
+  spec.rank_note = [&](size_t r) { return percent(best.shares.share[r]) + " share"; };
+  fill_group_plan(plan, model, in, best.path, best.eval, spec);
+  for (size_t r = 0; r < plan.ranks.size(); ++r)
+    plan.ranks[r].share = best.shares.share[r];
   if (best.shares.uneven) {
     plan.notes.push_back(
         "uneven shares: needs engine support for uneven shards (MLX and exo split every tensor "
@@ -127,18 +76,6 @@ StrategyOutcome plan_tensor(const ModelDesc& model, const PlanInputs& in,
                             const Clock& clock) {
   const double start = clock.now_seconds();
   TensorCostModel cost(model, in, request.context, request.prompt);
-  const size_t n = in.size();
-
-  // Orderings used beyond the exhaustive size: fastest first, then largest first.
-  std::vector<size_t> fastest(n), largest(n);
-  std::iota(fastest.begin(), fastest.end(), 0);
-  std::iota(largest.begin(), largest.end(), 0);
-  std::stable_sort(fastest.begin(), fastest.end(), [&](size_t a, size_t b) {
-    return in.hosts[a].bandwidth > in.hosts[b].bandwidth;
-  });
-  std::stable_sort(largest.begin(), largest.end(), [&](size_t a, size_t b) {
-    return in.hosts[a].usable_bytes > in.hosts[b].usable_bytes;
-  });
 
   std::vector<Candidate> candidates;
   std::string no_path, memory_reason;
@@ -155,7 +92,7 @@ StrategyOutcome plan_tensor(const ModelDesc& model, const PlanInputs& in,
     }
   };
   const bool exhaustive =
-      for_each_group(in, {fastest, largest}, [&](const std::vector<size_t>& group) {
+      for_each_group(in, group_seed_orders(in), [&](const std::vector<size_t>& group) {
         std::vector<CollectivePath> options = paths.options(group);
         if (options.empty()) {
           if (group.size() > no_path_size) {

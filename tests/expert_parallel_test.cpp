@@ -110,7 +110,7 @@ TEST(expert_parallel_test, token_time_and_memory_by_hand) {
   const double dense = 1.01e-3, moe = 2.1e-4 + 2 * 0.5 * 1e-4;
   const double exchange = 2 * (50e-6 + 2000 / 6.5e9);
   EXPECT_NEAR(e.layers_s, dense + moe, 1e-15);
-  EXPECT_NEAR(e.exchange_s, exchange, 1e-15);
+  EXPECT_NEAR(e.collective_s, exchange, 1e-15);
   EXPECT_NEAR(e.token_latency_s, dense + moe + exchange + 2e-5 + 0.5e-3, 1e-15);
   EXPECT_DOUBLE_EQ(e.memory_bytes[0], cost.replicated_bytes() + 2 * 1e7);
   EXPECT_LE(cost.lower_bound(path), e.token_latency_s * (1 + 1e-12));
