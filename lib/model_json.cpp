@@ -25,6 +25,25 @@ ojson model_summary_json(const ModelDesc& m) {
   return j;
 }
 
+ojson layer_json(const LayerInfo& l) {
+  ojson x;
+  x["index"] = l.index;
+  x["weight_bytes"] = l.weight_bytes;
+  x["read_bytes"] = l.read_bytes;
+  x["flops"] = json_number(l.flops);
+  x["kv_bytes_per_token"] = l.kv_bytes_per_token;
+  if (l.sliding_window > 0) x["sliding_window"] = l.sliding_window;
+  if (l.moe) {
+    x["experts"] = l.moe->experts;
+    x["experts_per_token"] = l.moe->experts_per_token;
+    x["expert_bytes"] = l.moe->expert_bytes;
+    x["shared_experts"] = l.moe->shared_experts;
+    x["non_expert_bytes"] = l.moe->non_expert_bytes;
+    x["expert_flops"] = json_number(l.moe->expert_flops);
+  }
+  return x;
+}
+
 ojson model_json(const ModelDesc& m) {
   ojson j;
   j["name"] = m.name;
@@ -61,23 +80,8 @@ ojson model_json(const ModelDesc& m) {
   }
   j["source"] = m.source;
   ojson layers = ojson::array();
-  for (const auto& l : m.layers) {
-    ojson x;
-    x["index"] = l.index;
-    x["weight_bytes"] = l.weight_bytes;
-    x["read_bytes"] = l.read_bytes;
-    x["flops"] = json_number(l.flops);
-    x["kv_bytes_per_token"] = l.kv_bytes_per_token;
-    if (l.sliding_window > 0) x["sliding_window"] = l.sliding_window;
-    if (l.moe) {
-      x["experts"] = l.moe->experts;
-      x["experts_per_token"] = l.moe->experts_per_token;
-      x["expert_bytes"] = l.moe->expert_bytes;
-      x["shared_experts"] = l.moe->shared_experts;
-      x["non_expert_bytes"] = l.moe->non_expert_bytes;
-    }
-    layers.push_back(x);
-  }
+  for (const auto& l : m.layers)
+    layers.push_back(layer_json(l));
   j["layers"] = layers;
   return j;
 }

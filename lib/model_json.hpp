@@ -9,6 +9,8 @@ namespace meshplan {
 
 ojson model_json(const ModelDesc& m);
 ojson model_summary_json(const ModelDesc& m);
+// One layer's figures: index, weight and read bytes, FLOPs, KV per token, window, MoE shape.
+ojson layer_json(const LayerInfo& l);
 
 // Indices of the layers without routed experts in a MoE model (DeepSeek's first three); empty
 // for dense models.

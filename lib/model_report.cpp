@@ -14,19 +14,6 @@ std::string bytes_text(uint64_t bytes) {
                      format_bytes(static_cast<double>(bytes)));
 }
 
-std::string ranges(const std::vector<int>& xs) {
-  std::string out;
-  for (size_t i = 0; i < xs.size();) {
-    size_t j = i;
-    while (j + 1 < xs.size() && xs[j + 1] == xs[j] + 1)
-      ++j;
-    out += (out.empty() ? "" : ", ") +
-           (i == j ? std::to_string(xs[i]) : fmt::format("{}-{}", xs[i], xs[j]));
-    i = j + 1;
-  }
-  return out;
-}
-
 bool same(const LayerInfo& a, const LayerInfo& b) {
   return a.weight_bytes == b.weight_bytes && a.read_bytes == b.read_bytes && a.flops == b.flops &&
          a.kv_bytes_per_token == b.kv_bytes_per_token && a.sliding_window == b.sliding_window &&
@@ -57,7 +44,7 @@ std::string render_model(const ModelDesc& m) {
                        l.moe->experts, l.moe->experts_per_token, l.moe->shared_experts,
                        format_gib(static_cast<double>(l.moe->expert_bytes)));
     std::vector<int> dense = dense_layers(m);
-    out += dense.empty() ? "\n" : fmt::format("; dense layers {}\n", ranges(dense));
+    out += dense.empty() ? "\n" : fmt::format("; dense layers {}\n", format_ranges(dense));
     break;
   }
   uint64_t kv = 0;
@@ -69,7 +56,7 @@ std::string render_model(const ModelDesc& m) {
   out +=
       fmt::format("  KV cache     {} per 1000 tokens", format_gib(static_cast<double>(kv) * 1000));
   if (!windowed.empty()) {
-    out += fmt::format(" (layers {} keep at most {} tokens)", ranges(windowed),
+    out += fmt::format(" (layers {} keep at most {} tokens)", format_ranges(windowed),
                        m.layers[static_cast<size_t>(windowed.front())].sliding_window);
   }
   out += "\n\n";

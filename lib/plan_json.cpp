@@ -1,5 +1,7 @@
 #include "lib/plan_json.hpp"
 
+#include "lib/model_json.hpp"
+
 namespace meshplan {
 namespace {
 
@@ -49,7 +51,8 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
   j["ranks"] = ranks;
   ojson p;
   p["token_latency_ms"] = json_ms(plan.predicted.token_latency_s);
-  p["decode_tokens_per_s"] = json_number(std::round(plan.predicted.decode_tokens_per_s * 1000) / 1000);
+  p["decode_tokens_per_s"] =
+      json_number(std::round(plan.predicted.decode_tokens_per_s * 1000) / 1000);
   p["ttft_ms"] = json_ms(plan.predicted.ttft_s);
   p["bottleneck"] = plan.predicted.bottleneck;
   p["stages_ms"] = json_ms(plan.predicted.stages_s);
@@ -82,7 +85,8 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
     x["solver"] = b.solver;
     x["feasible"] = b.feasible;
     x["token_latency_ms"] = b.feasible ? json_ms(b.token_latency_s) : ojson(nullptr);
-    x["decode_tokens_per_s"] = b.feasible ? json_number(std::round(b.decode_tokens_per_s * 1000) / 1000) : ojson(nullptr);
+    x["decode_tokens_per_s"] =
+        b.feasible ? json_number(std::round(b.decode_tokens_per_s * 1000) / 1000) : ojson(nullptr);
     x["speedup"] = b.feasible ? json_number(std::round(b.speedup * 1000) / 1000) : ojson(nullptr);
     x["hosts"] = b.hosts;
     if (!b.note.empty()) x["note"] = b.note;
@@ -90,7 +94,8 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
   };
   j["baseline"] = plan.baselines.empty() ? ojson(nullptr) : baseline_json(plan.baselines.front());
   ojson baselines = ojson::array();
-  for (const auto& b : plan.baselines) baselines.push_back(baseline_json(b));
+  for (const auto& b : plan.baselines)
+    baselines.push_back(baseline_json(b));
   j["baselines"] = baselines;
   ojson s;
   s["name"] = plan.solver.name;
@@ -103,7 +108,8 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
     ojson x;
     x["strategy"] = a.strategy;
     x["feasible"] = a.feasible;
-    x["decode_tokens_per_s"] = a.feasible ? json_number(std::round(a.decode_tokens_per_s * 1000) / 1000) : ojson(nullptr);
+    x["decode_tokens_per_s"] =
+        a.feasible ? json_number(std::round(a.decode_tokens_per_s * 1000) / 1000) : ojson(nullptr);
     x["token_latency_ms"] = a.feasible ? json_ms(a.token_latency_s) : ojson(nullptr);
     if (!a.backend.empty()) x["backend"] = a.backend;
     x["hosts"] = a.hosts;
@@ -137,28 +143,15 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
   head["resident_bytes"] = model.head_resident_bytes();
   f["head"] = head;
   ojson layers = ojson::array();
-  for (const auto& l : model.layers) {
-    ojson x;
-    x["index"] = l.index;
-    x["weight_bytes"] = l.weight_bytes;
-    x["read_bytes"] = l.read_bytes;
-    x["flops"] = json_number(l.flops);
-    x["kv_bytes_per_token"] = l.kv_bytes_per_token;
-    if (l.sliding_window > 0) x["sliding_window"] = l.sliding_window;
-    if (l.moe) {
-      x["experts"] = l.moe->experts;
-      x["experts_per_token"] = l.moe->experts_per_token;
-      x["expert_bytes"] = l.moe->expert_bytes;
-      x["non_expert_bytes"] = l.moe->non_expert_bytes;
-      x["expert_flops"] = json_number(l.moe->expert_flops);
-    }
-    layers.push_back(x);
-  }
+  for (const auto& l : model.layers)
+    layers.push_back(layer_json(l));
   f["layers"] = layers;
   j["figures"] = f;
   return j;
 }
 
-std::string write_plan_json(const Plan& plan, const ModelDesc& model) { return plan_to_json(plan, model).dump(2) + "\n"; }
+std::string write_plan_json(const Plan& plan, const ModelDesc& model) {
+  return plan_to_json(plan, model).dump(2) + "\n";
+}
 
 }  // namespace meshplan

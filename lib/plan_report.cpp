@@ -16,16 +16,6 @@ std::string format_duration(double s) {
 }
 
 // "0-31, 40, 42-45".
-std::string format_id_ranges(const std::vector<int>& ids) {
-  std::string s;
-  for (size_t i = 0; i < ids.size();) {
-    size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    s += (s.empty() ? "" : ", ") + (i == j ? std::to_string(ids[i]) : fmt::format("{}-{}", ids[i], ids[j]));
-    i = j + 1;
-  }
-  return s;
-}
 
 namespace {
 
@@ -39,9 +29,11 @@ std::vector<std::string> expert_lines(const RankPlan& r) {
       continue;
     }
     size_t m = l;
-    while (m + 1 < r.experts.size() && r.experts[m + 1] == r.experts[l]) ++m;
+    while (m + 1 < r.experts.size() && r.experts[m + 1] == r.experts[l])
+      ++m;
     out.push_back(fmt::format("{} {}: experts {}", l == m ? "layer" : "layers",
-                              l == m ? std::to_string(l) : fmt::format("{}-{}", l, m), format_id_ranges(r.experts[l])));
+                              l == m ? std::to_string(l) : fmt::format("{}-{}", l, m),
+                              format_ranges(r.experts[l])));
     l = m + 1;
   }
   return out;
@@ -64,48 +56,67 @@ std::string experts_held(const RankPlan& r) {
 
 std::string render_plan(const Plan& plan) {
   std::string out;
-  out += fmt::format("{} ({} layers, {}) as {} over {} host{}, backend {}, context {} tokens\n\n", plan.model_name,
-                     plan.num_layers, format_gib(static_cast<double>(plan.total_bytes)),
-                     plan.strategy == "pipeline" ? "a pipeline" : plan.strategy + " parallel", plan.ranks.size(),
-                     plan.ranks.size() == 1 ? "" : "s", plan.backend, plan.context);
+  out += fmt::format(
+      "{} ({} layers, {}) as {} over {} host{}, backend {}, context {} tokens\n\n", plan.model_name,
+      plan.num_layers, format_gib(static_cast<double>(plan.total_bytes)),
+      plan.strategy == "pipeline" ? "a pipeline" : plan.strategy + " parallel", plan.ranks.size(),
+      plan.ranks.size() == 1 ? "" : "s", plan.backend, plan.context);
   using A = TextTable::Align;
   bool tensor = plan.strategy != "pipeline";
   const bool expert = plan.strategy == "expert";
-  TextTable t({"rank", "host", expert ? "experts" : tensor ? "share" : "layers", "weights", "KV", "total", "usable", "stage", "next hop"},
-              {A::kRight, A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kLeft});
+  TextTable t({"rank", "host",
+               expert   ? "experts"
+               : tensor ? "share"
+                        : "layers",
+               "weights", "KV", "total", "usable", "stage", "next hop"},
+              {A::kRight, A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight,
+               A::kLeft});
   for (const auto& r : plan.ranks) {
     std::string what;
-    if (expert) what = experts_held(r);
-    else if (r.share) what = fmt::format("{:.1f} %", *r.share * 100);
-    else if (r.layer_end > r.layer_start) what = fmt::format("{}-{} ({})", r.layer_start, r.layer_end - 1, r.layer_end - r.layer_start);
-    else what = "-";
+    if (expert)
+      what = experts_held(r);
+    else if (r.share)
+      what = fmt::format("{:.1f} %", *r.share * 100);
+    else if (r.layer_end > r.layer_start)
+      what = fmt::format("{}-{} ({})", r.layer_start, r.layer_end - 1, r.layer_end - r.layer_start);
+    else
+      what = "-";
     if (r.holds_head && !tensor) what += " +head";
-    std::string hop = r.hop_to_next ? fmt::format("{} {}", r.hop_to_next->kind, format_duration(r.hop_to_next->time_s)) : "-";
-    t.add_row({std::to_string(r.rank), r.host, what, format_gib(r.weight_bytes), format_gib(r.kv_bytes),
-               format_gib(r.total_bytes), format_gib(r.usable_bytes), format_duration(r.stage_s), hop});
+    std::string hop = r.hop_to_next ? fmt::format("{} {}", r.hop_to_next->kind,
+                                                  format_duration(r.hop_to_next->time_s))
+                                    : "-";
+    t.add_row({std::to_string(r.rank), r.host, what, format_gib(r.weight_bytes),
+               format_gib(r.kv_bytes), format_gib(r.total_bytes), format_gib(r.usable_bytes),
+               format_duration(r.stage_s), hop});
   }
   out += t.render();
   if (expert) {
     out += "\nExperts held (routed experts per MoE layer):\n";
     for (const auto& r : plan.ranks)
-      for (const auto& line : expert_lines(r)) out += fmt::format("  rank {} {}: {}\n", r.rank, r.host, line);
+      for (const auto& line : expert_lines(r))
+        out += fmt::format("  rank {} {}: {}\n", r.rank, r.host, line);
   }
   const Prediction& p = plan.predicted;
-  out += fmt::format("\nPredicted: {:.1f} tokens/s decode ({} per token), TTFT {} for a {}-token prompt\n",
-                     p.decode_tokens_per_s, format_duration(p.token_latency_s), format_duration(p.ttft_s), plan.prompt);
+  out += fmt::format(
+      "\nPredicted: {:.1f} tokens/s decode ({} per token), TTFT {} for a {}-token prompt\n",
+      p.decode_tokens_per_s, format_duration(p.token_latency_s), format_duration(p.ttft_s),
+      plan.prompt);
   if (plan.strategy == "pipeline") {
-  out += fmt::format("Token time: stages {} + LM head {} + hops {}\n", format_duration(p.stages_s),
-                     format_duration(p.head_s), format_duration(p.hops_s));
+    out +=
+        fmt::format("Token time: stages {} + LM head {} + hops {}\n", format_duration(p.stages_s),
+                    format_duration(p.head_s), format_duration(p.hops_s));
   } else {
-    out += fmt::format("Token time: layers {} + LM head {} + {} {} + overhead {}\n", format_duration(p.stages_s),
-                       format_duration(p.head_s), expert ? "expert exchanges" : "all-reduces",
-                       format_duration(p.hops_s), format_duration(plan.stage_overhead_s));
+    out += fmt::format("Token time: layers {} + LM head {} + {} {} + overhead {}\n",
+                       format_duration(p.stages_s), format_duration(p.head_s),
+                       expert ? "expert exchanges" : "all-reduces", format_duration(p.hops_s),
+                       format_duration(plan.stage_overhead_s));
   }
   if (plan.collective) {
     const CollectiveInfo& c = *plan.collective;
-    out += fmt::format("Collective: {} over {} ({} latency, {:.2f} GB/s), {} per layer for {} layers\n", c.kind,
-                       c.link, format_duration(c.latency_s), c.bandwidth / 1e9, format_duration(c.per_layer_s),
-                       c.layers);
+    out += fmt::format(
+        "Collective: {} over {} ({} latency, {:.2f} GB/s), {} per layer for {} layers\n", c.kind,
+        c.link, format_duration(c.latency_s), c.bandwidth / 1e9, format_duration(c.per_layer_s),
+        c.layers);
   }
   if (!p.bottleneck.empty()) out += fmt::format("Bottleneck: {}\n", p.bottleneck);
   if (plan.bound) {
@@ -114,21 +125,26 @@ std::string render_plan(const Plan& plan) {
   }
   for (const auto& b : plan.baselines) {
     if (b.feasible) {
-      out += fmt::format("Baseline {}: {:.1f} tokens/s on {} host{}; this plan is {:.2f}x\n", b.solver,
-                         b.decode_tokens_per_s, b.hosts.size(), b.hosts.size() == 1 ? "" : "s", b.speedup);
+      out += fmt::format("Baseline {}: {:.1f} tokens/s on {} host{}; this plan is {:.2f}x\n",
+                         b.solver, b.decode_tokens_per_s, b.hosts.size(),
+                         b.hosts.size() == 1 ? "" : "s", b.speedup);
     } else {
       out += fmt::format("Baseline {}: not feasible ({})\n", b.solver, b.note);
     }
   }
   for (const auto& a : plan.alternatives) {
-    if (a.feasible) out += fmt::format("Alternative {}: {:.1f} tokens/s{}\n", a.strategy, a.decode_tokens_per_s,
-                                       a.reason.empty() ? "" : " (" + a.reason + ")");
-    else out += fmt::format("Alternative {}: not possible ({})\n", a.strategy, a.reason);
+    if (a.feasible)
+      out += fmt::format("Alternative {}: {:.1f} tokens/s{}\n", a.strategy, a.decode_tokens_per_s,
+                         a.reason.empty() ? "" : " (" + a.reason + ")");
+    else
+      out += fmt::format("Alternative {}: not possible ({})\n", a.strategy, a.reason);
   }
-  out += fmt::format("Solver: {}{}, {:.2f} ms{}\n", plan.solver.name,
-                     plan.solver.optimal ? " (proven optimal)" : " (not proven optimal)", plan.solver.solve_ms,
-                     plan.solver.note.empty() ? "" : " - " + plan.solver.note);
-  for (const auto& n : plan.notes) out += fmt::format("Note: {}\n", n);
+  out +=
+      fmt::format("Solver: {}{}, {:.2f} ms{}\n", plan.solver.name,
+                  plan.solver.optimal ? " (proven optimal)" : " (not proven optimal)",
+                  plan.solver.solve_ms, plan.solver.note.empty() ? "" : " - " + plan.solver.note);
+  for (const auto& n : plan.notes)
+    out += fmt::format("Note: {}\n", n);
   return out;
 }
 

@@ -10,6 +10,5 @@ namespace meshplan {
 
 std::string render_plan(const Plan& plan);
 std::string format_duration(double seconds);  // "46.9 ms", "1.23 s", "50 us"
-std::string format_id_ranges(const std::vector<int>& ids);  // "0-31, 40, 42-45"
 
 }  // namespace meshplan

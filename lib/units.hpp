@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace meshplan {
 
@@ -22,6 +23,9 @@ std::optional<double> parse_duration(std::string_view text);
 std::string format_bytes(double bytes);
 // "378.0 GiB" style, binary units.
 std::string format_gib(double bytes);
+
+// Sorted integers as runs: {0,1,2,3,7,9,10} -> "0-3, 7, 9-10".
+std::string format_ranges(const std::vector<int>& sorted);
 
 std::string trim(std::string_view s);
 std::string to_lower(std::string_view s);

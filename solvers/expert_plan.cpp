@@ -41,19 +41,6 @@ std::vector<double> signature(const PlanInputs& in, const CollectivePath& path) 
   return key;
 }
 
-std::string layer_ranges(const std::vector<int>& layers) {
-  std::string s;
-  for (size_t i = 0; i < layers.size();) {
-    size_t j = i;
-    while (j + 1 < layers.size() && layers[j + 1] == layers[j] + 1)
-      ++j;
-    s += (s.empty() ? "" : ", ") +
-         (i == j ? std::to_string(layers[i]) : fmt::format("{}-{}", layers[i], layers[j]));
-    i = j + 1;
-  }
-  return s;
-}
-
 Plan build_plan(const ModelDesc& model, const PlanInputs& in, const ExpertCostModel& cost,
                 const Best& best, const PlanRequest& request) {
   Plan plan;
@@ -79,7 +66,7 @@ Plan build_plan(const ModelDesc& model, const PlanInputs& in, const ExpertCostMo
   if (!dense.empty()) {
     plan.notes.push_back(
         dense.size() == 1 ? fmt::format("dense layer {} runs on every rank", dense.front())
-                          : fmt::format("dense layers {} run on every rank", layer_ranges(dense)));
+                          : fmt::format("dense layers {} run on every rank", format_ranges(dense)));
   }
   if (request.expert_load) {
     plan.notes.push_back(
