@@ -260,4 +260,16 @@ std::string render_check_report(const CheckReport& r) {
   return out;
 }
 
+CheckIssue make_issue(std::string code, Severity severity, std::string backend,
+                      std::vector<std::string> hosts, std::string message, std::string fix) {
+  CheckIssue i;
+  i.code = std::move(code);
+  i.severity = severity;
+  i.backend = std::move(backend);
+  i.hosts = std::move(hosts);
+  i.message = std::move(message);
+  i.fix = std::move(fix);
+  return i;
+}
+
 }  // namespace meshplan

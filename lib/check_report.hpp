@@ -41,6 +41,9 @@ struct CheckIssue {
   std::vector<CableToAdd> add_cables;
 };
 
+CheckIssue make_issue(std::string code, Severity severity, std::string backend,
+                      std::vector<std::string> hosts, std::string message, std::string fix = "");
+
 struct BackendVerdict {
   std::string backend;  // "jaccl", "jaccl-ring", "ring", "ethernet"
   bool valid = false;

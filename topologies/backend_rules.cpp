@@ -22,18 +22,6 @@ std::string machine_label(const TopologyContext& ctx, size_t h) {
   return m ? fmt::format("{} ({})", host_name(ctx, h), m->name) : host_name(ctx, h);
 }
 
-CheckIssue make_issue(std::string code, Severity s, std::string backend,
-                      std::vector<std::string> hosts, std::string message, std::string fix = "") {
-  CheckIssue i;
-  i.code = std::move(code);
-  i.severity = s;
-  i.backend = std::move(backend);
-  i.hosts = std::move(hosts);
-  i.message = std::move(message);
-  i.fix = std::move(fix);
-  return i;
-}
-
 std::string cables_fix(const std::vector<CableToAdd>& cables) {
   std::string out;
   for (const auto& c : cables)

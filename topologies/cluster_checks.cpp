@@ -11,18 +11,6 @@
 namespace meshplan {
 namespace {
 
-CheckIssue make_issue(std::string code, Severity s, std::string backend,
-                      std::vector<std::string> hosts, std::string message, std::string fix) {
-  CheckIssue i;
-  i.code = std::move(code);
-  i.severity = s;
-  i.backend = std::move(backend);
-  i.hosts = std::move(hosts);
-  i.message = std::move(message);
-  i.fix = std::move(fix);
-  return i;
-}
-
 // "26.2.1" -> {26, 2, 1}; non-numbers end the list.
 std::vector<int> version_parts(const std::string& text) {
   std::vector<int> out;
