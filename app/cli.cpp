@@ -17,11 +17,15 @@ namespace {
 constexpr const char* kDescription = R"(meshplan: plan and configure multi-machine LLM inference clusters.
 
 Examples:
+  meshplan discover mac[1-4] -o cluster.json        # probe the hosts over SSH
+  meshplan check -c cluster.json                     # which backend works, what to re-cable
+  meshplan dot -c cluster.json | dot -Tsvg > cluster.svg
   meshplan plan -c examples/clusters/mac-studio-m3-ultra-x4.yaml -m deepseek-v3.1-4bit
-  meshplan plan -c cluster.yaml -m qwen3-235b-a22b-8bit --json -o plan.json
-  meshplan chips
+  meshplan plan -c cluster.json -m qwen3-235b-a22b-8bit -o plan.json
+  meshplan emit mlx-hostfile -c cluster.json --plan plan.json -o hosts.json
+  meshplan setup -c cluster.json                     # interface commands per host
   meshplan models deepseek-v3.1-4bit
-  meshplan bench --quick
+  meshplan chips
 )";
 
 constexpr const char* kFooter = R"(Exit codes: 0 ok; 1 check failed or plan infeasible; 2 bad usage or bad input file;
