@@ -10,7 +10,8 @@
 namespace meshplan {
 namespace {
 
-constexpr const char* kChipsHelp = R"(List the built-in chip and machine catalog with the cost-model defaults.
+constexpr const char* kChipsHelp =
+    R"(List the built-in chip and machine catalog with the cost-model defaults.
 
 Examples:
   meshplan chips
@@ -62,29 +63,38 @@ int run_chips(bool json, AppContext& ctx) {
     return 0;
   }
   using A = TextTable::Align;
-  TextTable t({"chip", "name", "GPU cores", "bandwidth", "FP16", "max memory", "TB", "machines"},
-              {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kLeft});
+  TextTable t(
+      {"chip", "name", "GPU cores", "bandwidth", "FP16", "max memory", "TB", "machines"},
+      {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kLeft});
   for (const auto& chip : c.chips()) {
     std::string machines;
-    for (const auto& m : machines_of(c, chip.key)) machines += (machines.empty() ? "" : ", ") + m;
+    for (const auto& m : machines_of(c, chip.key))
+      machines += (machines.empty() ? "" : ", ") + m;
     t.add_row({chip.key, chip.name, chip.gpu_cores ? std::to_string(chip.gpu_cores) : "-",
-               fmt::format("{:.0f} GB/s", chip.mem_bandwidth / 1e9), fmt::format("{:.1f} TFLOPS", chip.fp16_flops / 1e12),
-               format_gib(static_cast<double>(chip.max_memory)), chip.thunderbolt ? std::to_string(chip.thunderbolt) : "-",
+               fmt::format("{:.0f} GB/s", chip.mem_bandwidth / 1e9),
+               fmt::format("{:.1f} TFLOPS", chip.fp16_flops / 1e12),
+               format_gib(static_cast<double>(chip.max_memory)),
+               chip.thunderbolt ? std::to_string(chip.thunderbolt) : "-",
                machines.empty() ? "-" : machines});
   }
   std::string out = t.render();
-  TextTable mt({"machine", "name", "Thunderbolt", "ports", "Ethernet"}, {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kLeft});
+  TextTable mt({"machine", "name", "Thunderbolt", "ports", "Ethernet"},
+               {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kLeft});
   for (const auto& m : c.machines()) {
     mt.add_row({m.key, m.name, m.tb_generation ? fmt::format("TB{}", m.tb_generation) : "-",
-                std::to_string(m.tb_interfaces.size()), m.ethernet ? link_kind_name(*m.ethernet) : "-"});
+                std::to_string(m.tb_interfaces.size()),
+                m.ethernet ? link_kind_name(*m.ethernet) : "-"});
   }
   out += "\n" + mt.render();
   const Efficiency& apple = c.efficiency("apple");
   const Efficiency& nvidia = c.efficiency("nvidia");
   out += fmt::format(
-      "\nCost-model defaults: Apple GPUs reach {:.0f} % of spec bandwidth and {:.0f} % of FP16 FLOP/s, NVIDIA {:.0f} % and {:.0f} %;\n"
-      "usable memory on macOS = memory - max(6 GiB, 15 %) unless iogpu.wired_limit_mb is set; {:.1f} ms overhead per pipeline stage.\n",
-      apple.bandwidth * 100, apple.flops * 100, nvidia.bandwidth * 100, nvidia.flops * 100, c.stage_overhead_s() * 1e3);
+      "\nCost-model defaults: Apple GPUs reach {:.0f} % of spec bandwidth and {:.0f} % of FP16 "
+      "FLOP/s, NVIDIA {:.0f} % and {:.0f} %;\n"
+      "usable memory on macOS = memory - max(6 GiB, 15 %) unless iogpu.wired_limit_mb is set; "
+      "{:.1f} ms overhead per pipeline stage.\n",
+      apple.bandwidth * 100, apple.flops * 100, nvidia.bandwidth * 100, nvidia.flops * 100,
+      c.stage_overhead_s() * 1e3);
   ctx.console.data(out);
   return 0;
 }

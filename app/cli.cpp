@@ -14,7 +14,8 @@
 namespace meshplan {
 namespace {
 
-constexpr const char* kDescription = R"(meshplan: plan and configure multi-machine LLM inference clusters.
+constexpr const char* kDescription =
+    R"(meshplan: plan and configure multi-machine LLM inference clusters.
 
 Examples:
   meshplan discover mac[1-4] -o cluster.json        # probe the hosts over SSH
@@ -28,7 +29,8 @@ Examples:
   meshplan chips
 )";
 
-constexpr const char* kFooter = R"(Exit codes: 0 ok; 1 check failed or plan infeasible; 2 bad usage or bad input file;
+constexpr const char* kFooter =
+    R"(Exit codes: 0 ok; 1 check failed or plan infeasible; 2 bad usage or bad input file;
 3 one or more hosts could not be probed; 70 internal error.
 Run `meshplan COMMAND --help` for the options and examples of a command.)";
 

@@ -25,6 +25,8 @@ void write_output(AppContext& ctx, const std::string& path, const std::string& c
   ctx.console.info("wrote " + path);
 }
 
-std::vector<std::string> split_list(const std::string& text) { return expand_host_list(text); }
+std::vector<std::string> split_list(const std::string& text) {
+  return expand_host_list(text);
+}
 
 }  // namespace meshplan

@@ -25,7 +25,8 @@ struct PlanOptions {
   PlanRequest request;
 };
 
-constexpr const char* kPlanHelp = R"(Split a model over the hosts of a cluster and predict its speed.
+constexpr const char* kPlanHelp =
+    R"(Split a model over the hosts of a cluster and predict its speed.
 
 Examples:
   meshplan plan -c examples/clusters/mac-studio-m3-ultra-x4.yaml -m deepseek-v3.1-4bit
@@ -54,7 +55,9 @@ LayerPin parse_pin(const std::string& text) {
   auto eq = text.find('=');
   auto dash = text.find('-', eq == std::string::npos ? 0 : eq);
   if (eq == std::string::npos || dash == std::string::npos || eq == 0)
-    throw input_error("--pin {}: expected HOST=FIRST-LAST, e.g. m3-ultra-1=0-20 (layers 0 to 20 inclusive)", text);
+    throw input_error(
+        "--pin {}: expected HOST=FIRST-LAST, e.g. m3-ultra-1=0-20 (layers 0 to 20 inclusive)",
+        text);
   LayerPin pin;
   pin.host = text.substr(0, eq);
   try {
@@ -65,9 +68,11 @@ LayerPin parse_pin(const std::string& text) {
     pin.end = std::stoi(b, &used) + 1;
     if (used != b.size()) throw std::invalid_argument(b);
   } catch (const std::exception&) {
-    throw input_error("--pin {}: expected HOST=FIRST-LAST with layer numbers, e.g. m3-ultra-1=0-20", text);
+    throw input_error("--pin {}: expected HOST=FIRST-LAST with layer numbers, e.g. m3-ultra-1=0-20",
+                      text);
   }
-  if (pin.start < 0 || pin.end <= pin.start) throw input_error("--pin {}: the last layer must not be before the first", text);
+  if (pin.start < 0 || pin.end <= pin.start)
+    throw input_error("--pin {}: the last layer must not be before the first", text);
   return pin;
 }
 
@@ -76,15 +81,18 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   ModelDesc model = load_model(o.model, o.quant, ctx.fs);
   PlanRequest request = o.request;
   if (!o.hosts.empty()) request.hosts = split_list(o.hosts);
-  for (const auto& p : o.pins) request.pins.push_back(parse_pin(p));
+  for (const auto& p : o.pins)
+    request.pins.push_back(parse_pin(p));
   if (!o.expert_load.empty()) {
     request.expert_load = parse_expert_load(read_input(ctx, o.expert_load), o.expert_load, model);
   }
   Plan plan = plan_model(cluster, ctx.catalog, model, request, ctx.clock);
   std::string json = write_plan_json(plan, model);
   if (!o.output.empty()) write_output(ctx, o.output, json);
-  if (o.json) ctx.console.data(json);
-  else if (o.output != "-") ctx.console.data(render_plan(plan));
+  if (o.json)
+    ctx.console.data(json);
+  else if (o.output != "-")
+    ctx.console.data(render_plan(plan));
   return 0;
 }
 
@@ -94,34 +102,49 @@ void add_plan_command(CLI::App& app, AppContext& ctx) {
   auto o = std::make_shared<PlanOptions>();
   o->request.strategy = "auto";
   CLI::App* sub = app.add_subcommand("plan", kPlanHelp);
-  sub->add_option("-c,--cluster", o->cluster, "Cluster file (JSON or YAML, - for stdin)")->required();
-  sub->add_option("-m,--model", o->model, "Model name (see `meshplan models`), model folder or config.json")->required();
-  sub->add_option("--quant", o->quant, "Quantization, overriding the model name's (4bit, 8bit, bf16, ...)");
-  sub->add_option("--context", o->request.context, "Context length in tokens the KV cache must hold")
+  sub->add_option("-c,--cluster", o->cluster, "Cluster file (JSON or YAML, - for stdin)")
+      ->required();
+  sub->add_option("-m,--model", o->model,
+                  "Model name (see `meshplan models`), model folder or config.json")
+      ->required();
+  sub->add_option("--quant", o->quant,
+                  "Quantization, overriding the model name's (4bit, 8bit, bf16, ...)");
+  sub->add_option("--context", o->request.context,
+                  "Context length in tokens the KV cache must hold")
       ->capture_default_str();
-  sub->add_option("--prompt", o->request.prompt, "Prompt length in tokens for the TTFT prediction")->capture_default_str();
+  sub->add_option("--prompt", o->request.prompt, "Prompt length in tokens for the TTFT prediction")
+      ->capture_default_str();
   sub->add_option("--strategy", o->request.strategy,
-                  "auto (the fastest of the others), pipeline (layer ranges), tensor (shares of every layer) or "
+                  "auto (the fastest of the others), pipeline (layer ranges), tensor (shares of "
+                  "every layer) or "
                   "expert (MoE experts spread over the hosts)")
       ->check(CLI::IsMember({"auto", "pipeline", "tensor", "expert"}))
       ->capture_default_str();
   sub->add_option("--solver", o->request.solver,
-                  "optimal (best hosts, ring order and layer ranges; exact up to 12 hosts), proportional (exo 1.0's "
-                  "memory-proportional split) or proportional-v0 (exo 0.0.x); ilp: place experts with GLPK's "
+                  "optimal (best hosts, ring order and layer ranges; exact up to 12 hosts), "
+                  "proportional (exo 1.0's "
+                  "memory-proportional split) or proportional-v0 (exo 0.0.x); ilp: place experts "
+                  "with GLPK's "
                   "integer program (expert parallel)")
       ->check(CLI::IsMember({"optimal", "proportional", "proportional-v0", "ilp"}))
       ->capture_default_str();
   sub->add_flag("--allow-uneven", o->request.allow_uneven,
-                "Tensor parallel: shares in proportion to speed and memory (needs engine support for uneven shards)");
-  sub->add_option("--expert-load", o->expert_load,
-                  "Expert parallel: measured expert frequencies per MoE layer (JSON or YAML, README)");
-  sub->add_option("--backend", o->request.backend, "Links a plan may use: auto, ring, jaccl, jaccl-ring, ethernet")
+                "Tensor parallel: shares in proportion to speed and memory (needs engine support "
+                "for uneven shards)");
+  sub->add_option(
+      "--expert-load", o->expert_load,
+      "Expert parallel: measured expert frequencies per MoE layer (JSON or YAML, README)");
+  sub->add_option("--backend", o->request.backend,
+                  "Links a plan may use: auto, ring, jaccl, jaccl-ring, ethernet")
       ->check(CLI::IsMember({"auto", "ring", "jaccl", "jaccl-ring", "ethernet"}))
       ->capture_default_str();
-  sub->add_option("--hosts", o->hosts, "Candidate hosts in ring order, comma-separated (ranges: mac[1-4])");
-  sub->add_option("--min-hosts", o->request.min_hosts, "Use at least this many hosts (optimal solver)")
+  sub->add_option("--hosts", o->hosts,
+                  "Candidate hosts in ring order, comma-separated (ranges: mac[1-4])");
+  sub->add_option("--min-hosts", o->request.min_hosts,
+                  "Use at least this many hosts (optimal solver)")
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--max-hosts", o->request.max_hosts, "Use at most this many hosts (optimal solver)")
+  sub->add_option("--max-hosts", o->request.max_hosts,
+                  "Use at most this many hosts (optimal solver)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--pin", o->pins, "Fix a host's layers: HOST=FIRST-LAST (inclusive), repeatable");
   sub->add_flag("--json", o->json, "Print the plan file (JSON) instead of the table");

@@ -25,7 +25,8 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
   Catalog c;
   try {
     auto chips = parse_embedded(chips_text, "chips.json");
-    for (auto& [k, v] : chips.at("sources").items()) c.chip_sources_[k] = v.get<std::string>();
+    for (auto& [k, v] : chips.at("sources").items())
+      c.chip_sources_[k] = v.get<std::string>();
     for (const auto& j : chips.at("chips")) {
       ChipSpec s;
       s.key = j.at("key");
@@ -41,7 +42,8 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
       }
       s.unified_memory = j.value("unified_memory", s.vendor == "apple");
       s.thunderbolt = j.value("thunderbolt", 0);
-      for (auto& [k, v] : j.at("sources").items()) s.sources[k] = v.get<std::string>();
+      for (auto& [k, v] : j.at("sources").items())
+        s.sources[k] = v.get<std::string>();
       c.chips_.push_back(std::move(s));
     }
     auto machines = parse_embedded(machines_text, "machines.json");
@@ -80,7 +82,8 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
       c.links_[kind] = LinkDefaults{l.at("latency_us").get<double>() * 1e-6,
                                     l.at("bandwidth_GBps").get<double>() * 1e9, l.at("source")};
     }
-    for (auto& [kind, s] : d.at("link_speeds_gbps").items()) c.speeds_[kind] = s.get<double>();
+    for (auto& [kind, s] : d.at("link_speeds_gbps").items())
+      c.speeds_[kind] = s.get<double>();
   } catch (const nlohmann::json::exception& e) {
     throw internal_error("built-in catalog is malformed: {}", e.what());
   }
@@ -138,13 +141,15 @@ const ChipSpec* Catalog::chip_for_brand(std::string_view brand, int gpu_cores) c
 
 std::string Catalog::chip_keys() const {
   std::string out;
-  for (const auto& c : chips_) out += (out.empty() ? "" : ", ") + c.key;
+  for (const auto& c : chips_)
+    out += (out.empty() ? "" : ", ") + c.key;
   return out;
 }
 
 std::string Catalog::machine_keys() const {
   std::string out;
-  for (const auto& m : machines_) out += (out.empty() ? "" : ", ") + m.key;
+  for (const auto& m : machines_)
+    out += (out.empty() ? "" : ", ") + m.key;
   return out;
 }
 

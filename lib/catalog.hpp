@@ -12,17 +12,17 @@
 namespace meshplan {
 
 struct ChipSpec {
-  std::string key;    // "m3-ultra-80c"
-  std::string name;   // "Apple M3 Ultra (80-core GPU)"
-  std::string brand;  // what the OS reports: "Apple M3 Ultra"
-  std::string vendor; // "apple" or "nvidia"
+  std::string key;     // "m3-ultra-80c"
+  std::string name;    // "Apple M3 Ultra (80-core GPU)"
+  std::string brand;   // what the OS reports: "Apple M3 Ultra"
+  std::string vendor;  // "apple" or "nvidia"
   int gpu_cores = 0;
   double mem_bandwidth = 0;  // bytes/s (spec)
   double fp16_flops = 0;     // FLOP/s (spec, dense)
   uint64_t max_memory = 0;   // bytes
   uint64_t gpu_memory = 0;   // bytes per GPU, discrete GPUs only
   bool unified_memory = true;
-  int thunderbolt = 0;  // generation the chip's Macs ship with
+  int thunderbolt = 0;                         // generation the chip's Macs ship with
   std::map<std::string, std::string> sources;  // figure -> source note
 };
 

@@ -14,7 +14,8 @@ class Clock {
 class SteadyClock : public Clock {
  public:
   double now_seconds() const override {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
   }
 };
 

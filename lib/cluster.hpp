@@ -70,9 +70,9 @@ struct Host {
   std::string name;
   std::string ssh;  // ssh target; empty means the name
   OsInfo os;
-  std::string chip;     // catalog key, e.g. "m3-ultra-80c"; empty when unknown
-  std::string machine;  // catalog machine key, e.g. "mac-studio-m3-ultra"; empty = chip default
-  std::string hw_model; // "Mac15,14" as sysctl hw.model reports it
+  std::string chip;      // catalog key, e.g. "m3-ultra-80c"; empty when unknown
+  std::string machine;   // catalog machine key, e.g. "mac-studio-m3-ultra"; empty = chip default
+  std::string hw_model;  // "Mac15,14" as sysctl hw.model reports it
   uint64_t memory = 0;
   std::optional<uint64_t> usable_memory;
   std::vector<Gpu> gpus;

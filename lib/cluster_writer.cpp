@@ -73,12 +73,14 @@ ojson host_json(const Host& h) {
   }
   if (!h.ports.empty()) {
     ojson ports = ojson::array();
-    for (const auto& p : h.ports) ports.push_back(port_json(p));
+    for (const auto& p : h.ports)
+      ports.push_back(port_json(p));
     j["ports"] = ports;
   }
   if (!h.interfaces.empty()) {
     ojson ifs = ojson::array();
-    for (const auto& i : h.interfaces) ifs.push_back(interface_json(i));
+    for (const auto& i : h.interfaces)
+      ifs.push_back(interface_json(i));
     j["interfaces"] = ifs;
   }
   return j;
@@ -98,7 +100,8 @@ ojson cluster_to_json(const Cluster& cluster) {
   j["schema"] = kClusterSchema;
   if (!cluster.name.empty()) j["name"] = cluster.name;
   ojson hosts = ojson::array();
-  for (const auto& h : cluster.hosts) hosts.push_back(host_json(h));
+  for (const auto& h : cluster.hosts)
+    hosts.push_back(host_json(h));
   j["hosts"] = hosts;
   ojson links = ojson::array();
   for (const auto& c : cluster.cables) {
@@ -115,8 +118,10 @@ ojson cluster_to_json(const Cluster& cluster) {
   for (const auto& n : cluster.networks) {
     ojson l;
     l["kind"] = link_kind_name(n.kind);
-    if (n.all_hosts) l["hosts"] = "all";
-    else l["hosts"] = n.hosts;
+    if (n.all_hosts)
+      l["hosts"] = "all";
+    else
+      l["hosts"] = n.hosts;
     if (!n.subnet.empty()) l["subnet"] = n.subnet;
     if (n.latency_us) l["latency_us"] = json_number(*n.latency_us);
     if (n.bandwidth_gbps) l["bandwidth_gbps"] = json_number(*n.bandwidth_gbps);
@@ -139,6 +144,8 @@ ojson cluster_to_json(const Cluster& cluster) {
   return j;
 }
 
-std::string write_cluster_json(const Cluster& cluster) { return cluster_to_json(cluster).dump(2) + "\n"; }
+std::string write_cluster_json(const Cluster& cluster) {
+  return cluster_to_json(cluster).dump(2) + "\n";
+}
 
 }  // namespace meshplan

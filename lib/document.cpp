@@ -16,7 +16,8 @@ namespace {
 
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t j = 0; j <= b.size(); ++j)
+    prev[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
@@ -88,7 +89,8 @@ DocNode from_yaml(const YAML::Node& n, const std::shared_ptr<const std::string>&
       if (n.Tag() != "!") {
         if (s == "~" || s == "null" || s == "Null" || s == "NULL")
           return DocNode(DocNode::Kind::kNull, "null", loc);
-        if (s == "true" || s == "True" || s == "TRUE") return DocNode(DocNode::Kind::kBool, "true", loc);
+        if (s == "true" || s == "True" || s == "TRUE")
+          return DocNode(DocNode::Kind::kBool, "true", loc);
         if (s == "false" || s == "False" || s == "FALSE")
           return DocNode(DocNode::Kind::kBool, "false", loc);
         if (looks_like_number(s)) return DocNode(DocNode::Kind::kNumber, s, loc);
@@ -98,7 +100,8 @@ DocNode from_yaml(const YAML::Node& n, const std::shared_ptr<const std::string>&
     case YAML::NodeType::Sequence: {
       DocNode node(DocNode::Kind::kArray, "", loc);
       size_t i = 0;
-      for (const auto& item : n) node.add_item(from_yaml(item, file, pointer_append(pointer, std::to_string(i++))));
+      for (const auto& item : n)
+        node.add_item(from_yaml(item, file, pointer_append(pointer, std::to_string(i++))));
       return node;
     }
     case YAML::NodeType::Map: {
@@ -106,7 +109,8 @@ DocNode from_yaml(const YAML::Node& n, const std::shared_ptr<const std::string>&
       for (auto it = n.begin(); it != n.end(); ++it) {
         if (!it->first.IsScalar()) {
           SourceLocation kl{file, it->first.Mark().line + 1, it->first.Mark().column + 1, pointer};
-          DocNode(DocNode::Kind::kNull, "", kl).fail("expected a plain key, got a collection as key");
+          DocNode(DocNode::Kind::kNull, "", kl)
+              .fail("expected a plain key, got a collection as key");
         }
         std::string key = it->first.Scalar();
         if (node.find(key) != nullptr) {
@@ -117,9 +121,10 @@ DocNode from_yaml(const YAML::Node& n, const std::shared_ptr<const std::string>&
         DocNode value = from_yaml(it->second, file, pointer_append(pointer, key));
         if (value.is_null() && it->second.Mark().line < 0) {
           // Empty values have no mark of their own: point at the key.
-          value = DocNode(DocNode::Kind::kNull, "null",
-                          SourceLocation{file, it->first.Mark().line + 1, it->first.Mark().column + 1,
-                                         pointer_append(pointer, key)});
+          value =
+              DocNode(DocNode::Kind::kNull, "null",
+                      SourceLocation{file, it->first.Mark().line + 1, it->first.Mark().column + 1,
+                                     pointer_append(pointer, key)});
         }
         node.add_field(key, std::move(value));
       }
@@ -148,9 +153,12 @@ std::string pointer_append(std::string_view pointer, std::string_view token) {
   std::string out(pointer);
   out += '/';
   for (char c : token) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -218,7 +226,8 @@ int64_t DocNode::as_int() const {
   auto [p, ec] = std::from_chars(text_.data(), text_.data() + text_.size(), v);
   if (ec == std::errc() && p == text_.data() + text_.size()) return v;
   double d = std::strtod(text_.c_str(), nullptr);
-  if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e18) return static_cast<int64_t>(d);
+  if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e18)
+    return static_cast<int64_t>(d);
   fail(fmt::format("expected an integer, got {}", text_));
 }
 
@@ -228,7 +237,8 @@ bool DocNode::as_bool() const {
 }
 
 const DocNode& DocNode::require_object() const {
-  if (kind_ != Kind::kObject) fail(fmt::format("expected an object (key: value pairs), got {}", describe_value()));
+  if (kind_ != Kind::kObject)
+    fail(fmt::format("expected an object (key: value pairs), got {}", describe_value()));
   return *this;
 }
 

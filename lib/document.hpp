@@ -1,5 +1,6 @@
 // A JSON or YAML document as one tree that remembers where each value came from, so that every
-// input error names the file, the line:column (YAML) or JSON pointer, the key and the expected form.
+// input error names the file, the line:column (YAML) or JSON pointer, the key and the expected
+// form.
 #pragma once
 
 #include <cstdint>
@@ -65,7 +66,9 @@ class DocNode {
 
   // Building (used by the parsers).
   void add_item(DocNode node) { items_.push_back(std::move(node)); }
-  void add_field(std::string key, DocNode node) { fields_.emplace_back(std::move(key), std::move(node)); }
+  void add_field(std::string key, DocNode node) {
+    fields_.emplace_back(std::move(key), std::move(node));
+  }
 
  private:
   Kind kind_ = Kind::kNull;

@@ -21,7 +21,8 @@ int exit_code(ErrorKind kind);
 
 class Error : public std::runtime_error {
  public:
-  Error(ErrorKind kind, std::string message) : std::runtime_error(std::move(message)), kind_(kind) {}
+  Error(ErrorKind kind, std::string message)
+      : std::runtime_error(std::move(message)), kind_(kind) {}
   ErrorKind kind() const { return kind_; }
 
  private:

@@ -41,7 +41,8 @@ bool RealFileSystem::is_directory(const std::string& path) const {
 std::vector<std::string> RealFileSystem::list_directory(const std::string& path) const {
   std::error_code ec;
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(path, ec)) names.push_back(entry.path().filename().string());
+  for (const auto& entry : fs::directory_iterator(path, ec))
+    names.push_back(entry.path().filename().string());
   if (ec) throw input_error("{}: cannot list directory: {}", path, ec.message());
   std::sort(names.begin(), names.end());
   return names;
@@ -51,7 +52,8 @@ void RealFileSystem::write_file_atomic(const std::string& path, const std::strin
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::random_device rd;
-  std::string tmp = (dir / ("." + target.filename().string() + ".tmp" + std::to_string(rd() % 1000000))).string();
+  std::string tmp =
+      (dir / ("." + target.filename().string() + ".tmp" + std::to_string(rd() % 1000000))).string();
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw input_error("{}: cannot write: {}", path, std::strerror(errno));
   size_t done = 0;
@@ -84,7 +86,8 @@ void RealFileSystem::make_directories(const std::string& path) {
   if (ec) throw input_error("{}: cannot create directory: {}", path, ec.message());
 }
 
-std::string FileSystem::read_range(const std::string& path, uint64_t offset, uint64_t length) const {
+std::string FileSystem::read_range(const std::string& path, uint64_t offset,
+                                   uint64_t length) const {
   std::string all = read_file(path);
   if (offset >= all.size()) return {};
   return all.substr(offset, length);
@@ -98,7 +101,8 @@ uint64_t RealFileSystem::file_size(const std::string& path) const {
   return size;
 }
 
-std::string RealFileSystem::read_range(const std::string& path, uint64_t offset, uint64_t length) const {
+std::string RealFileSystem::read_range(const std::string& path, uint64_t offset,
+                                       uint64_t length) const {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error("{}: cannot read: {}", path, std::strerror(errno));
   uint64_t size = file_size(path);
@@ -117,7 +121,9 @@ std::string MemoryFileSystem::read_file(const std::string& path) const {
   return it->second;
 }
 
-bool MemoryFileSystem::exists(const std::string& path) const { return files.count(path) || is_directory(path); }
+bool MemoryFileSystem::exists(const std::string& path) const {
+  return files.count(path) || is_directory(path);
+}
 
 bool MemoryFileSystem::is_directory(const std::string& path) const {
   std::string prefix = path.empty() || path.back() == '/' ? path : path + "/";
@@ -136,11 +142,14 @@ std::vector<std::string> MemoryFileSystem::list_directory(const std::string& pat
     std::string name = rest.substr(0, rest.find('/'));
     if (names.empty() || names.back() != name) names.push_back(name);
   }
-  if (names.empty()) throw input_error("{}: cannot list directory: No such file or directory", path);
+  if (names.empty())
+    throw input_error("{}: cannot list directory: No such file or directory", path);
   return names;
 }
 
-void MemoryFileSystem::write_file_atomic(const std::string& path, const std::string& content) { files[path] = content; }
+void MemoryFileSystem::write_file_atomic(const std::string& path, const std::string& content) {
+  files[path] = content;
+}
 
 void MemoryFileSystem::make_directories(const std::string&) {}
 

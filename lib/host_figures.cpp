@@ -39,15 +39,23 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
     gpu_usable += apply_rule(mem, catalog.discrete_memory_rule());
   }
 
-  if (host.mem_bandwidth) f.spec_bandwidth = *host.mem_bandwidth;
-  else if (gpu_figures) f.spec_bandwidth = gpu_bw;
-  else if (chip) f.spec_bandwidth = chip->mem_bandwidth;
-  if (host.flops) f.spec_flops = *host.flops;
-  else if (gpu_figures) f.spec_flops = gpu_flops;
-  else if (chip) f.spec_flops = chip->fp16_flops;
+  if (host.mem_bandwidth)
+    f.spec_bandwidth = *host.mem_bandwidth;
+  else if (gpu_figures)
+    f.spec_bandwidth = gpu_bw;
+  else if (chip)
+    f.spec_bandwidth = chip->mem_bandwidth;
+  if (host.flops)
+    f.spec_flops = *host.flops;
+  else if (gpu_figures)
+    f.spec_flops = gpu_flops;
+  else if (chip)
+    f.spec_flops = chip->fp16_flops;
   if (f.spec_bandwidth <= 0 || f.spec_flops <= 0) {
-    throw input_error("host {}: its chip is unknown; give a catalog chip (see `meshplan chips`) or both mem_bandwidth and flops",
-                      host.name);
+    throw input_error(
+        "host {}: its chip is unknown; give a catalog chip (see `meshplan chips`) or both "
+        "mem_bandwidth and flops",
+        host.name);
   }
   const Efficiency& eff = catalog.efficiency(vendor);
   f.bandwidth_efficiency = host.bandwidth_efficiency.value_or(eff.bandwidth);
@@ -70,11 +78,13 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
     f.usable_bytes = apply_rule(memory, catalog.unified_memory_rule());
     f.usable_rule = fmt::format("memory {} - max(6 GiB, 15 %)", format_gib(memory));
   } else {
-    throw input_error("host {}: memory size unknown; give memory (e.g. 512GiB) or usable_memory", host.name);
+    throw input_error("host {}: memory size unknown; give memory (e.g. 512GiB) or usable_memory",
+                      host.name);
   }
   if (f.usable_bytes <= 0) {
-    throw input_error("host {}: no usable memory left ({} after the OS reserve); give usable_memory", host.name,
-                      format_gib(f.usable_bytes));
+    throw input_error(
+        "host {}: no usable memory left ({} after the OS reserve); give usable_memory", host.name,
+        format_gib(f.usable_bytes));
   }
   return f;
 }

@@ -11,15 +11,15 @@ namespace meshplan {
 
 struct HostFigures {
   std::string name;
-  double usable_bytes = 0;   // R_i: bytes for weights and KV cache
-  double bandwidth = 0;      // BW_i: effective bytes/s
-  double flops = 0;          // F_i: effective FLOP/s
-  double overhead_s = 0;     // o: per pipeline stage per token
-  double spec_bandwidth = 0; // before efficiency
+  double usable_bytes = 0;    // R_i: bytes for weights and KV cache
+  double bandwidth = 0;       // BW_i: effective bytes/s
+  double flops = 0;           // F_i: effective FLOP/s
+  double overhead_s = 0;      // o: per pipeline stage per token
+  double spec_bandwidth = 0;  // before efficiency
   double spec_flops = 0;
   double bandwidth_efficiency = 0;
   double flops_efficiency = 0;
-  std::string usable_rule;   // how usable_bytes was obtained, for reports
+  std::string usable_rule;  // how usable_bytes was obtained, for reports
 };
 
 // Throws an input error naming the host when a figure cannot be known (no chip and no override,

@@ -12,7 +12,8 @@ using ojson = nlohmann::ordered_json;
 // Integral values are written without a fraction ("80", not "80.0"); others with up to 6
 // significant decimals after rounding, so that output is stable across platforms.
 inline ojson json_number(double v) {
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15) return static_cast<int64_t>(v);
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15)
+    return static_cast<int64_t>(v);
   if (!std::isfinite(v)) return nullptr;
   int exponent = static_cast<int>(std::floor(std::log10(std::fabs(v))));
   if (exponent >= 6) {  // large: round to a multiple of a power of ten, exactly representable

@@ -7,7 +7,9 @@
 namespace meshplan {
 namespace {
 
-bool host_rdma_ok(const Host* h) { return h && h->rdma_enabled.value_or(false); }
+bool host_rdma_ok(const Host* h) {
+  return h && h->rdma_enabled.value_or(false);
+}
 
 bool port_is_tb5(const Host* h, const std::string& port) {
   if (!h || port.empty()) return true;  // unknown port: trust the cable kind
@@ -69,7 +71,8 @@ LinkFigures cable_figures(const Cluster& cluster, size_t cable_index, const Cata
     int ga = port_generation(a, c.a.port), gb = port_generation(b, c.b.port);
     f.generation = ga && gb ? std::min(ga, gb) : std::max(ga, gb);
   }
-  f.rdma_cable = c.kind == LinkKind::kTb5 && c.rdma && port_is_tb5(a, c.a.port) && port_is_tb5(b, c.b.port);
+  f.rdma_cable =
+      c.kind == LinkKind::kTb5 && c.rdma && port_is_tb5(a, c.a.port) && port_is_tb5(b, c.b.port);
   return f;
 }
 
@@ -87,20 +90,24 @@ LinkFigures network_figures(const Cluster& cluster, size_t network_index, const 
   return f;
 }
 
-LinkGraph::LinkGraph(const Cluster& cluster, const Catalog& catalog) : graph_(cluster.hosts.size()) {
-  for (size_t i = 0; i < cluster.hosts.size(); ++i) graph_[i].name = cluster.hosts[i].name;
+LinkGraph::LinkGraph(const Cluster& cluster, const Catalog& catalog)
+    : graph_(cluster.hosts.size()) {
+  for (size_t i = 0; i < cluster.hosts.size(); ++i)
+    graph_[i].name = cluster.hosts[i].name;
   for (size_t c = 0; c < cluster.cables.size(); ++c) {
     int a = cluster.host_index(cluster.cables[c].a.host);
     int b = cluster.host_index(cluster.cables[c].b.host);
     if (a < 0 || b < 0) throw internal_error("cable to an unknown host");
-    boost::add_edge(static_cast<size_t>(a), static_cast<size_t>(b), EdgeProps{cable_figures(cluster, c, catalog)}, graph_);
+    boost::add_edge(static_cast<size_t>(a), static_cast<size_t>(b),
+                    EdgeProps{cable_figures(cluster, c, catalog)}, graph_);
   }
   for (size_t n = 0; n < cluster.networks.size(); ++n) {
     LinkFigures f = network_figures(cluster, n, catalog);
     for (size_t a = 0; a < cluster.hosts.size(); ++a) {
       if (!cluster.networks[n].contains(cluster.hosts[a].name)) continue;
       for (size_t b = a + 1; b < cluster.hosts.size(); ++b) {
-        if (cluster.networks[n].contains(cluster.hosts[b].name)) boost::add_edge(a, b, EdgeProps{f}, graph_);
+        if (cluster.networks[n].contains(cluster.hosts[b].name))
+          boost::add_edge(a, b, EdgeProps{f}, graph_);
       }
     }
   }
@@ -115,7 +122,8 @@ std::vector<LinkFigures> LinkGraph::links(size_t a, size_t b) const {
   return out;
 }
 
-std::optional<LinkFigures> LinkGraph::best(size_t a, size_t b, Transport transport, double message_bytes) const {
+std::optional<LinkFigures> LinkGraph::best(size_t a, size_t b, Transport transport,
+                                           double message_bytes) const {
   std::optional<LinkFigures> best;
   for (LinkFigures l : links(a, b)) {
     if (!allowed(l, transport)) continue;

@@ -10,7 +10,17 @@
 
 namespace meshplan {
 
-enum class TensorRole { kEmbedding, kHead, kAttention, kMlp, kRouter, kExpert, kSharedExpert, kNorm, kOther };
+enum class TensorRole {
+  kEmbedding,
+  kHead,
+  kAttention,
+  kMlp,
+  kRouter,
+  kExpert,
+  kSharedExpert,
+  kNorm,
+  kOther
+};
 const char* tensor_role_name(TensorRole role);
 
 // One tensor (or a stack of `experts` expert tensors) as stored, with its byte size.
@@ -18,7 +28,7 @@ struct TensorInfo {
   std::string name;
   int layer = -1;  // -1: not inside a transformer block
   TensorRole role = TensorRole::kOther;
-  int experts = 0;  // > 0 when this tensor stacks that many routed experts
+  int experts = 0;             // > 0 when this tensor stacks that many routed experts
   std::vector<int64_t> shape;  // logical (unquantized) shape
   uint64_t params = 0;
   uint64_t bytes = 0;
@@ -40,7 +50,7 @@ struct LayerInfo {
   uint64_t read_bytes = 0;          // A: read per decoded token
   double flops = 0;                 // phi: per token (2 x active parameters)
   uint64_t kv_bytes_per_token = 0;  // kappa
-  int sliding_window = 0;           // > 0: the KV cache of this layer holds at most this many tokens
+  int sliding_window = 0;  // > 0: the KV cache of this layer holds at most this many tokens
   std::optional<MoeLayerInfo> moe;
 
   // KV bytes at a context length.

@@ -20,9 +20,11 @@ struct ModelMeta {
 
 // `tensors` must have their bytes filled. Experts may be stacked (MLX switch_mlp) or one tensor
 // per expert (Hugging Face layout); either way expert bytes are divided by the config's count.
-ModelDesc build_model(const ArchConfig& config, std::vector<TensorInfo> tensors, const ModelMeta& meta);
+ModelDesc build_model(const ArchConfig& config, std::vector<TensorInfo> tensors,
+                      const ModelMeta& meta);
 
 // The model of an architecture at a quantization (tensors generated from the config).
-ModelDesc model_from_config(const ArchConfig& config, const QuantScheme& scheme, const ModelMeta& meta);
+ModelDesc model_from_config(const ArchConfig& config, const QuantScheme& scheme,
+                            const ModelMeta& meta);
 
 }  // namespace meshplan

@@ -18,14 +18,17 @@ ModelCatalog::ModelCatalog(std::string_view models_json) {
     e.family = m.at("family").as_string();
     e.source = m.at("source").as_string();
     for (const auto& q : m.at("quantizations").require_array().items()) {
-      if (!quant_scheme(q.as_string())) q.fail(fmt::format("unknown quantization \"{}\"", q.as_string()));
+      if (!quant_scheme(q.as_string()))
+        q.fail(fmt::format("unknown quantization \"{}\"", q.as_string()));
       e.quantizations.push_back(q.as_string());
     }
     if (e.quantizations.empty()) m.at("quantizations").fail("expected at least one quantization");
     e.native = m.find("native") ? m.at("native").as_string() : "bf16";
-    if (!quant_scheme(e.native)) m.at("native").fail(fmt::format("unknown quantization \"{}\"", e.native));
+    if (!quant_scheme(e.native))
+      m.at("native").fail(fmt::format("unknown quantization \"{}\"", e.native));
     if (const DocNode* repos = m.find("repos")) {
-      for (const auto& [q, r] : repos->fields()) e.repos.emplace_back(q, r.as_string());
+      for (const auto& [q, r] : repos->fields())
+        e.repos.emplace_back(q, r.as_string());
     }
     e.config = read_arch_config(m.at("config"));
     entries_.push_back(std::move(e));
@@ -69,15 +72,17 @@ ModelDesc ModelCatalog::resolve(std::string_view raw_name, std::string_view quan
   if (!entry) {
     // name-quant: the longest catalog name that prefixes it.
     for (const auto& e : entries_) {
-      if (name.size() > e.name.size() + 1 && name.compare(0, e.name.size(), e.name) == 0 && name[e.name.size()] == '-' &&
-          (!entry || e.name.size() > entry->name.size())) {
+      if (name.size() > e.name.size() + 1 && name.compare(0, e.name.size(), e.name) == 0 &&
+          name[e.name.size()] == '-' && (!entry || e.name.size() > entry->name.size())) {
         entry = &e;
         q = name.substr(e.name.size() + 1);
       }
     }
   }
-  if (!entry) throw input_error(
-        "unknown model \"{}\"; known models: {} (add a quantization such as -4bit; see `meshplan models`), or give "
+  if (!entry)
+    throw input_error(
+        "unknown model \"{}\"; known models: {} (add a quantization such as -4bit; see `meshplan "
+        "models`), or give "
         "the path of a model folder or config.json",
         raw_name, names());
   if (!quant.empty()) q = to_lower(quant);
@@ -89,9 +94,11 @@ ModelDesc ModelCatalog::model(const ModelEntry& entry, std::string_view quant) c
   if (q.empty()) q = entry.quantizations.front();
   if (q == "native") q = entry.native;
   auto scheme = quant_scheme(q);
-  if (!scheme) throw input_error("unknown quantization \"{}\" for {}; expected one of: {}", q, entry.name, quant_names());
-  ModelMeta meta{fmt::format("{}-{}", entry.name, scheme->name), entry.display_name, entry.family, scheme->name,
-                 entry.source};
+  if (!scheme)
+    throw input_error("unknown quantization \"{}\" for {}; expected one of: {}", q, entry.name,
+                      quant_names());
+  ModelMeta meta{fmt::format("{}-{}", entry.name, scheme->name), entry.display_name, entry.family,
+                 scheme->name, entry.source};
   return model_from_config(entry.config, *scheme, meta);
 }
 

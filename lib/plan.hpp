@@ -35,9 +35,9 @@ struct RankPlan {
   std::string host;
   int layer_start = 0;  // [start, end)
   int layer_end = 0;
-  std::optional<double> share;             // tensor parallel share of every layer
-  std::vector<std::vector<int>> experts;   // expert parallel: per MoE layer, the experts held
-  bool holds_head = false;                 // embedding and LM head live here
+  std::optional<double> share;            // tensor parallel share of every layer
+  std::vector<std::vector<int>> experts;  // expert parallel: per MoE layer, the experts held
+  bool holds_head = false;                // embedding and LM head live here
   double weight_bytes = 0;
   double kv_bytes = 0;
   double total_bytes = 0;

@@ -10,8 +10,9 @@
 namespace meshplan {
 
 PipelineCostModel::PipelineCostModel(const ModelDesc& model, std::vector<HostFigures> hosts,
-                                     std::vector<std::vector<std::optional<LinkFigures>>> links, int64_t context,
-                                     int64_t prompt, double activation_bytes_per_value)
+                                     std::vector<std::vector<std::optional<LinkFigures>>> links,
+                                     int64_t context, int64_t prompt,
+                                     double activation_bytes_per_value)
     : model_(&model),
       hosts_(std::move(hosts)),
       links_(std::move(links)),
@@ -35,13 +36,15 @@ PipelineCostModel::PipelineCostModel(const ModelDesc& model, std::vector<HostFig
     for (size_t l = 0; l < L; ++l) {
       const LayerInfo& layer = model.layers[l];
       double compute = layer.flops / h.flops;
-      double memory = (static_cast<double>(layer.read_bytes) + layer.kv_bytes(context_)) / h.bandwidth;
+      double memory =
+          (static_cast<double>(layer.read_bytes) + layer.kv_bytes(context_)) / h.bandwidth;
       time_prefix_[i][l + 1] = time_prefix_[i][l] + std::max(compute, memory);
       // Prefill: every prompt token through the layer, plus attention over the prompt; weights are
       // read once (all experts once enough tokens route through them).
       double attn = 2.0 * model.num_heads * model.head_dim * P * P;
       double pcompute = (P * layer.flops + attn) / h.flops;
-      double pmemory = (std::min(static_cast<double>(layer.weight_bytes), P * static_cast<double>(layer.read_bytes)) +
+      double pmemory = (std::min(static_cast<double>(layer.weight_bytes),
+                                 P * static_cast<double>(layer.read_bytes)) +
                         static_cast<double>(layer.kv_bytes_per_token) * P) /
                        h.bandwidth;
       prefill_prefix_[i][l + 1] = prefill_prefix_[i][l] + std::max(pcompute, pmemory);
@@ -50,13 +53,14 @@ PipelineCostModel::PipelineCostModel(const ModelDesc& model, std::vector<HostFig
 }
 
 double PipelineCostModel::layer_time(size_t host, int layer) const {
-  return time_prefix_[host][static_cast<size_t>(layer) + 1] - time_prefix_[host][static_cast<size_t>(layer)];
+  return time_prefix_[host][static_cast<size_t>(layer) + 1] -
+         time_prefix_[host][static_cast<size_t>(layer)];
 }
 
 double PipelineCostModel::stage_time(size_t host, int start, int end) const {
   if (end <= start) return 0;
-  return time_prefix_[host][static_cast<size_t>(end)] - time_prefix_[host][static_cast<size_t>(start)] +
-         hosts_[host].overhead_s;
+  return time_prefix_[host][static_cast<size_t>(end)] -
+         time_prefix_[host][static_cast<size_t>(start)] + hosts_[host].overhead_s;
 }
 
 double PipelineCostModel::weight_bytes(int start, int end) const {
@@ -67,7 +71,9 @@ double PipelineCostModel::kv_bytes(int start, int end) const {
   return kv_prefix_[static_cast<size_t>(end)] - kv_prefix_[static_cast<size_t>(start)];
 }
 
-double PipelineCostModel::head_memory() const { return static_cast<double>(model_->head_resident_bytes()); }
+double PipelineCostModel::head_memory() const {
+  return static_cast<double>(model_->head_resident_bytes());
+}
 
 double PipelineCostModel::stage_memory(int start, int end, bool head) const {
   double m = end > start ? weight_bytes(start, end) + kv_bytes(start, end) : 0;
@@ -86,8 +92,8 @@ double PipelineCostModel::hop_time(size_t a, size_t b) const {
 
 double PipelineCostModel::prefill_stage_time(size_t host, int start, int end) const {
   if (end <= start) return 0;
-  return prefill_prefix_[host][static_cast<size_t>(end)] - prefill_prefix_[host][static_cast<size_t>(start)] +
-         hosts_[host].overhead_s;
+  return prefill_prefix_[host][static_cast<size_t>(end)] -
+         prefill_prefix_[host][static_cast<size_t>(start)] + hosts_[host].overhead_s;
 }
 
 double PipelineCostModel::prefill_hop_time(size_t a, size_t b) const {
@@ -114,8 +120,9 @@ PipelineEvaluation PipelineCostModel::evaluate(const PipelineAssignment& a) cons
     ttft += prefill_stage_time(h, s, t);
     if (e.memory_bytes.back() > hosts_[h].usable_bytes && e.feasible) {
       e.feasible = false;
-      e.shortfall = fmt::format("{} needs {} for layers {}-{}{} but has {} usable ({} short)", hosts_[h].name,
-                                format_gib(e.memory_bytes.back()), s, t, j == 0 ? " and the embedding/LM head" : "",
+      e.shortfall = fmt::format("{} needs {} for layers {}-{}{} but has {} usable ({} short)",
+                                hosts_[h].name, format_gib(e.memory_bytes.back()), s, t,
+                                j == 0 ? " and the embedding/LM head" : "",
                                 format_gib(hosts_[h].usable_bytes),
                                 format_gib(e.memory_bytes.back() - hosts_[h].usable_bytes));
     }
@@ -130,7 +137,8 @@ PipelineEvaluation PipelineCostModel::evaluate(const PipelineAssignment& a) cons
       double hop = hop_time(from, to);
       if (!links_[from][to] && e.feasible) {
         e.feasible = false;
-        e.shortfall = fmt::format("{} and {} have no usable link", hosts_[from].name, hosts_[to].name);
+        e.shortfall =
+            fmt::format("{} and {} have no usable link", hosts_[from].name, hosts_[to].name);
       }
       e.hops_s += hop;
       ttft += prefill_hop_time(from, to);
@@ -154,8 +162,8 @@ std::string pipeline_backend(const std::vector<std::optional<LinkFigures>>& hops
   return any_network ? "ethernet" : "ring";
 }
 
-void fill_pipeline_plan(const PipelineCostModel& cost, const PipelineAssignment& a, const PipelineEvaluation& e,
-                        Plan& plan) {
+void fill_pipeline_plan(const PipelineCostModel& cost, const PipelineAssignment& a,
+                        const PipelineEvaluation& e, Plan& plan) {
   const ModelDesc& model = cost.model();
   plan.model_name = model.name;
   plan.quantization = model.quantization;
@@ -202,10 +210,12 @@ void fill_pipeline_plan(const PipelineCostModel& cost, const PipelineAssignment&
   p.head_s = e.head_s;
   p.hops_s = e.hops_s;
   p.stages_s = 0;
-  for (double s : e.stage_s) p.stages_s += s;
+  for (double s : e.stage_s)
+    p.stages_s += s;
   // The largest single share of the token time.
   if (e.hops_s > worst_stage && e.hops_s > e.head_s) {
-    p.bottleneck = fmt::format("network hops ({:.0f} % of the token time)", 100.0 * e.hops_s / e.token_latency_s);
+    p.bottleneck = fmt::format("network hops ({:.0f} % of the token time)",
+                               100.0 * e.hops_s / e.token_latency_s);
   } else if (!plan.ranks.empty()) {
     const RankPlan& r = plan.ranks[worst];
     size_t host = a.order[worst];
@@ -213,7 +223,8 @@ void fill_pipeline_plan(const PipelineCostModel& cost, const PipelineAssignment&
     for (int l = r.layer_start; l < r.layer_end; ++l) {
       const LayerInfo& layer = model.layers[static_cast<size_t>(l)];
       compute += layer.flops / cost.host(host).flops;
-      memory += (static_cast<double>(layer.read_bytes) + layer.kv_bytes(cost.context())) / cost.host(host).bandwidth;
+      memory += (static_cast<double>(layer.read_bytes) + layer.kv_bytes(cost.context())) /
+                cost.host(host).bandwidth;
     }
     p.bottleneck = fmt::format("{} on {} (rank {}, {:.0f} % of the token time)",
                                memory >= compute ? "memory bandwidth" : "compute", r.host, r.rank,

@@ -40,8 +40,8 @@ class PipelineCostModel {
  public:
   // `links[a][b]`: the best link between candidate hosts a and b for the chosen transport.
   PipelineCostModel(const ModelDesc& model, std::vector<HostFigures> hosts,
-                    std::vector<std::vector<std::optional<LinkFigures>>> links, int64_t context, int64_t prompt,
-                    double activation_bytes_per_value);
+                    std::vector<std::vector<std::optional<LinkFigures>>> links, int64_t context,
+                    int64_t prompt, double activation_bytes_per_value);
 
   size_t num_hosts() const { return hosts_.size(); }
   int num_layers() const { return num_layers_; }
@@ -90,7 +90,7 @@ class PipelineCostModel {
 std::string pipeline_backend(const std::vector<std::optional<LinkFigures>>& hops);
 
 // Fills plan.ranks and plan.predicted from an evaluated assignment.
-void fill_pipeline_plan(const PipelineCostModel& cost, const PipelineAssignment& a, const PipelineEvaluation& e,
-                        Plan& plan);
+void fill_pipeline_plan(const PipelineCostModel& cost, const PipelineAssignment& a,
+                        const PipelineEvaluation& e, Plan& plan);
 
 }  // namespace meshplan

@@ -22,7 +22,8 @@ namespace {
 std::vector<size_t> candidate_hosts(const Cluster& cluster, const PlanRequest& request) {
   std::vector<size_t> out;
   if (request.hosts.empty()) {
-    for (size_t i = 0; i < cluster.hosts.size(); ++i) out.push_back(i);
+    for (size_t i = 0; i < cluster.hosts.size(); ++i)
+      out.push_back(i);
     return out;
   }
   for (const auto& name : request.hosts) {
@@ -39,17 +40,22 @@ std::vector<size_t> candidate_hosts(const Cluster& cluster, const PlanRequest& r
 std::string fit_advice(const PipelineCostModel& cost) {
   double need = cost.stage_memory(0, cost.num_layers(), true);
   double have = 0;
-  for (size_t i = 0; i < cost.num_hosts(); ++i) have += cost.host(i).usable_bytes;
+  for (size_t i = 0; i < cost.num_hosts(); ++i)
+    have += cost.host(i).usable_bytes;
   if (need > have) {
-    double weights_only = cost.stage_memory(0, cost.num_layers(), true) - cost.kv_bytes(0, cost.num_layers());
+    double weights_only =
+        cost.stage_memory(0, cost.num_layers(), true) - cost.kv_bytes(0, cost.num_layers());
     std::vector<std::string> names;
-    for (size_t i = 0; i < cost.num_hosts() && i < 8; ++i) names.push_back(cost.host(i).name);
+    for (size_t i = 0; i < cost.num_hosts() && i < 8; ++i)
+      names.push_back(cost.host(i).name);
     if (cost.num_hosts() > 8) names.push_back(fmt::format("{} more", cost.num_hosts() - 8));
-    std::string s = fmt::format("the model needs {} at context {} but the hosts ({}) have {} usable in all ({} short)",
-                                format_gib(need), cost.context(), fmt::join(names, ", "), format_gib(have),
-                                format_gib(need - have));
+    std::string s = fmt::format(
+        "the model needs {} at context {} but the hosts ({}) have {} usable in all ({} short)",
+        format_gib(need), cost.context(), fmt::join(names, ", "), format_gib(have),
+        format_gib(need - have));
     if (weights_only < have) {
-      double kv_per_token = cost.kv_bytes(0, cost.num_layers()) / static_cast<double>(cost.context());
+      double kv_per_token =
+          cost.kv_bytes(0, cost.num_layers()) / static_cast<double>(cost.context());
       int64_t fits = static_cast<int64_t>((have - weights_only) / kv_per_token);
       s += fmt::format("; a context of at most {} tokens would fit", fits);
     } else {
@@ -61,15 +67,18 @@ std::string fit_advice(const PipelineCostModel& cost) {
 }
 
 // The pins by host index, validated against the candidates and the model.
-std::vector<RangePin> resolve_pins(const PlanRequest& request, const std::vector<size_t>& candidates,
-                                   const Cluster& cluster, int layers) {
+std::vector<RangePin> resolve_pins(const PlanRequest& request,
+                                   const std::vector<size_t>& candidates, const Cluster& cluster,
+                                   int layers) {
   std::vector<RangePin> pins;
   for (const LayerPin& p : request.pins) {
     int i = cluster.host_index(p.host);
     auto it = std::find(candidates.begin(), candidates.end(), static_cast<size_t>(std::max(i, 0)));
-    if (i < 0 || it == candidates.end()) throw input_error("--pin {}: \"{}\" is not a candidate host", p.host, p.host);
+    if (i < 0 || it == candidates.end())
+      throw input_error("--pin {}: \"{}\" is not a candidate host", p.host, p.host);
     if (p.start < 0 || p.end > layers || p.start >= p.end)
-      throw input_error("--pin {}={}-{}: the model has layers 0-{}", p.host, p.start, p.end - 1, layers - 1);
+      throw input_error("--pin {}={}-{}: the model has layers 0-{}", p.host, p.start, p.end - 1,
+                        layers - 1);
     RangePin r{static_cast<size_t>(it - candidates.begin()), p.start, p.end};
     for (const RangePin& q : pins) {
       if (q.host == r.host) throw input_error("--pin: host \"{}\" is pinned twice", p.host);
@@ -83,16 +92,20 @@ std::vector<RangePin> resolve_pins(const PlanRequest& request, const std::vector
 }
 
 // Why no pipeline fits, and what would fix it.
-std::string explain_infeasible(const PipelineCostModel& cost, const PipelineConstraints& c, const std::string& backend) {
+std::string explain_infeasible(const PipelineCostModel& cost, const PipelineConstraints& c,
+                               const std::string& backend) {
   std::string advice = fit_advice(cost);
   if (!advice.empty()) return advice;
   for (const RangePin& p : c.pins) {
     const HostFigures& h = cost.host(p.host);
     double need = cost.stage_memory(p.start, p.end, p.start == 0);
     if (need > h.usable_bytes)
-      return fmt::format("{} needs {} for its pinned layers {}-{}{} but has {} usable ({} short); pin fewer layers", h.name,
-                         format_gib(need), p.start, p.end - 1, p.start == 0 ? " and the embedding/LM head" : "",
-                         format_gib(h.usable_bytes), format_gib(need - h.usable_bytes));
+      return fmt::format(
+          "{} needs {} for its pinned layers {}-{}{} but has {} usable ({} short); pin fewer "
+          "layers",
+          h.name, format_gib(need), p.start, p.end - 1,
+          p.start == 0 ? " and the embedding/LM head" : "", format_gib(h.usable_bytes),
+          format_gib(need - h.usable_bytes));
   }
   std::vector<double> caps;
   double largest = 0;
@@ -102,80 +115,103 @@ std::string explain_infeasible(const PipelineCostModel& cost, const PipelineCons
   }
   double head_need = cost.stage_memory(0, 1, true);
   if (head_need > largest)
-    return fmt::format("rank 0 needs {} for the embedding, LM head and layer 0, but the largest host has {} ({} short)",
-                       format_gib(head_need), format_gib(largest), format_gib(head_need - largest));
+    return fmt::format(
+        "rank 0 needs {} for the embedding, LM head and layer 0, but the largest host has {} ({} "
+        "short)",
+        format_gib(head_need), format_gib(largest), format_gib(head_need - largest));
   for (int l = 0; l < cost.num_layers(); ++l) {
     double need = cost.stage_memory(l, l + 1, false);
     if (need > largest)
-      return fmt::format("layer {} alone needs {} at context {}, the largest host has {} ({} short); use a shorter context",
-                         l, format_gib(need), cost.context(), format_gib(largest), format_gib(need - largest));
+      return fmt::format(
+          "layer {} alone needs {} at context {}, the largest host has {} ({} short); use a "
+          "shorter context",
+          l, format_gib(need), cost.context(), format_gib(largest), format_gib(need - largest));
   }
   std::sort(caps.rbegin(), caps.rend());
   double need = cost.stage_memory(0, cost.num_layers(), true), have = 0;
   size_t m = 0;
-  while (m < caps.size() && have < need) have += caps[m++];
+  while (m < caps.size() && have < need)
+    have += caps[m++];
   if (c.max_hosts > 0 && static_cast<size_t>(c.max_hosts) < m)
-    return fmt::format("{} hosts hold at most {} but the model needs {} at context {}; allow --max-hosts {} or more",
-                       c.max_hosts, format_gib(std::accumulate(caps.begin(), caps.begin() + c.max_hosts, 0.0)),
-                       format_gib(need), cost.context(), m);
+    return fmt::format(
+        "{} hosts hold at most {} but the model needs {} at context {}; allow --max-hosts {} or "
+        "more",
+        c.max_hosts, format_gib(std::accumulate(caps.begin(), caps.begin() + c.max_hosts, 0.0)),
+        format_gib(need), cost.context(), m);
   if (m >= 2) {
     std::vector<std::string> isolated;
     for (size_t a = 0; a < cost.num_hosts(); ++a) {
       bool any = false;
-      for (size_t b = 0; b < cost.num_hosts(); ++b) any = any || (a != b && cost.link(a, b));
+      for (size_t b = 0; b < cost.num_hosts(); ++b)
+        any = any || (a != b && cost.link(a, b));
       if (!any) isolated.push_back(cost.host(a).name);
     }
     std::string who = isolated.empty() ? ""
-                                       : fmt::format(" ({} {} no usable link to any other host)", fmt::join(isolated, ", "),
+                                       : fmt::format(" ({} {} no usable link to any other host)",
+                                                     fmt::join(isolated, ", "),
                                                      isolated.size() == 1 ? "has" : "have");
-    return fmt::format("the model needs at least {} hosts, and no ring of hosts joined by usable links for backend {} holds "
-                       "it{}; add cables or a network between the hosts, or use --backend auto",
-                       m, backend, who);
+    return fmt::format(
+        "the model needs at least {} hosts, and no ring of hosts joined by usable links for "
+        "backend {} holds "
+        "it{}; add cables or a network between the hosts, or use --backend auto",
+        m, backend, who);
   }
   return "no placement satisfies the constraints (--pin, --min-hosts, --max-hosts)";
 }
 
 }  // namespace
 
-Plan make_plan(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model, const PlanRequest& request,
-               const Clock& clock) {
-  if (request.context <= 0) throw input_error("--context must be a positive number of tokens, got {}", request.context);
-  if (request.prompt < 0) throw input_error("--prompt must not be negative, got {}", request.prompt);
+Plan make_plan(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
+               const PlanRequest& request, const Clock& clock) {
+  if (request.context <= 0)
+    throw input_error("--context must be a positive number of tokens, got {}", request.context);
+  if (request.prompt < 0)
+    throw input_error("--prompt must not be negative, got {}", request.prompt);
   if (request.strategy != "pipeline") {
-    throw input_error("--strategy {}: this version plans pipeline placements only", request.strategy);
+    throw input_error("--strategy {}: this version plans pipeline placements only",
+                      request.strategy);
   }
   const bool optimal = request.solver == "optimal";
   if (!optimal && request.solver != "proportional" && request.solver != "proportional-v0") {
-    throw input_error("--solver {}: unknown solver; expected optimal, proportional or proportional-v0", request.solver);
+    throw input_error(
+        "--solver {}: unknown solver; expected optimal, proportional or proportional-v0",
+        request.solver);
   }
   if (!optimal && (!request.pins.empty() || request.min_hosts > 0 || request.max_hosts > 0))
-    throw input_error("--pin, --min-hosts and --max-hosts need --solver optimal (the {} split uses every host)",
-                      request.solver);
-  if (request.min_hosts < 0 || request.max_hosts < 0) throw input_error("--min-hosts and --max-hosts must not be negative");
+    throw input_error(
+        "--pin, --min-hosts and --max-hosts need --solver optimal (the {} split uses every host)",
+        request.solver);
+  if (request.min_hosts < 0 || request.max_hosts < 0)
+    throw input_error("--min-hosts and --max-hosts must not be negative");
   if (request.max_hosts > 0 && request.min_hosts > request.max_hosts)
-    throw input_error("--min-hosts {} is more than --max-hosts {}", request.min_hosts, request.max_hosts);
+    throw input_error("--min-hosts {} is more than --max-hosts {}", request.min_hosts,
+                      request.max_hosts);
   std::vector<size_t> candidates = candidate_hosts(cluster, request);
   if (candidates.empty()) throw input_error("the cluster has no hosts");
   if (request.min_hosts > static_cast<int>(candidates.size()))
-    throw input_error("--min-hosts {}: there are only {} candidate hosts", request.min_hosts, candidates.size());
+    throw input_error("--min-hosts {}: there are only {} candidate hosts", request.min_hosts,
+                      candidates.size());
   std::vector<HostFigures> figures;
-  for (size_t i : candidates) figures.push_back(host_figures(cluster.hosts[i], catalog));
+  for (size_t i : candidates)
+    figures.push_back(host_figures(cluster.hosts[i], catalog));
   LinkGraph graph(cluster, catalog);
   Transport transport = transport_for_backend(request.backend);
   double message = catalog.activation_bytes() * model.hidden_size;
-  std::vector<std::vector<std::optional<LinkFigures>>> links(candidates.size(),
-                                                             std::vector<std::optional<LinkFigures>>(candidates.size()));
+  std::vector<std::vector<std::optional<LinkFigures>>> links(
+      candidates.size(), std::vector<std::optional<LinkFigures>>(candidates.size()));
   for (size_t a = 0; a < candidates.size(); ++a)
     for (size_t b = 0; b < candidates.size(); ++b)
       if (a != b) links[a][b] = graph.best(candidates[a], candidates[b], transport, message);
-  PipelineCostModel cost(model, figures, links, request.context, request.prompt, catalog.activation_bytes());
+  PipelineCostModel cost(model, figures, links, request.context, request.prompt,
+                         catalog.activation_bytes());
   PipelineConstraints constraints;
   constraints.min_hosts = request.min_hosts;
   constraints.max_hosts = request.max_hosts;
   constraints.pins = resolve_pins(request, candidates, cluster, model.num_layers());
 
   std::vector<size_t> order(candidates.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
   double start = clock.now_seconds();
   PipelineAssignment assignment;
   SearchResult search;
@@ -183,27 +219,30 @@ Plan make_plan(const Cluster& cluster, const Catalog& catalog, const ModelDesc& 
     SearchSpace space(cost, constraints);
     search = solve_optimal_pipeline(space, order);
     if (!search.feasible) {
-      throw failure("{} does not fit: {}", model.name, explain_infeasible(cost, constraints, request.backend));
+      throw failure("{} does not fit: {}", model.name,
+                    explain_infeasible(cost, constraints, request.backend));
     }
     assignment = search.assignment;
   } else {
-    assignment =
-        request.solver == "proportional" ? proportional_assignment(cost, order) : proportional_v0_assignment(cost, order);
+    assignment = request.solver == "proportional" ? proportional_assignment(cost, order)
+                                                  : proportional_v0_assignment(cost, order);
   }
   double solve_ms = (clock.now_seconds() - start) * 1e3;
   PipelineEvaluation eval = cost.evaluate(assignment);
   if (!eval.feasible) {
-    if (optimal) throw internal_error("the optimal solver returned an infeasible plan: {}", eval.shortfall);
+    if (optimal)
+      throw internal_error("the optimal solver returned an infeasible plan: {}", eval.shortfall);
     std::string advice = fit_advice(cost);
-    throw failure("{} does not fit with the {} split: {}{}", model.name, request.solver, eval.shortfall,
-                  advice.empty() ? "" : "; " + advice);
+    throw failure("{} does not fit with the {} split: {}{}", model.name, request.solver,
+                  eval.shortfall, advice.empty() ? "" : "; " + advice);
   }
   Plan plan;
   fill_pipeline_plan(cost, assignment, eval, plan);
 
   PipelineBound bound = pipeline_lower_bound(cost, request.min_hosts);
   if (bound.token_latency_s > eval.token_latency_s * (1 + 1e-9))
-    throw internal_error("lower bound {} s above the plan's {} s", bound.token_latency_s, eval.token_latency_s);
+    throw internal_error("lower bound {} s above the plan's {} s", bound.token_latency_s,
+                         eval.token_latency_s);
   BoundInfo b;
   b.token_latency_s = std::min(bound.token_latency_s, eval.token_latency_s);  // rounding only
   b.gap_percent = gap_percent(eval.token_latency_s, b.token_latency_s);
@@ -216,9 +255,10 @@ Plan make_plan(const Cluster& cluster, const Catalog& catalog, const ModelDesc& 
     if (!search.exact) note += fmt::format("; within {:.2f} % of the lower bound", b.gap_percent);
     plan.solver = SolverInfo{"optimal", proven, solve_ms, note};
   } else {
-    plan.solver = SolverInfo{request.solver, false, solve_ms,
-                             request.solver == "proportional" ? "memory-proportional split (exo 1.0)"
-                                                              : "memory-weighted ring split (exo 0.0.x)"};
+    plan.solver =
+        SolverInfo{request.solver, false, solve_ms,
+                   request.solver == "proportional" ? "memory-proportional split (exo 1.0)"
+                                                    : "memory-weighted ring split (exo 0.0.x)"};
   }
   BaselineResult prop = proportional_baseline(cost, order);
   set_speedup(prop.info, eval.token_latency_s);
@@ -228,19 +268,22 @@ Plan make_plan(const Cluster& cluster, const Catalog& catalog, const ModelDesc& 
   plan.baselines.push_back(single.info);
 
   std::vector<bool> used(candidates.size(), false);
-  for (size_t h : assignment.order) used[h] = true;
+  for (size_t h : assignment.order)
+    used[h] = true;
   std::vector<std::string> left_out;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const HostFigures& h = cost.host(i);
-    plan.hosts.push_back(HostInfo{h.name, h.usable_bytes, h.bandwidth, h.flops, h.overhead_s, h.usable_rule, used[i]});
+    plan.hosts.push_back(HostInfo{h.name, h.usable_bytes, h.bandwidth, h.flops, h.overhead_s,
+                                  h.usable_rule, used[i]});
     if (!used[i]) left_out.push_back(h.name);
   }
   if (!left_out.empty())
-    plan.notes.push_back(fmt::format("left out: {} ({})", fmt::join(left_out, ", "),
-                                     request.max_hosts > 0 || !request.pins.empty()
-                                         ? "not in the fastest plan within --max-hosts and the pins"
-                                         : (left_out.size() == 1 ? "using it would not make the plan faster"
-                                                                 : "using them would not make the plan faster")));
+    plan.notes.push_back(
+        fmt::format("left out: {} ({})", fmt::join(left_out, ", "),
+                    request.max_hosts > 0 || !request.pins.empty()
+                        ? "not in the fastest plan within --max-hosts and the pins"
+                        : (left_out.size() == 1 ? "using it would not make the plan faster"
+                                                : "using them would not make the plan faster")));
   return plan;
 }
 

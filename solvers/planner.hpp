@@ -25,7 +25,7 @@ struct LayerPin {
 struct PlanRequest {
   std::string strategy = "pipeline";
   std::string solver = "optimal";  // optimal, proportional, proportional-v0
-  std::string backend = "auto";  // auto, ring, jaccl, jaccl-ring, ethernet
+  std::string backend = "auto";    // auto, ring, jaccl, jaccl-ring, ethernet
   int64_t context = 4096;
   int64_t prompt = 512;
   std::vector<std::string> hosts;  // candidates, in ring order; empty = every host in file order
@@ -33,11 +33,11 @@ struct PlanRequest {
   int max_hosts = 0;  // 0 = no limit
   std::vector<LayerPin> pins;
   // Tensor and expert parallel (solvers/strategy_planner.hpp).
-  bool allow_uneven = false;               // tensor shares proportional to speed and memory
-  std::optional<ExpertLoad> expert_load;   // per-layer expert frequencies; empty = uniform
+  bool allow_uneven = false;              // tensor shares proportional to speed and memory
+  std::optional<ExpertLoad> expert_load;  // per-layer expert frequencies; empty = uniform
 };
 
-Plan make_plan(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model, const PlanRequest& request,
-               const Clock& clock);
+Plan make_plan(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
+               const PlanRequest& request, const Clock& clock);
 
 }  // namespace meshplan

@@ -7,7 +7,9 @@
 namespace meshplan {
 namespace {
 
-const Catalog& cat() { return Catalog::builtin(); }
+const Catalog& cat() {
+  return Catalog::builtin();
+}
 
 TEST(catalog_test, machine_thunderbolt_budgets_match_the_issue) {
   struct Case {
@@ -36,12 +38,14 @@ TEST(catalog_test, apple_fp16_equals_fp32_and_figures_have_sources) {
     for (const char* figure : {"mem_bandwidth_GBps", "fp16_tflops", "max_memory_GiB"})
       EXPECT_TRUE(chip.sources.count(figure)) << chip.key << " has no source for " << figure;
   }
-  for (const char* nvidia : {"h100-sxm", "h200", "rtx-4090", "gb10"}) EXPECT_NE(cat().find_chip(nvidia), nullptr) << nvidia;
+  for (const char* nvidia : {"h100-sxm", "h200", "rtx-4090", "gb10"})
+    EXPECT_NE(cat().find_chip(nvidia), nullptr) << nvidia;
 }
 
 TEST(catalog_test, every_machine_chip_exists) {
   for (const auto& m : cat().machines())
-    for (const auto& c : m.chips) EXPECT_NE(cat().find_chip(c), nullptr) << m.key << " lists " << c;
+    for (const auto& c : m.chips)
+      EXPECT_NE(cat().find_chip(c), nullptr) << m.key << " lists " << c;
 }
 
 TEST(catalog_test, brand_and_model_id_lookups) {

@@ -17,7 +17,8 @@ using testing::source_path;
 const std::string kM3 = source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml");
 
 TEST(cli_test, plan_json_covers_every_layer_once_within_memory) {
-  auto r = run_meshplan({"plan", "-c", kM3, "-m", "deepseek-v3.1-4bit", "--strategy", "pipeline", "--json"});
+  auto r = run_meshplan(
+      {"plan", "-c", kM3, "-m", "deepseek-v3.1-4bit", "--strategy", "pipeline", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json plan = json::parse(r.out);
   EXPECT_EQ(plan["schema"], "meshplan.plan/1");
@@ -27,12 +28,15 @@ TEST(cli_test, plan_json_covers_every_layer_once_within_memory) {
   for (const auto& rank : plan["ranks"]) {
     EXPECT_EQ(rank["layers"][0].get<int>(), next);
     next = rank["layers"][1].get<int>();
-    EXPECT_LE(rank["total_bytes"].get<double>(), rank["usable_bytes"].get<double>()) << rank["host"];
+    EXPECT_LE(rank["total_bytes"].get<double>(), rank["usable_bytes"].get<double>())
+        << rank["host"];
   }
   EXPECT_EQ(next, 61);
   EXPECT_GT(plan["predicted"]["decode_tokens_per_s"].get<double>(), 0);
-  for (const char* key : {"token_latency_ms", "ttft_ms", "bottleneck"}) EXPECT_TRUE(plan["predicted"].contains(key)) << key;
-  for (const char* key : {"bound", "baseline", "solver", "alternatives", "context", "prompt", "strategy", "backend"})
+  for (const char* key : {"token_latency_ms", "ttft_ms", "bottleneck"})
+    EXPECT_TRUE(plan["predicted"].contains(key)) << key;
+  for (const char* key :
+       {"bound", "baseline", "solver", "alternatives", "context", "prompt", "strategy", "backend"})
     EXPECT_TRUE(plan.contains(key)) << key;
 }
 
@@ -54,16 +58,19 @@ TEST(cli_test, plan_output_file_is_written_atomically) {
   json plan = json::parse(testing::read_text(out));
   EXPECT_EQ(plan["model"]["name"], "llama-3.3-70b-4bit");
   // A failing run leaves the existing file alone and no temporary files behind.
-  r = run_meshplan({"plan", "-c", kM3, "-m", "llama-3.3-70b-4bit", "--context", "100000000", "-o", out});
+  r = run_meshplan(
+      {"plan", "-c", kM3, "-m", "llama-3.3-70b-4bit", "--context", "100000000", "-o", out});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(json::parse(testing::read_text(out))["model"]["name"], "llama-3.3-70b-4bit");
   int files = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.is_regular_file();
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    files += e.is_regular_file();
   EXPECT_EQ(files, 1);
 }
 
 TEST(cli_test, model_that_does_not_fit_exits_1_naming_host_and_bytes) {
-  auto r = run_meshplan({"plan", "-c", source_path("examples/clusters/mac-mini-m4-pro-x4.yaml"), "-m", "deepseek-v3.1-4bit"});
+  auto r = run_meshplan({"plan", "-c", source_path("examples/clusters/mac-mini-m4-pro-x4.yaml"),
+                         "-m", "deepseek-v3.1-4bit"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("does not fit"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("mini-"), std::string::npos) << r.err;
@@ -77,10 +84,13 @@ TEST(cli_test, bad_input_files_exit_2_with_position) {
   };
   std::vector<Case> cases = {
       {"bad.yaml", "hosts:\n  - name: a\n    memory: [1\n", "bad.yaml:"},
-      {"type.json", R"({"hosts": [{"name": "a", "memory": "lots"}]})", "type.json (/hosts/0/memory): expected a size"},
-      {"key.yaml", "hosts:\n  - name: a\n    color: red\n", "key.yaml:3:12 (/hosts/0/color): unknown key \"color\""},
+      {"type.json", R"({"hosts": [{"name": "a", "memory": "lots"}]})",
+       "type.json (/hosts/0/memory): expected a size"},
+      {"key.yaml", "hosts:\n  - name: a\n    color: red\n",
+       "key.yaml:3:12 (/hosts/0/color): unknown key \"color\""},
       {"neg.yaml", "hosts:\n  - name: a\n    memory: -1GB\n", "neg.yaml:3:13 (/hosts/0/memory)"},
-      {"chip.yaml", "hosts:\n  - name: a\n    chip: m7\n", "chip.yaml:3:11 (/hosts/0/chip): unknown chip \"m7\""},
+      {"chip.yaml", "hosts:\n  - name: a\n    chip: m7\n",
+       "chip.yaml:3:11 (/hosts/0/chip): unknown chip \"m7\""},
   };
   for (const auto& c : cases) {
     std::string path = dir + "/" + c.file;
@@ -160,7 +170,8 @@ const std::string kM3x4 = source_path("examples/clusters/mac-studio-m3-ultra-x4.
 double tokens_per_s(const std::vector<std::string>& args) {
   auto r = run_meshplan(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  return r.exit_code == 0 ? json::parse(r.out)["predicted"]["decode_tokens_per_s"].get<double>() : 0;
+  return r.exit_code == 0 ? json::parse(r.out)["predicted"]["decode_tokens_per_s"].get<double>()
+                          : 0;
 }
 
 // 4 x M3 Ultra, Qwen3-235B-A22B 8-bit (measured by Jeff Geerling, Dec 2025: exo's tensor parallel
@@ -172,8 +183,9 @@ TEST(cli_test, tensor_over_rdma_rises_and_pipeline_over_tcp_falls_with_more_macs
   std::vector<double> tensor, pipeline;
   for (size_t i = 0; i < hosts.size(); ++i) {
     std::string n = std::to_string(i == 2 ? 4 : i + 1);
-    std::vector<std::string> base = {"plan", "-c", kM3x4, "-m", "qwen3-235b-a22b-8bit", "--hosts", hosts[i],
-                                     "--min-hosts", n, "--json"};
+    std::vector<std::string> base = {
+        "plan",    "-c",     kM3x4,         "-m", "qwen3-235b-a22b-8bit",
+        "--hosts", hosts[i], "--min-hosts", n,    "--json"};
     auto with = [&](std::vector<std::string> extra) {
       std::vector<std::string> a = base;
       a.insert(a.end(), extra.begin(), extra.end());
@@ -189,7 +201,8 @@ TEST(cli_test, tensor_over_rdma_rises_and_pipeline_over_tcp_falls_with_more_macs
 }
 
 TEST(cli_test, tensor_and_expert_plans_carry_shares_and_expert_lists) {
-  auto r = run_meshplan({"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "tensor", "--json"});
+  auto r = run_meshplan(
+      {"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "tensor", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json plan = json::parse(r.out);
   EXPECT_EQ(plan["strategy"], "tensor");
@@ -201,10 +214,12 @@ TEST(cli_test, tensor_and_expert_plans_carry_shares_and_expert_lists) {
   EXPECT_NEAR(shares, 1.0, 1e-9);
   EXPECT_EQ(plan["collective"]["kind"], "JACCL mesh");
   EXPECT_EQ(plan["collective"]["layers"], 61);
-  EXPECT_LE(plan["bound"]["token_latency_ms"].get<double>(), plan["predicted"]["token_latency_ms"].get<double>());
+  EXPECT_LE(plan["bound"]["token_latency_ms"].get<double>(),
+            plan["predicted"]["token_latency_ms"].get<double>());
   EXPECT_EQ(plan["baseline"]["solver"], "proportional");
 
-  r = run_meshplan({"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "expert", "--json"});
+  r = run_meshplan(
+      {"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "expert", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   plan = json::parse(r.out);
   EXPECT_EQ(plan["strategy"], "expert");
@@ -226,14 +241,16 @@ TEST(cli_test, auto_strategy_lists_the_alternatives) {
   auto r = run_meshplan({"plan", "-c", kM3x4, "-m", "llama-3.3-70b-4bit"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Alternative pipeline: "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Alternative expert: not possible (not an MoE model"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Alternative expert: not possible (not an MoE model"), std::string::npos)
+      << r.out;
 }
 
 TEST(cli_test, expert_load_file_is_checked_and_used) {
   std::string dir = testing::temp_dir();
   std::string bad = dir + "/bad.yaml";
   std::ofstream(bad) << "layers:\n  - layer: 3\n    load: [1, 2, 3]\n";
-  auto r = run_meshplan({"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "expert", "--expert-load", bad});
+  auto r = run_meshplan({"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "expert",
+                         "--expert-load", bad});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bad.yaml:3:11"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("expected 256 loads"), std::string::npos) << r.err;
@@ -244,23 +261,25 @@ TEST(cli_test, expert_load_file_is_checked_and_used) {
   f[5] = 300;
   load["layers"].push_back({{"layers", "3-60"}, {"load", f}});
   std::ofstream(good) << load.dump();
-  r = run_meshplan({"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "expert", "--expert-load", good});
+  r = run_meshplan({"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "expert",
+                    "--expert-load", good});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("expert load from " + good), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("extra copies of the busiest experts"), std::string::npos) << r.out;
 }
 
 TEST(cli_test, uneven_tensor_split_is_marked_and_impossible_groups_say_why) {
-  auto r = run_meshplan({"plan", "-c", kM3x4, "-m", "qwen3-235b-a22b-8bit", "--strategy", "tensor", "--min-hosts", "3",
-                         "--max-hosts", "3"});
+  auto r = run_meshplan({"plan", "-c", kM3x4, "-m", "qwen3-235b-a22b-8bit", "--strategy", "tensor",
+                         "--min-hosts", "3", "--max-hosts", "3"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("head count not divisible"), std::string::npos) << r.err;
-  r = run_meshplan({"plan", "-c", kM3x4, "-m", "qwen3-235b-a22b-8bit", "--strategy", "tensor", "--min-hosts", "3",
-                    "--max-hosts", "3", "--allow-uneven"});
+  r = run_meshplan({"plan", "-c", kM3x4, "-m", "qwen3-235b-a22b-8bit", "--strategy", "tensor",
+                    "--min-hosts", "3", "--max-hosts", "3", "--allow-uneven"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("needs engine support for uneven shards"), std::string::npos) << r.out;
-  r = run_meshplan({"plan", "-c", source_path("examples/clusters/thunderbolt4-star-3.yaml"), "-m", "llama-3.3-70b-4bit",
-                    "--strategy", "tensor", "--backend", "jaccl", "--min-hosts", "2"});
+  r = run_meshplan({"plan", "-c", source_path("examples/clusters/thunderbolt4-star-3.yaml"), "-m",
+                    "llama-3.3-70b-4bit", "--strategy", "tensor", "--backend", "jaccl",
+                    "--min-hosts", "2"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("no all-reduce path"), std::string::npos) << r.err;
 }

@@ -68,7 +68,8 @@ TEST(cluster_reader_test, json_type_error_names_pointer_and_form) {
 TEST(cluster_reader_test, unknown_key_names_key_and_position) {
   std::string msg = load_error("hosts:\n  - name: a\n    memroy: 64GB\n");
   EXPECT_NE(msg.find("c.yaml:3:13 (/hosts/0/memroy)"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("unknown key \"memroy\" (did you mean \"memory\"?)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unknown key \"memroy\" (did you mean \"memory\"?)"), std::string::npos)
+      << msg;
 }
 
 TEST(cluster_reader_test, negative_memory_is_rejected) {
@@ -87,33 +88,44 @@ TEST(cluster_reader_test, unknown_chip_lists_known_chips) {
 }
 
 TEST(cluster_reader_test, cable_checks) {
-  const std::string hosts = "hosts:\n  - {name: a, chip: m4-pro-20c}\n  - {name: b, chip: m4-pro-20c}\n  - {name: c, chip: m4-pro-20c}\n";
-  EXPECT_NE(load_error(hosts + "links:\n  - {a: a, b: z, kind: tb5}\n").find("unknown host \"z\""), std::string::npos);
-  EXPECT_NE(load_error(hosts + "links:\n  - {a: a:9, b: b, kind: tb5}\n").find("has no Thunderbolt port \"9\""),
+  const std::string hosts =
+      "hosts:\n  - {name: a, chip: m4-pro-20c}\n  - {name: b, chip: m4-pro-20c}\n  - {name: c, "
+      "chip: m4-pro-20c}\n";
+  EXPECT_NE(load_error(hosts + "links:\n  - {a: a, b: z, kind: tb5}\n").find("unknown host \"z\""),
             std::string::npos);
-  EXPECT_NE(load_error(hosts + "links:\n  - {a: a:1, b: b:1, kind: tb5}\n  - {a: a:1, b: c:1, kind: tb5}\n")
+  EXPECT_NE(load_error(hosts + "links:\n  - {a: a:9, b: b, kind: tb5}\n")
+                .find("has no Thunderbolt port \"9\""),
+            std::string::npos);
+  EXPECT_NE(load_error(hosts +
+                       "links:\n  - {a: a:1, b: b:1, kind: tb5}\n  - {a: a:1, b: c:1, kind: tb5}\n")
                 .find("port 1 of a is already used"),
             std::string::npos);
-  EXPECT_NE(load_error(hosts + "links:\n  - {a: a, b: b, kind: tb4, rdma: true}\n").find("rdma needs kind tb5"),
+  EXPECT_NE(load_error(hosts + "links:\n  - {a: a, b: b, kind: tb4, rdma: true}\n")
+                .find("rdma needs kind tb5"),
             std::string::npos);
-  EXPECT_NE(load_error(hosts + "links:\n  - {a: a, b: b, kind: tb6}\n").find("unknown link kind \"tb6\""),
-            std::string::npos);
+  EXPECT_NE(
+      load_error(hosts + "links:\n  - {a: a, b: b, kind: tb6}\n").find("unknown link kind \"tb6\""),
+      std::string::npos);
 }
 
 TEST(cluster_reader_test, duplicate_and_invalid_host_names) {
-  EXPECT_NE(load_error("hosts:\n  - {name: a}\n  - {name: a}\n").find("duplicate host name \"a\""), std::string::npos);
-  EXPECT_NE(load_error("hosts:\n  - {name: \"-oProxy\"}\n").find("expected a host name"), std::string::npos);
+  EXPECT_NE(load_error("hosts:\n  - {name: a}\n  - {name: a}\n").find("duplicate host name \"a\""),
+            std::string::npos);
+  EXPECT_NE(load_error("hosts:\n  - {name: \"-oProxy\"}\n").find("expected a host name"),
+            std::string::npos);
   EXPECT_NE(load_error("hosts: []\n").find("at least one host"), std::string::npos);
 }
 
 TEST(cluster_reader_test, usable_memory_cannot_exceed_memory) {
-  EXPECT_NE(load_error("hosts:\n  - {name: a, memory: 64GiB, usable_memory: 80GiB}\n").find("exceeds memory"),
+  EXPECT_NE(load_error("hosts:\n  - {name: a, memory: 64GiB, usable_memory: 80GiB}\n")
+                .find("exceeds memory"),
             std::string::npos);
 }
 
 TEST(cluster_reader_test, round_trip_read_write_read_gives_the_same_cluster) {
-  for (const char* example : {"mac-studio-m3-ultra-x4.yaml", "studio-air-fabric.yaml", "ethernet-5-node.yaml",
-                              "thunderbolt4-star-3.yaml", "mac-mini-m4-pro-x4.yaml"}) {
+  for (const char* example :
+       {"mac-studio-m3-ultra-x4.yaml", "studio-air-fabric.yaml", "ethernet-5-node.yaml",
+        "thunderbolt4-star-3.yaml", "mac-mini-m4-pro-x4.yaml"}) {
     std::string path = testing::source_path(std::string("examples/clusters/") + example);
     Cluster first = load(testing::read_text(path), path);
     std::string json = write_cluster_json(first);
@@ -137,7 +149,8 @@ TEST(cluster_reader_test, ipv4_validation) {
   EXPECT_FALSE(valid_ipv4("192.168.0"));
   EXPECT_FALSE(valid_ipv4("192.168.0.256"));
   EXPECT_FALSE(valid_ipv4("a.b.c.d"));
-  EXPECT_NE(load_error("hosts:\n  - name: a\n    interfaces: [{name: en0, ipv4: 10.0.0.300}]\n").find("expected an IPv4 address"),
+  EXPECT_NE(load_error("hosts:\n  - name: a\n    interfaces: [{name: en0, ipv4: 10.0.0.300}]\n")
+                .find("expected an IPv4 address"),
             std::string::npos);
 }
 

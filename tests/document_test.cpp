@@ -42,7 +42,8 @@ TEST(document_test, malformed_yaml_names_file_and_position) {
 }
 
 TEST(document_test, malformed_json_names_line_and_column) {
-  std::string msg = error_of([] { parse_json_document("{\n  \"hosts\": [\n    {\"name\": }\n  ]\n}", "bad.json"); });
+  std::string msg = error_of(
+      [] { parse_json_document("{\n  \"hosts\": [\n    {\"name\": }\n  ]\n}", "bad.json"); });
   EXPECT_NE(msg.find("bad.json:3:"), std::string::npos) << msg;
   EXPECT_NE(msg.find("malformed JSON"), std::string::npos) << msg;
 }
@@ -73,7 +74,9 @@ TEST(document_test, format_by_extension_or_content) {
   EXPECT_TRUE(parse_document("a: 1", "x.yml").at("a").is_number());
 }
 
-TEST(document_test, pointer_escapes) { EXPECT_EQ(pointer_append("/a", "b/c~d"), "/a/b~1c~0d"); }
+TEST(document_test, pointer_escapes) {
+  EXPECT_EQ(pointer_append("/a", "b/c~d"), "/a/b~1c~0d");
+}
 
 }  // namespace
 }  // namespace meshplan

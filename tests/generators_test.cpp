@@ -10,7 +10,9 @@
 namespace meshplan {
 namespace {
 
-Cluster load(const std::string& text) { return load_cluster(text, "g.yaml", Catalog::builtin()); }
+Cluster load(const std::string& text) {
+  return load_cluster(text, "g.yaml", Catalog::builtin());
+}
 
 std::string load_error(const std::string& text) {
   try {
@@ -24,12 +26,14 @@ std::string load_error(const std::string& text) {
 
 std::string minis(int n) {
   std::string s = "hosts:\n";
-  for (int i = 1; i <= n; ++i) s += "  - {name: mini-" + std::to_string(i) + ", chip: m4-pro-20c, memory: 64GiB}\n";
+  for (int i = 1; i <= n; ++i)
+    s += "  - {name: mini-" + std::to_string(i) + ", chip: m4-pro-20c, memory: 64GiB}\n";
   return s;
 }
 
 TEST(generators_test, full_mesh_uses_distinct_real_ports) {
-  Cluster c = load(minis(4) + "links:\n  - {topology: full-mesh, kind: tb5, rdma: true, hosts: all}\n");
+  Cluster c =
+      load(minis(4) + "links:\n  - {topology: full-mesh, kind: tb5, rdma: true, hosts: all}\n");
   ASSERT_EQ(c.cables.size(), 6u);
   std::map<std::string, std::set<std::string>> used;
   for (const auto& cable : c.cables) {
@@ -40,31 +44,41 @@ TEST(generators_test, full_mesh_uses_distinct_real_ports) {
     EXPECT_TRUE(used[cable.b.host].insert(cable.b.port).second);
   }
   // Each mini uses its three receptacles, "1".."3".
-  for (const auto& [host, ports] : used) EXPECT_EQ(ports, (std::set<std::string>{"1", "2", "3"})) << host;
-  for (const auto& h : c.hosts) EXPECT_EQ(h.rdma_enabled, std::optional<bool>(true));
+  for (const auto& [host, ports] : used)
+    EXPECT_EQ(ports, (std::set<std::string>{"1", "2", "3"})) << host;
+  for (const auto& h : c.hosts)
+    EXPECT_EQ(h.rdma_enabled, std::optional<bool>(true));
 }
 
 TEST(generators_test, full_mesh_beyond_the_port_budget_names_host_and_budget) {
-  std::string msg = load_error(minis(5) + "links:\n  - {topology: full-mesh, kind: tb5, hosts: all}\n");
-  EXPECT_NE(msg.find("a full mesh of 5 needs 4 Thunderbolt ports per host"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("(Mac mini (M4 Pro, 2024)) has 3 Thunderbolt ports"), std::string::npos) << msg;
+  std::string msg =
+      load_error(minis(5) + "links:\n  - {topology: full-mesh, kind: tb5, hosts: all}\n");
+  EXPECT_NE(msg.find("a full mesh of 5 needs 4 Thunderbolt ports per host"), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("(Mac mini (M4 Pro, 2024)) has 3 Thunderbolt ports"), std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("g.yaml:"), std::string::npos) << msg;
 }
 
 TEST(generators_test, ring_chain_star_shapes) {
-  EXPECT_EQ(generator_pairs("ring", 4, 0), (std::vector<std::pair<size_t, size_t>>{{0, 1}, {1, 2}, {2, 3}, {3, 0}}));
-  EXPECT_EQ(generator_pairs("chain", 3, 0), (std::vector<std::pair<size_t, size_t>>{{0, 1}, {1, 2}}));
+  EXPECT_EQ(generator_pairs("ring", 4, 0),
+            (std::vector<std::pair<size_t, size_t>>{{0, 1}, {1, 2}, {2, 3}, {3, 0}}));
+  EXPECT_EQ(generator_pairs("chain", 3, 0),
+            (std::vector<std::pair<size_t, size_t>>{{0, 1}, {1, 2}}));
   EXPECT_EQ(generator_pairs("ring", 2, 0), (std::vector<std::pair<size_t, size_t>>{{0, 1}}));
-  EXPECT_EQ(generator_pairs("star", 3, 1), (std::vector<std::pair<size_t, size_t>>{{1, 0}, {1, 2}}));
+  EXPECT_EQ(generator_pairs("star", 3, 1),
+            (std::vector<std::pair<size_t, size_t>>{{1, 0}, {1, 2}}));
   EXPECT_EQ(generator_pairs("full-mesh", 3, 0).size(), 3u);
 }
 
 TEST(generators_test, star_with_center_and_switch_network) {
-  Cluster c = load(minis(3) +
-                   "links:\n  - {topology: star, kind: tb4, center: mini-2, hosts: all}\n"
-                   "  - {topology: switch, kind: 10gbe, hosts: [mini-1, mini-3], subnet: 10.1.0.0/24}\n");
+  Cluster c =
+      load(minis(3) +
+           "links:\n  - {topology: star, kind: tb4, center: mini-2, hosts: all}\n"
+           "  - {topology: switch, kind: 10gbe, hosts: [mini-1, mini-3], subnet: 10.1.0.0/24}\n");
   ASSERT_EQ(c.cables.size(), 2u);
-  for (const auto& cable : c.cables) EXPECT_EQ(cable.a.host, "mini-2");
+  for (const auto& cable : c.cables)
+    EXPECT_EQ(cable.a.host, "mini-2");
   ASSERT_EQ(c.networks.size(), 1u);
   EXPECT_EQ(c.networks[0].hosts, (std::vector<std::string>{"mini-1", "mini-3"}));
   EXPECT_EQ(c.networks[0].subnet, "10.1.0.0/24");
@@ -93,7 +107,8 @@ TEST(generators_test, explicit_cables_keep_their_ports_and_generators_avoid_them
 }
 
 TEST(generators_test, switch_cannot_be_thunderbolt) {
-  EXPECT_NE(load_error(minis(2) + "links:\n  - {topology: switch, kind: tb5, hosts: all}\n").find("network kind"),
+  EXPECT_NE(load_error(minis(2) + "links:\n  - {topology: switch, kind: tb5, hosts: all}\n")
+                .find("network kind"),
             std::string::npos);
 }
 

@@ -31,7 +31,8 @@ std::map<std::string, Card> exo_cards() {
     std::vector<std::string> f;
     std::stringstream ss(line);
     std::string cell;
-    while (std::getline(ss, cell, ',')) f.push_back(cell);
+    while (std::getline(ss, cell, ','))
+      f.push_back(cell);
     if (f.size() < 9) continue;
     Card c{f[0], std::stoi(f[4]), std::stoi(f[5]), std::stoull(f[8])};
     cards[c.id] = c;
@@ -43,7 +44,9 @@ std::map<std::string, Card> exo_cards() {
 // example DeepSeek-V3.1-8bit is exactly 713 GiB while its safetensors hold 712.97 GB. Such a
 // figure is compared in the unit it was written in.
 bool within(double computed, uint64_t card, double tolerance) {
-  auto close = [&](double reference) { return std::fabs(computed - reference) <= tolerance * reference; };
+  auto close = [&](double reference) {
+    return std::fabs(computed - reference) <= tolerance * reference;
+  };
   if (close(static_cast<double>(card))) return true;
   if (card % (1ull << 30) == 0) return close(static_cast<double>(card) / (1ull << 30) * 1e9);
   if (card % (1ull << 20) == 0) return close(static_cast<double>(card) / (1ull << 20) * 1e6);
@@ -76,17 +79,23 @@ TEST(model_catalog_test, total_bytes_within_3_percent_of_mlx_community_cards) {
       if (known_wrong_cards().count(repo)) {
         EXPECT_FALSE(close) << repo << " now matches its card: remove it from known_wrong_cards";
       } else {
-        EXPECT_TRUE(close) << repo << ": computed " << m.total_bytes() << ", card " << it->second.storage;
+        EXPECT_TRUE(close) << repo << ": computed " << m.total_bytes() << ", card "
+                           << it->second.storage;
       }
       checked.insert(repo);
     }
   }
-  // Every catalog model the fixture lists from mlx-community at 4-bit, 8-bit or MXFP4-Q8 is checked.
+  // Every catalog model the fixture lists from mlx-community at 4-bit, 8-bit or MXFP4-Q8 is
+  // checked.
   const std::vector<std::pair<std::string, std::string>> wanted = {
-      {"llama-3.2-3b", "Llama-3.2-3B-Instruct-"},          {"llama-3.1-8b", "Meta-Llama-3.1-8B-Instruct-"},
-      {"llama-3.3-70b", "Llama-3.3-70B-Instruct-"},        {"qwen3-30b-a3b", "Qwen3-30B-A3B-"},
-      {"qwen3-235b-a22b", "Qwen3-235B-A22B-Instruct-2507-"}, {"deepseek-v3.1", "DeepSeek-V3.1-"},
-      {"kimi-k2", "Kimi-K2-Instruct-"},                    {"gpt-oss-20b", "gpt-oss-20b-"},
+      {"llama-3.2-3b", "Llama-3.2-3B-Instruct-"},
+      {"llama-3.1-8b", "Meta-Llama-3.1-8B-Instruct-"},
+      {"llama-3.3-70b", "Llama-3.3-70B-Instruct-"},
+      {"qwen3-30b-a3b", "Qwen3-30B-A3B-"},
+      {"qwen3-235b-a22b", "Qwen3-235B-A22B-Instruct-2507-"},
+      {"deepseek-v3.1", "DeepSeek-V3.1-"},
+      {"kimi-k2", "Kimi-K2-Instruct-"},
+      {"gpt-oss-20b", "gpt-oss-20b-"},
       {"gpt-oss-120b", "gpt-oss-120b-"}};
   for (const auto& [name, prefix] : wanted) {
     ASSERT_TRUE(catalog.find(name)) << name;
@@ -104,7 +113,8 @@ TEST(model_catalog_test, deepseek_shape) {
   ModelDesc m = ModelCatalog::builtin().resolve("deepseek-v3.1-4bit", "");
   EXPECT_EQ(m.name, "deepseek-v3.1-4bit");
   ASSERT_EQ(m.num_layers(), 61);
-  for (int l = 0; l < 3; ++l) EXPECT_FALSE(m.layers[l].moe) << "layer " << l << " is dense";
+  for (int l = 0; l < 3; ++l)
+    EXPECT_FALSE(m.layers[l].moe) << "layer " << l << " is dense";
   ASSERT_TRUE(m.layers[3].moe);
   EXPECT_EQ(m.layers[3].moe->experts, 256);
   EXPECT_EQ(m.layers[3].moe->experts_per_token, 8);
@@ -131,13 +141,14 @@ TEST(model_catalog_test, gqa_kv_and_tied_head) {
 
 TEST(model_catalog_test, every_issue_model_is_in_the_catalog) {
   const ModelCatalog& c = ModelCatalog::builtin();
-  for (const char* name : {"llama-3.2-3b", "llama-3.1-8b", "llama-3.3-70b", "llama-3.1-405b", "qwen3-32b", "qwen3-30b-a3b",
-                           "qwen3-235b-a22b", "deepseek-v3.1", "kimi-k2", "gpt-oss-20b", "gpt-oss-120b", "mixtral-8x7b",
-                           "dbrx"}) {
+  for (const char* name : {"llama-3.2-3b", "llama-3.1-8b", "llama-3.3-70b", "llama-3.1-405b",
+                           "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3.1",
+                           "kimi-k2", "gpt-oss-20b", "gpt-oss-120b", "mixtral-8x7b", "dbrx"}) {
     const ModelEntry* e = c.find(name);
     ASSERT_TRUE(e) << name;
     EXPECT_EQ(e->source.rfind("https://huggingface.co/", 0), 0u) << name;
-    for (const auto& q : e->quantizations) EXPECT_GT(c.model(*e, q).total_bytes(), 0u) << name << " " << q;
+    for (const auto& q : e->quantizations)
+      EXPECT_GT(c.model(*e, q).total_bytes(), 0u) << name << " " << q;
     EXPECT_EQ(c.resolve(name, "native").quantization, e->native);
   }
 }
@@ -145,7 +156,8 @@ TEST(model_catalog_test, every_issue_model_is_in_the_catalog) {
 TEST(model_catalog_test, cross_check_with_a_distilp_profile) {
   // distilp's Llama-3-70B 4-bit profile (fixtures/distilp) holds 454557696 bytes per layer without
   // the norms: an MLX 4-bit conversion with groups of 128 (4.25 bits per weight).
-  std::ifstream in(testing::fixture_path("distilp/legacy_2d1a37e_parent/llama_3_70b/4bit/model_profile.json"));
+  std::ifstream in(
+      testing::fixture_path("distilp/legacy_2d1a37e_parent/llama_3_70b/4bit/model_profile.json"));
   std::stringstream ss;
   ss << in.rdbuf();
   DocNode profile = parse_json_document(ss.str(), "model_profile.json");
@@ -153,7 +165,8 @@ TEST(model_catalog_test, cross_check_with_a_distilp_profile) {
   ModelDesc m = ModelCatalog::builtin().resolve("llama-3.3-70b", "4bit-g128");
   EXPECT_EQ(m.layers[2].weight_bytes, b3 + 2 * 8192 * 2);
   EXPECT_EQ(static_cast<int>(profile.at("L").as_int()), m.num_layers());
-  EXPECT_EQ(static_cast<uint64_t>(profile.at("hk").as_int()) * 128 * 2 * 2, m.layers[0].kv_bytes_per_token);
+  EXPECT_EQ(static_cast<uint64_t>(profile.at("hk").as_int()) * 128 * 2 * 2,
+            m.layers[0].kv_bytes_per_token);
 }
 
 TEST(model_catalog_test, gpt_oss_windows_and_kimi_dense_layer) {

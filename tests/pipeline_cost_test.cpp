@@ -49,7 +49,8 @@ LinkFigures link(double latency, double bw) {
 TEST(pipeline_cost_test, stage_hop_head_and_total_by_hand) {
   ModelDesc m = tiny_model();
   std::vector<HostFigures> hosts = {host("a", 1e11, 1e12, 1e9), host("b", 5e10, 1e12, 1e9)};
-  std::vector<std::vector<std::optional<LinkFigures>>> links(2, std::vector<std::optional<LinkFigures>>(2));
+  std::vector<std::vector<std::optional<LinkFigures>>> links(
+      2, std::vector<std::optional<LinkFigures>>(2));
   links[0][1] = links[1][0] = link(150e-6, 1.15e9);
   PipelineCostModel cost(m, hosts, links, /*context=*/1000, /*prompt=*/100, /*activation bytes=*/2);
   // Layer on a: memory (1e8 + 1000*1000) / 1e11 = 1.01 ms beats compute 2e8/1e12 = 0.2 ms.
@@ -74,7 +75,8 @@ TEST(pipeline_cost_test, stage_hop_head_and_total_by_hand) {
 TEST(pipeline_cost_test, single_host_has_no_hops_and_reports_shortfall) {
   ModelDesc m = tiny_model();
   std::vector<HostFigures> hosts = {host("small", 1e11, 1e12, 2e8)};
-  std::vector<std::vector<std::optional<LinkFigures>>> links(1, std::vector<std::optional<LinkFigures>>(1));
+  std::vector<std::vector<std::optional<LinkFigures>>> links(
+      1, std::vector<std::optional<LinkFigures>>(1));
   PipelineCostModel cost(m, hosts, links, 1000, 100, 2);
   PipelineEvaluation e = cost.evaluate({{0}, {0, 4}});
   EXPECT_TRUE(e.hops.empty());
@@ -87,7 +89,8 @@ TEST(pipeline_cost_test, single_host_has_no_hops_and_reports_shortfall) {
 TEST(pipeline_cost_test, missing_link_makes_the_ring_infeasible) {
   ModelDesc m = tiny_model();
   std::vector<HostFigures> hosts = {host("a", 1e11, 1e12, 1e9), host("b", 1e11, 1e12, 1e9)};
-  std::vector<std::vector<std::optional<LinkFigures>>> links(2, std::vector<std::optional<LinkFigures>>(2));
+  std::vector<std::vector<std::optional<LinkFigures>>> links(
+      2, std::vector<std::optional<LinkFigures>>(2));
   PipelineCostModel cost(m, hosts, links, 1000, 100, 2);
   PipelineEvaluation e = cost.evaluate({{0, 1}, {0, 2, 4}});
   EXPECT_FALSE(e.feasible);

@@ -52,8 +52,8 @@ double recompute_token_ms(const json& plan) {
 }
 
 void check_recomputes(const std::string& cluster, size_t min_ranks) {
-  auto r = testing::run_meshplan(
-      {"plan", "-c", testing::source_path(cluster), "-m", "deepseek-v3.1-4bit", "--strategy", "pipeline", "--json"});
+  auto r = testing::run_meshplan({"plan", "-c", testing::source_path(cluster), "-m",
+                                  "deepseek-v3.1-4bit", "--strategy", "pipeline", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json plan = json::parse(r.out);
   ASSERT_GE(plan["ranks"].size(), min_ranks) << cluster;

@@ -32,9 +32,13 @@ TempDirs& temp_dirs() {
 
 }  // namespace
 
-std::string source_path(const std::string& relative) { return std::string(MESHPLAN_SOURCE_DIR) + "/" + relative; }
+std::string source_path(const std::string& relative) {
+  return std::string(MESHPLAN_SOURCE_DIR) + "/" + relative;
+}
 
-std::string fixture_path(const std::string& relative) { return source_path("tests/fixtures/" + relative); }
+std::string fixture_path(const std::string& relative) {
+  return source_path("tests/fixtures/" + relative);
+}
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -68,12 +72,14 @@ RunResult run_meshplan(const std::vector<std::string>& args, const std::string& 
     dup2(in, 0);
     dup2(out, 1);
     dup2(err, 2);
-    for (const auto& e : extra_env) putenv(const_cast<char*>(e.c_str()));
+    for (const auto& e : extra_env)
+      putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> argv;
     std::string binary = MESHPLAN_BINARY;
     argv.push_back(binary.data());
     std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
+    for (auto& a : copy)
+      argv.push_back(a.data());
     argv.push_back(nullptr);
     execve(binary.c_str(), argv.data(), environ);
     _exit(127);

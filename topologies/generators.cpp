@@ -29,46 +29,54 @@ std::string machine_label(const Host& h, const Catalog& catalog) {
 }
 
 // The lowest free receptacle of `host` that can carry `kind`; throws with the budget otherwise.
-std::string take_port(const Host& host, LinkKind kind, std::set<PortKey>& used, const Catalog& catalog,
-                      const std::string& where, const std::string& need) {
+std::string take_port(const Host& host, LinkKind kind, std::set<PortKey>& used,
+                      const Catalog& catalog, const std::string& where, const std::string& need) {
   if (host.ports.empty()) {
-    throw input_error("{}: host {} has no known Thunderbolt ports; give it a machine (e.g. mac-studio-m3-ultra), a chip or a ports list",
-                      where, host.name);
+    throw input_error(
+        "{}: host {} has no known Thunderbolt ports; give it a machine (e.g. mac-studio-m3-ultra), "
+        "a chip or a ports list",
+        where, host.name);
   }
   for (const auto& p : host.ports) {
     if (used.count({host.name, p.id})) continue;
     if (kind == LinkKind::kTb5 && p.generation != 0 && p.generation < 5) {
-      throw input_error("{}: kind tb5 needs Thunderbolt 5 ports, but {} has Thunderbolt {} ports; use kind tb4",
-                        where, machine_label(host, catalog), p.generation);
+      throw input_error(
+          "{}: kind tb5 needs Thunderbolt 5 ports, but {} has Thunderbolt {} ports; use kind tb4",
+          where, machine_label(host, catalog), p.generation);
     }
     used.insert({host.name, p.id});
     return p.id;
   }
   size_t in_use = 0;
-  for (const auto& p : host.ports) in_use += used.count({host.name, p.id});
-  throw input_error("{}: {}; {} has {} Thunderbolt port{}{}", where, need, machine_label(host, catalog),
-                    host.ports.size(), host.ports.size() == 1 ? "" : "s",
+  for (const auto& p : host.ports)
+    in_use += used.count({host.name, p.id});
+  throw input_error("{}: {}; {} has {} Thunderbolt port{}{}", where, need,
+                    machine_label(host, catalog), host.ports.size(),
+                    host.ports.size() == 1 ? "" : "s",
                     in_use == host.ports.size() ? ", all already cabled" : "");
 }
 
-void check_generation(const Host& host, const std::string& port_id, LinkKind kind, const Catalog& catalog,
-                      const std::string& where) {
+void check_generation(const Host& host, const std::string& port_id, LinkKind kind,
+                      const Catalog& catalog, const std::string& where) {
   const ThunderboltPort* p = host.find_port(port_id);
   if (p && kind == LinkKind::kTb5 && p->generation != 0 && p->generation < 5) {
-    throw input_error("{}: kind tb5 needs Thunderbolt 5 ports, but port {} of {} is Thunderbolt {}", where,
-                      port_id, machine_label(host, catalog), p->generation);
+    throw input_error("{}: kind tb5 needs Thunderbolt 5 ports, but port {} of {} is Thunderbolt {}",
+                      where, port_id, machine_label(host, catalog), p->generation);
   }
 }
 
 }  // namespace
 
-std::vector<std::pair<size_t, size_t>> generator_pairs(const std::string& topology, size_t n, size_t center) {
+std::vector<std::pair<size_t, size_t>> generator_pairs(const std::string& topology, size_t n,
+                                                       size_t center) {
   std::vector<std::pair<size_t, size_t>> pairs;
   if (topology == "full-mesh") {
     for (size_t i = 0; i < n; ++i)
-      for (size_t j = i + 1; j < n; ++j) pairs.emplace_back(i, j);
+      for (size_t j = i + 1; j < n; ++j)
+        pairs.emplace_back(i, j);
   } else if (topology == "chain" || topology == "ring") {
-    for (size_t i = 0; i + 1 < n; ++i) pairs.emplace_back(i, i + 1);
+    for (size_t i = 0; i + 1 < n; ++i)
+      pairs.emplace_back(i, i + 1);
     // Two hosts joined once already form the smallest ring (MLX treats it so).
     if (topology == "ring" && n >= 3) pairs.emplace_back(n - 1, 0);
   } else if (topology == "star") {
@@ -85,11 +93,13 @@ void expand_generators(Cluster& cluster, const Catalog& catalog) {
     std::vector<std::string> names = g.hosts;
     if (g.all_hosts) {
       names.clear();
-      for (const auto& h : cluster.hosts) names.push_back(h.name);
+      for (const auto& h : cluster.hosts)
+        names.push_back(h.name);
     }
     if (g.topology == "switch") {
       if (is_thunderbolt(g.kind))
-        throw input_error("{}: topology switch needs a network kind (e.g. 10gbe), not {}", g.where, link_kind_name(g.kind));
+        throw input_error("{}: topology switch needs a network kind (e.g. 10gbe), not {}", g.where,
+                          link_kind_name(g.kind));
       Network net;
       net.kind = g.kind;
       net.all_hosts = g.all_hosts;
@@ -103,10 +113,12 @@ void expand_generators(Cluster& cluster, const Catalog& catalog) {
     size_t center = 0;
     if (!g.center.empty()) {
       auto it = std::find(names.begin(), names.end(), g.center);
-      if (it == names.end()) throw input_error("{}: center {} is not among the topology's hosts", g.where, g.center);
+      if (it == names.end())
+        throw input_error("{}: center {} is not among the topology's hosts", g.where, g.center);
       center = static_cast<size_t>(it - names.begin());
     }
-    if (names.size() < 2) throw input_error("{}: topology {} needs at least two hosts", g.where, g.topology);
+    if (names.size() < 2)
+      throw input_error("{}: topology {} needs at least two hosts", g.where, g.topology);
     auto pairs = generator_pairs(g.topology, names.size(), center);
     // Ports each host needs for this topology, for the budget message.
     std::map<size_t, size_t> degree;
@@ -126,10 +138,12 @@ void expand_generators(Cluster& cluster, const Catalog& catalog) {
       if (is_thunderbolt(g.kind)) {
         for (auto [idx, end] : {std::pair{ia, &c.a}, std::pair{ib, &c.b}}) {
           const Host& h = *cluster.find_host(names[idx]);
-          std::string need = g.topology == "full-mesh"
-                                 ? fmt::format("a full mesh of {} needs {} Thunderbolt ports per host", names.size(), names.size() - 1)
-                                 : fmt::format("a {} of {} hosts needs {} Thunderbolt port{} on {}", g.topology, names.size(),
-                                               degree[idx], degree[idx] == 1 ? "" : "s", h.name);
+          std::string need =
+              g.topology == "full-mesh"
+                  ? fmt::format("a full mesh of {} needs {} Thunderbolt ports per host",
+                                names.size(), names.size() - 1)
+                  : fmt::format("a {} of {} hosts needs {} Thunderbolt port{} on {}", g.topology,
+                                names.size(), degree[idx], degree[idx] == 1 ? "" : "s", h.name);
           end->port = take_port(h, g.kind, used, catalog, g.where, need);
         }
       }
@@ -139,7 +153,9 @@ void expand_generators(Cluster& cluster, const Catalog& catalog) {
           if (!h->rdma_enabled) h->rdma_enabled = true;
         }
       }
-      cluster.cables.insert(cluster.cables.begin() + static_cast<std::ptrdiff_t>(g.position + inserted), std::move(c));
+      cluster.cables.insert(
+          cluster.cables.begin() + static_cast<std::ptrdiff_t>(g.position + inserted),
+          std::move(c));
       ++inserted;
     }
   }
@@ -150,10 +166,14 @@ void expand_generators(Cluster& cluster, const Catalog& catalog) {
     for (Endpoint* e : {&c.a, &c.b}) {
       const Host& h = *cluster.find_host(e->host);
       if (e->port.empty() && !h.ports.empty()) {
-        e->port = take_port(h, c.kind, used, catalog, fmt::format("cable {} - {}", c.a.host, c.b.host),
-                            fmt::format("cable {} - {} needs a free Thunderbolt port on {}", c.a.host, c.b.host, h.name));
+        e->port =
+            take_port(h, c.kind, used, catalog, fmt::format("cable {} - {}", c.a.host, c.b.host),
+                      fmt::format("cable {} - {} needs a free Thunderbolt port on {}", c.a.host,
+                                  c.b.host, h.name));
       } else if (!e->port.empty()) {
-        check_generation(h, e->port, c.kind, catalog, fmt::format("cable {}:{} - {}:{}", c.a.host, c.a.port, c.b.host, c.b.port));
+        check_generation(
+            h, e->port, c.kind, catalog,
+            fmt::format("cable {}:{} - {}:{}", c.a.host, c.a.port, c.b.host, c.b.port));
       }
     }
   }

@@ -14,6 +14,7 @@ namespace meshplan {
 void expand_generators(Cluster& cluster, const Catalog& catalog);
 
 // The pairs (indices into `hosts`) a generator joins, in order.
-std::vector<std::pair<size_t, size_t>> generator_pairs(const std::string& topology, size_t n, size_t center);
+std::vector<std::pair<size_t, size_t>> generator_pairs(const std::string& topology, size_t n,
+                                                       size_t center);
 
 }  // namespace meshplan

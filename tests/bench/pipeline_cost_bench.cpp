@@ -26,7 +26,8 @@ void BM_proportional_evaluate(benchmark::State& state) {
   link.name = "tb5-rdma";
   link.latency_s = 50e-6;
   link.bandwidth = 6.5e9;
-  std::vector<std::vector<std::optional<LinkFigures>>> links(4, std::vector<std::optional<LinkFigures>>(4, link));
+  std::vector<std::vector<std::optional<LinkFigures>>> links(
+      4, std::vector<std::optional<LinkFigures>>(4, link));
   PipelineCostModel cost(model, hosts, links, 4096, 512, 2);
   for (auto _ : state) {
     PipelineAssignment a = proportional_assignment(cost, {0, 1, 2, 3});
