@@ -105,29 +105,20 @@ StrategyOutcome plan_expert(const ModelDesc& model, const PlanInputs& in,
   ExpertCostModel cost(model, in, request);
 
   std::vector<Candidate> candidates;
-  std::string no_path, memory_reason;
-  size_t no_path_size = 0;
-  double memory_reason_usable = -1;
+  GroupRejections rejected;
   const bool exhaustive =
       for_each_group(in, group_seed_orders(in), [&](const std::vector<size_t>& group) {
         std::vector<CollectivePath> options = paths.options(group);
         if (options.empty()) {
-          if (group.size() > no_path_size) {
-            no_path_size = group.size();
-            no_path = paths.why_none(group);
-          }
+          rejected.no_collective(group, paths);
           return;
         }
-        const CollectivePath* path = &options.front();
-        for (const auto& o : options)
-          if (o.expert_exchange_s(cost.message_bytes()) <
-              path->expert_exchange_s(cost.message_bytes()))
-            path = &o;
+        const CollectivePath* path = &fastest_path(options, [&](const CollectivePath& o) {
+          return o.expert_exchange_s(cost.message_bytes());
+        });
         long slots = 0;
-        double usable = 0;
         std::string why;
         for (size_t g : group) {
-          usable += in.hosts[g].usable_bytes;
           const long cap = cost.capacity(g);
           if (cap < 0 && why.empty()) {
             why = fmt::format(
@@ -145,10 +136,7 @@ StrategyOutcome plan_expert(const ModelDesc& model, const PlanInputs& in,
               format_gib(cost.replicated_bytes()), cost.max_experts());
         }
         if (!why.empty()) {
-          if (usable > memory_reason_usable) {
-            memory_reason_usable = usable;
-            memory_reason = why;
-          }
+          rejected.short_of_memory(in, group, why);
           return;
         }
         candidates.push_back({cost.lower_bound(*path), *path});
@@ -177,11 +165,11 @@ StrategyOutcome plan_expert(const ModelDesc& model, const PlanInputs& in,
     }
   }
   if (!best) {
-    if (!no_path.empty() && memory_reason.empty())
-      out.reason = no_path;
+    if (!rejected.no_path.empty() && rejected.memory.empty())
+      out.reason = rejected.no_path;
     else
       out.reason = "not enough memory: " +
-                   (memory_reason.empty() ? std::string("no group fits") : memory_reason);
+                   (rejected.memory.empty() ? std::string("no group fits") : rejected.memory);
     return out;
   }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "solvers/allreduce_paths.hpp"
@@ -40,6 +41,38 @@ bool for_each_group(const PlanInputs& in, const std::vector<std::vector<size_t>>
     }
   }
   return false;
+}
+
+// Why no group could run, for the message of an impossible strategy: the reason of the largest
+// group without a collective, and the memory shortfall of the group with the most memory.
+struct GroupRejections {
+  std::string no_path;
+  size_t no_path_size = 0;
+  std::string memory;
+  double memory_usable = -1;
+
+  void no_collective(const std::vector<size_t>& group, const CollectivePaths& paths) {
+    if (group.size() <= no_path_size) return;
+    no_path_size = group.size();
+    no_path = paths.why_none(group);
+  }
+  void short_of_memory(const PlanInputs& in, const std::vector<size_t>& group, std::string why) {
+    double usable = 0;
+    for (size_t g : group)
+      usable += in.hosts[g].usable_bytes;
+    if (usable <= memory_usable) return;
+    memory_usable = usable;
+    memory = std::move(why);
+  }
+};
+
+// The collective option with the lowest time per exchange.
+template <typename TimeOf>
+const CollectivePath& fastest_path(const std::vector<CollectivePath>& options, TimeOf time_of) {
+  const CollectivePath* best = &options.front();
+  for (const auto& o : options)
+    if (time_of(o) < time_of(*best)) best = &o;
+  return *best;
 }
 
 // Orderings used beyond the exhaustive size: fastest (memory bandwidth) first, largest first.

@@ -78,34 +78,21 @@ StrategyOutcome plan_tensor(const ModelDesc& model, const PlanInputs& in,
   TensorCostModel cost(model, in, request.context, request.prompt);
 
   std::vector<Candidate> candidates;
-  std::string no_path, memory_reason;
-  size_t no_path_size = 0;
-  double memory_reason_usable = -1;
+  GroupRejections rejected;
   bool any_path = false, any_divisible = false;
-  auto note_memory = [&](const std::vector<size_t>& group, const std::string& why) {
-    double usable = 0;
-    for (size_t g : group)
-      usable += in.hosts[g].usable_bytes;
-    if (usable > memory_reason_usable) {
-      memory_reason_usable = usable;
-      memory_reason = why;
-    }
+  auto note_memory = [&](const std::vector<size_t>& group, std::string why) {
+    rejected.short_of_memory(in, group, std::move(why));
   };
   const bool exhaustive =
       for_each_group(in, group_seed_orders(in), [&](const std::vector<size_t>& group) {
         std::vector<CollectivePath> options = paths.options(group);
         if (options.empty()) {
-          if (group.size() > no_path_size) {
-            no_path_size = group.size();
-            no_path = paths.why_none(group);
-          }
+          rejected.no_collective(group, paths);
           return;
         }
         any_path = true;
-        const CollectivePath* path = &options.front();
-        for (const auto& o : options)
-          if (o.allreduce_s(cost.message_bytes()) < path->allreduce_s(cost.message_bytes()))
-            path = &o;
+        const CollectivePath* path = &fastest_path(
+            options, [&](const CollectivePath& o) { return o.allreduce_s(cost.message_bytes()); });
         const size_t p = group.size();
         const bool even = cost.divisible(p);
         if (!even && (!request.allow_uneven || p > static_cast<size_t>(cost.heads()))) return;
@@ -159,14 +146,14 @@ StrategyOutcome plan_tensor(const ModelDesc& model, const PlanInputs& in,
   StrategyOutcome out;
   if (!best) {
     if (!any_path) {
-      out.reason = no_path.empty() ? "no all-reduce path" : no_path;
+      out.reason = rejected.no_path.empty() ? "no all-reduce path" : rejected.no_path;
     } else if (!any_divisible) {
       out.reason = fmt::format(
           "head count not divisible: {} attention heads and {} KV heads split evenly over {}; "
           "--allow-uneven plans other group sizes (needs engine support for uneven shards)",
           model.num_heads, model.num_kv_heads, divisor_list(cost, in));
     } else {
-      out.reason = "not enough memory: " + memory_reason;
+      out.reason = "not enough memory: " + rejected.memory;
     }
     return out;
   }
