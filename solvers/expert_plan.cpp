@@ -131,8 +131,8 @@ StrategyOutcome plan_expert(const ModelDesc& model, const PlanInputs& in,
         }
         if (why.empty() && slots < cost.max_experts()) {
           why = fmt::format(
-              "{} host{} hold {} experts per MoE layer beside the replicated {} each; {} needed",
-              group.size(), group.size() == 1 ? "" : "s", slots,
+              "{} host{} {} experts per MoE layer beside the replicated {} each; {} needed",
+              group.size(), group.size() == 1 ? " holds" : "s hold", slots,
               format_gib(cost.replicated_bytes()), cost.max_experts());
         }
         if (!why.empty()) {

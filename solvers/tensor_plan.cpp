@@ -107,7 +107,7 @@ StrategyOutcome plan_tensor(const ModelDesc& model, const PlanInputs& in,
         if (room < need) {
           note_memory(
               group,
-              fmt::format("{} host{} hold {} but need {} ({} short)", p, p == 1 ? "" : "s",
+              fmt::format("{} host{} {} but need {} ({} short)", p, p == 1 ? " holds" : "s hold",
                           format_gib(room + p * cost.replicated_bytes()),
                           format_gib(need + p * cost.replicated_bytes()), format_gib(need - room)));
           return;
