@@ -7,29 +7,27 @@
 #include "lib/error.hpp"
 #include "lib/model_catalog.hpp"
 #include "solvers/strategy_planner.hpp"
+#include "tests/plan_fixtures.hpp"
 #include "tests/test_support.hpp"
 #include "topologies/cluster_loader.hpp"
 
 namespace meshplan {
 namespace {
 
+using testing::failure_of;
+
+PlanInputs equal_pair() {
+  return testing::rdma_pair(1e11);
+}
+Cluster example(const std::string& name = "mac-studio-m3-ultra-x4.yaml") {
+  return testing::load_example(name);
+}
+
 // A dense layer 0 and one MoE layer 1 with four experts of 10 MB, two per token.
 ModelDesc tiny_moe(int experts = 4, int moe_layers = 1) {
-  ModelDesc m;
+  ModelDesc m = testing::tiny_model();
   m.name = "tiny-moe";
-  m.hidden_size = 1000;
-  m.vocab_size = 500;
-  m.num_heads = 8;
-  m.num_kv_heads = 2;
-  m.head_dim = 125;
-  m.embedding_bytes = 1'000'000;
-  m.head_bytes = 2'000'000;
-  LayerInfo dense;
-  dense.index = 0;
-  dense.weight_bytes = dense.read_bytes = 100'000'000;
-  dense.flops = 2e8;
-  dense.kv_bytes_per_token = 1000;
-  m.layers.push_back(dense);
+  m.layers.resize(1);
   for (int i = 1; i <= moe_layers; ++i) {
     LayerInfo l;
     l.index = i;
@@ -47,45 +45,6 @@ ModelDesc tiny_moe(int experts = 4, int moe_layers = 1) {
     m.layers.push_back(l);
   }
   return m;
-}
-
-PlanInputs equal_pair() {
-  PlanInputs in;
-  for (const char* name : {"a", "b"}) {
-    HostFigures h;
-    h.name = name;
-    h.bandwidth = 1e11;
-    h.flops = 1e12;
-    h.usable_bytes = 1e9;
-    h.overhead_s = 0.5e-3;
-    in.hosts.push_back(h);
-  }
-  LinkFigures l;
-  l.name = "tb5-rdma";
-  l.rdma = l.thunderbolt = true;
-  l.latency_s = 50e-6;
-  l.bandwidth = 6.5e9;
-  in.rdma = in.tcp = in.network = LinkMatrix(2, std::vector<std::optional<LinkFigures>>(2));
-  in.rdma[0][1] = in.rdma[1][0] = l;
-  in.message_bytes = 2000;
-  in.min_hosts = 1;
-  in.max_hosts = 2;
-  return in;
-}
-
-Cluster example(const std::string& name = "mac-studio-m3-ultra-x4.yaml") {
-  std::string path = testing::source_path("examples/clusters/" + name);
-  return load_cluster(testing::read_text(path), path, Catalog::builtin());
-}
-
-std::string failure_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kFailed) << e.what();
-    return e.what();
-  }
-  return "";
 }
 
 TEST(expert_parallel_test, token_time_and_memory_by_hand) {

@@ -2,39 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/plan_fixtures.hpp"
+
 namespace meshplan {
 namespace {
 
-// A 4-layer model small enough to check every figure by hand.
+// The 4-layer model, with 10 heads of 100 dimensions.
 ModelDesc tiny_model() {
-  ModelDesc m;
-  m.name = "tiny";
-  m.hidden_size = 1000;
-  m.vocab_size = 500;
-  m.num_heads = 10;
-  m.head_dim = 100;
-  m.embedding_bytes = 1'000'000;
-  m.head_bytes = 2'000'000;
-  for (int i = 0; i < 4; ++i) {
-    LayerInfo l;
-    l.index = i;
-    l.weight_bytes = 100'000'000;
-    l.read_bytes = 100'000'000;
-    l.flops = 2e8;
-    l.kv_bytes_per_token = 1000;
-    m.layers.push_back(l);
-  }
-  return m;
+  return testing::tiny_model(10, 0, 100);
 }
 
 HostFigures host(const std::string& name, double bw, double flops, double usable) {
-  HostFigures h;
-  h.name = name;
-  h.bandwidth = bw;
-  h.flops = flops;
-  h.usable_bytes = usable;
-  h.overhead_s = 0.5e-3;
-  return h;
+  return testing::test_host(name, bw, flops, usable);
 }
 
 LinkFigures link(double latency, double bw) {

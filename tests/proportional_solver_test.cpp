@@ -5,25 +5,18 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/error.hpp"
+#include "tests/plan_fixtures.hpp"
 #include "tests/test_support.hpp"
 
 namespace meshplan {
 namespace {
 
+using testing::failure_of;
+
 using nlohmann::json;
 
 json fixture(const std::string& name) {
   return json::parse(testing::read_text(testing::fixture_path(name)));
-}
-
-std::string failure_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kFailed);
-    return e.what();
-  }
-  return "";
 }
 
 // exo 1.0 allocate_layers_proportionally: every upstream case, including the errors.

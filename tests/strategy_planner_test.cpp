@@ -4,6 +4,7 @@
 
 #include "lib/error.hpp"
 #include "lib/model_catalog.hpp"
+#include "tests/plan_fixtures.hpp"
 #include "tests/test_support.hpp"
 #include "topologies/cluster_loader.hpp"
 
@@ -11,8 +12,7 @@ namespace meshplan {
 namespace {
 
 Cluster example(const std::string& name = "mac-studio-m3-ultra-x4.yaml") {
-  std::string path = testing::source_path("examples/clusters/" + name);
-  return load_cluster(testing::read_text(path), path, Catalog::builtin());
+  return testing::load_example(name);
 }
 
 ModelDesc model(const std::string& name) {

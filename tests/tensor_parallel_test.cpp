@@ -5,77 +5,27 @@
 #include "lib/error.hpp"
 #include "lib/model_catalog.hpp"
 #include "solvers/strategy_planner.hpp"
+#include "tests/plan_fixtures.hpp"
 #include "tests/test_support.hpp"
 #include "topologies/cluster_loader.hpp"
 
 namespace meshplan {
 namespace {
 
-// Four layers of 100 MB, 8 attention heads over 2 KV heads (GQA groups of 4).
-ModelDesc tiny_model() {
-  ModelDesc m;
-  m.name = "tiny";
-  m.hidden_size = 1000;
-  m.vocab_size = 500;
-  m.num_heads = 8;
-  m.num_kv_heads = 2;
-  m.head_dim = 125;
-  m.embedding_bytes = 1'000'000;
-  m.head_bytes = 2'000'000;
-  for (int i = 0; i < 4; ++i) {
-    LayerInfo l;
-    l.index = i;
-    l.weight_bytes = 100'000'000;
-    l.read_bytes = 100'000'000;
-    l.flops = 2e8;
-    l.kv_bytes_per_token = 1000;  // 2 KV heads x 125 dims x K and V x 2 bytes
-    m.layers.push_back(l);
-  }
-  return m;
-}
+using testing::failure_of;
+using testing::tiny_model;
 
+// Hosts a and b at 1e11 and 5e10 B/s over RDMA; the model has 8 heads over 2 KV heads (GQA groups
+// of 4).
 PlanInputs two_hosts() {
-  PlanInputs in;
-  for (auto [name, bw] : {std::pair{"a", 1e11}, std::pair{"b", 5e10}}) {
-    HostFigures h;
-    h.name = name;
-    h.bandwidth = bw;
-    h.flops = 1e12;
-    h.usable_bytes = 1e9;
-    h.overhead_s = 0.5e-3;
-    in.hosts.push_back(h);
-  }
-  LinkFigures l;
-  l.name = "tb5-rdma";
-  l.rdma = true;
-  l.thunderbolt = true;
-  l.latency_s = 50e-6;
-  l.bandwidth = 6.5e9;
-  in.rdma = in.tcp = in.network = LinkMatrix(2, std::vector<std::optional<LinkFigures>>(2));
-  in.rdma[0][1] = in.rdma[1][0] = l;
-  in.message_bytes = 2000;
-  in.min_hosts = 1;
-  in.max_hosts = 2;
-  return in;
+  return testing::rdma_pair(5e10);
+}
+Cluster example() {
+  return testing::load_example();
 }
 
 Cluster load(const std::string& text) {
   return load_cluster(text, "c.yaml", Catalog::builtin());
-}
-
-Cluster example() {
-  std::string path = testing::source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml");
-  return load_cluster(testing::read_text(path), path, Catalog::builtin());
-}
-
-std::string failure_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kFailed) << e.what();
-    return e.what();
-  }
-  return "";
 }
 
 constexpr const char* kPair = R"(
