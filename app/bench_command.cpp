@@ -1,7 +1,7 @@
 #include <memory>
 
 #include "app/commands.hpp"
-#include "lib/error.hpp"
+#include "lib/core/error.hpp"
 #include "solvers/bench_runner.hpp"
 
 namespace meshplan {

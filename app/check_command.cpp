@@ -2,10 +2,10 @@
 
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
-#include "lib/check_report.hpp"
-#include "lib/document.hpp"
-#include "lib/mlx_hostfile.hpp"
+#include "lib/core/document.hpp"
+#include "topologies/check_report.hpp"
 #include "topologies/hostfile_check.hpp"
+#include "topologies/mlx_hostfile.hpp"
 
 namespace meshplan {
 namespace {

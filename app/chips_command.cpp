@@ -3,9 +3,9 @@
 #include <memory>
 
 #include "app/commands.hpp"
-#include "lib/json_util.hpp"
-#include "lib/text_table.hpp"
-#include "lib/units.hpp"
+#include "lib/core/json_util.hpp"
+#include "lib/core/text_table.hpp"
+#include "lib/core/units.hpp"
 
 namespace meshplan {
 namespace {

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "app/commands.hpp"
-#include "lib/error.hpp"
+#include "lib/core/error.hpp"
 
 #ifndef MESHPLAN_VERSION
 #define MESHPLAN_VERSION "0.0.0"

@@ -7,9 +7,9 @@
 #include <functional>
 
 #include "app/console.hpp"
-#include "lib/catalog.hpp"
-#include "lib/clock.hpp"
-#include "lib/file_system.hpp"
+#include "lib/cluster/catalog.hpp"
+#include "lib/core/clock.hpp"
+#include "lib/core/file_system.hpp"
 
 namespace meshplan {
 

@@ -8,12 +8,12 @@
 #include <memory>
 
 #include "app/commands.hpp"
-#include "lib/cluster_writer.hpp"
-#include "lib/discovery.hpp"
-#include "lib/error.hpp"
-#include "lib/host_list.hpp"
-#include "lib/libssh_executor.hpp"
-#include "lib/replay_folder.hpp"
+#include "lib/cluster/cluster_writer.hpp"
+#include "lib/core/error.hpp"
+#include "lib/discovery/discovery.hpp"
+#include "lib/discovery/host_list.hpp"
+#include "lib/discovery/libssh_executor.hpp"
+#include "lib/discovery/replay_folder.hpp"
 #include "topologies/cluster_loader.hpp"
 
 namespace meshplan {

@@ -4,7 +4,7 @@
 
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
-#include "lib/dot_writer.hpp"
+#include "lib/emit/dot_writer.hpp"
 
 namespace meshplan {
 namespace {

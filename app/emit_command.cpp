@@ -2,11 +2,12 @@
 
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
-#include "lib/error.hpp"
-#include "lib/mlx_env.hpp"
-#include "lib/mlx_hostfile.hpp"
-#include "lib/setup_commands.hpp"
-#include "topologies/mlx_hostfile_builder.hpp"
+#include "lib/core/error.hpp"
+#include "lib/emit/mlx_env.hpp"
+#include "lib/emit/mlx_hostfile_builder.hpp"
+#include "lib/emit/mlx_hostfile_writer.hpp"
+#include "lib/emit/setup_commands.hpp"
+#include "topologies/mlx_hostfile.hpp"
 
 namespace meshplan {
 namespace {

@@ -2,9 +2,9 @@
 #include <iterator>
 
 #include "app/commands.hpp"
-#include "lib/error.hpp"
-#include "lib/host_list.hpp"
-#include "lib/units.hpp"
+#include "lib/core/error.hpp"
+#include "lib/core/units.hpp"
+#include "lib/discovery/host_list.hpp"
 
 namespace meshplan {
 

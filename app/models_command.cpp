@@ -3,13 +3,13 @@
 #include <memory>
 
 #include "app/commands.hpp"
-#include "lib/json_util.hpp"
-#include "lib/model_catalog.hpp"
-#include "lib/model_json.hpp"
-#include "lib/model_loader.hpp"
-#include "lib/model_report.hpp"
-#include "lib/text_table.hpp"
-#include "lib/units.hpp"
+#include "lib/core/json_util.hpp"
+#include "lib/core/text_table.hpp"
+#include "lib/core/units.hpp"
+#include "lib/models/model_catalog.hpp"
+#include "lib/models/model_json.hpp"
+#include "lib/models/model_loader.hpp"
+#include "lib/models/model_report.hpp"
 
 namespace meshplan {
 namespace {

@@ -1,12 +1,12 @@
 #include <memory>
 
 #include "app/commands.hpp"
-#include "lib/error.hpp"
-#include "lib/expert_load.hpp"
-#include "lib/model_loader.hpp"
-#include "lib/plan_json.hpp"
-#include "lib/plan_report.hpp"
-#include "solvers/planner.hpp"
+#include "lib/core/error.hpp"
+#include "lib/models/expert_load.hpp"
+#include "lib/models/model_loader.hpp"
+#include "lib/plan/plan_json.hpp"
+#include "lib/plan/plan_report.hpp"
+#include "solvers/plan_request.hpp"
 #include "solvers/strategy_planner.hpp"
 #include "topologies/cluster_loader.hpp"
 

@@ -2,8 +2,8 @@
 
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
-#include "lib/error.hpp"
-#include "lib/setup_commands.hpp"
+#include "lib/core/error.hpp"
+#include "lib/emit/setup_commands.hpp"
 
 namespace meshplan {
 namespace {

@@ -1,7 +1,7 @@
 #include "app/topology_args.hpp"
 
-#include "lib/document.hpp"
-#include "lib/error.hpp"
+#include "lib/core/document.hpp"
+#include "lib/core/error.hpp"
 #include "topologies/cluster_loader.hpp"
 
 namespace meshplan {

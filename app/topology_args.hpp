@@ -6,7 +6,7 @@
 #include <string>
 
 #include "app/commands.hpp"
-#include "lib/plan_ranks.hpp"
+#include "lib/plan/plan_ranks.hpp"
 #include "topologies/backend_rules.hpp"
 
 namespace meshplan {

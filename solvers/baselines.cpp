@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "lib/error.hpp"
-#include "lib/units.hpp"
+#include "lib/core/error.hpp"
+#include "lib/core/units.hpp"
 #include "solvers/proportional_solver.hpp"
 
 namespace meshplan {

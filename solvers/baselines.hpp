@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "lib/plan.hpp"
+#include "lib/plan/plan.hpp"
 #include "solvers/pipeline_cost.hpp"
 
 namespace meshplan {

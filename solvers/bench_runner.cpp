@@ -6,11 +6,11 @@
 #include <cmath>
 #include <map>
 
-#include "lib/error.hpp"
-#include "lib/model_catalog.hpp"
-#include "lib/text_table.hpp"
+#include "lib/core/error.hpp"
+#include "lib/core/text_table.hpp"
+#include "lib/models/model_catalog.hpp"
 #include "solvers/cluster_families.hpp"
-#include "solvers/planner.hpp"
+#include "solvers/pipeline_plan.hpp"
 
 namespace meshplan {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "lib/catalog.hpp"
-#include "lib/clock.hpp"
-#include "lib/json_util.hpp"
+#include "lib/cluster/catalog.hpp"
+#include "lib/core/clock.hpp"
+#include "lib/core/json_util.hpp"
 
 namespace meshplan {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <random>
 
-#include "lib/error.hpp"
+#include "lib/core/error.hpp"
 
 namespace meshplan {
 namespace {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/catalog.hpp"
-#include "lib/cluster.hpp"
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster.hpp"
 
 namespace meshplan {
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "lib/error.hpp"
+#include "lib/core/error.hpp"
 
 namespace meshplan {
 namespace {

@@ -8,7 +8,7 @@
 #include <numeric>
 #include <tuple>
 
-#include "lib/units.hpp"
+#include "lib/core/units.hpp"
 #include "solvers/expert_ilp.hpp"
 #include "solvers/group_search.hpp"
 

@@ -14,12 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "lib/clock.hpp"
-#include "lib/model.hpp"
+#include "lib/core/clock.hpp"
+#include "lib/models/model.hpp"
 #include "solvers/allreduce_paths.hpp"
 #include "solvers/expert_placement.hpp"
 #include "solvers/group_plan.hpp"
 #include "solvers/plan_inputs.hpp"
+#include "solvers/plan_request.hpp"
+#include "solvers/planning_problem.hpp"
 
 namespace meshplan {
 
@@ -85,8 +87,6 @@ class ExpertCostModel {
 
 // The fastest expert-parallel plan within --hosts/--min-hosts/--max-hosts, or why none exists.
 // `request.solver == "ilp"` solves each distinct layer of the chosen group exactly with GLPK.
-StrategyOutcome plan_expert(const ModelDesc& model, const PlanInputs& inputs,
-                            const CollectivePaths& paths, const PlanRequest& request,
-                            const Clock& clock);
+StrategyOutcome plan_expert(const PlanningProblem& problem, const Clock& clock);
 
 }  // namespace meshplan

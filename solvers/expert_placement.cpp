@@ -6,7 +6,7 @@
 #include <map>
 #include <queue>
 
-#include "lib/error.hpp"
+#include "lib/core/error.hpp"
 
 namespace meshplan {
 namespace {

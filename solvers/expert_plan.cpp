@@ -5,7 +5,7 @@
 #include <numeric>
 #include <set>
 
-#include "lib/units.hpp"
+#include "lib/core/units.hpp"
 #include "solvers/expert_ilp.hpp"
 #include "solvers/expert_parallel.hpp"
 #include "solvers/group_search.hpp"
@@ -93,9 +93,11 @@ Plan build_plan(const ModelDesc& model, const PlanInputs& in, const ExpertCostMo
 
 }  // namespace
 
-StrategyOutcome plan_expert(const ModelDesc& model, const PlanInputs& in,
-                            const CollectivePaths& paths, const PlanRequest& request,
-                            const Clock& clock) {
+StrategyOutcome plan_expert(const PlanningProblem& problem, const Clock& clock) {
+  const ModelDesc& model = problem.model();
+  const PlanInputs& in = problem.inputs();
+  const CollectivePaths& paths = problem.collective_paths();
+  const PlanRequest& request = problem.request();
   const double start = clock.now_seconds();
   StrategyOutcome out;
   if (!model.is_moe()) {
@@ -219,6 +221,7 @@ StrategyOutcome plan_expert(const ModelDesc& model, const PlanInputs& in,
           ? (ilp_optimal ? "GLPK integer program per distinct MoE layer, solved to optimality"
                          : "GLPK integer program per distinct MoE layer, stopped at its time limit")
           : "EPLB-style replication and packing for unequal hosts, then moves and swaps");
+  complete_group_plan(plan, problem);
   out.plan = std::move(plan);
   return out;
 }

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "solvers/pipeline_plan.hpp"
+
 namespace meshplan {
 
 void fill_group_plan(Plan& plan, const ModelDesc& model, const PlanInputs& in,
@@ -67,6 +71,23 @@ void fill_group_plan(Plan& plan, const ModelDesc& model, const PlanInputs& in,
     c.layers = spec.collective_layers;
     c.total_s = e.collective_s;
     plan.collective = c;
+  }
+}
+
+void complete_group_plan(Plan& plan, const PlanningProblem& problem) {
+  const PlanInputs& in = problem.inputs();
+  std::vector<size_t> members;
+  for (const RankPlan& r : plan.ranks)
+    for (size_t i = 0; i < in.size(); ++i)
+      if (in.hosts[i].name == r.host) members.push_back(i);
+  for (BaselineInfo& b : pipeline_baselines(problem, members, plan.predicted.token_latency_s))
+    plan.baselines.push_back(std::move(b));
+  plan.hosts.clear();
+  for (const HostFigures& h : in.hosts) {
+    bool used = std::any_of(plan.ranks.begin(), plan.ranks.end(),
+                            [&](const RankPlan& r) { return r.host == h.name; });
+    plan.hosts.push_back(
+        HostInfo{h.name, h.usable_bytes, h.bandwidth, h.flops, h.overhead_s, h.usable_rule, used});
   }
 }
 

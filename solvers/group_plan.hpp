@@ -7,10 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "lib/model.hpp"
-#include "lib/plan.hpp"
+#include "lib/models/model.hpp"
+#include "lib/plan/plan.hpp"
 #include "solvers/allreduce_paths.hpp"
 #include "solvers/plan_inputs.hpp"
+#include "solvers/planning_problem.hpp"
 
 namespace meshplan {
 
@@ -41,6 +42,11 @@ struct GroupPlanSpec {
 // Fills the model header, one RankPlan per rank of `path` (strategy-specific fields such as
 // share and experts are left to the caller), the prediction with its bottleneck, and the
 // collective.
+// Adds what every plan of a group strategy reports beside its own figures: the pipeline
+// baselines over the plan's hosts in rank order, and every candidate host with its figures and
+// whether the plan uses it.
+void complete_group_plan(Plan& plan, const PlanningProblem& problem);
+
 void fill_group_plan(Plan& plan, const ModelDesc& model, const PlanInputs& in,
                      const CollectivePath& path, const GroupEvaluation& e,
                      const GroupPlanSpec& spec);

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "lib/host_figures.hpp"
-#include "lib/link_graph.hpp"
-#include "lib/model.hpp"
-#include "lib/plan.hpp"
+#include "lib/cluster/host_figures.hpp"
+#include "lib/cluster/link_graph.hpp"
+#include "lib/models/model.hpp"
+#include "lib/plan/plan.hpp"
 
 namespace meshplan {
 

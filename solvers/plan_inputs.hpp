@@ -1,18 +1,15 @@
-// What every parallel strategy needs to know about the candidate hosts of a request: their
-// figures, the best link between each pair for each transport, and the bounds on how many of
-// them a plan may use (--hosts, --min-hosts, --max-hosts).
+// The figures every strategy plans with: the candidate hosts' figures, the best link between each
+// pair for each transport, and the bounds on how many of them a plan may use (--hosts,
+// --min-hosts, --max-hosts). Built once per plan by PlanningProblem; tests fill it by hand.
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
-#include "lib/catalog.hpp"
-#include "lib/cluster.hpp"
-#include "lib/host_figures.hpp"
-#include "lib/link_graph.hpp"
-#include "lib/model.hpp"
-#include "lib/plan.hpp"
-#include "solvers/planner.hpp"
+#include "lib/cluster/host_figures.hpp"
+#include "lib/cluster/link_graph.hpp"
+#include "lib/plan/plan.hpp"
 
 namespace meshplan {
 
@@ -23,6 +20,7 @@ struct PlanInputs {
   LinkMatrix rdma;                 // RDMA cables only (JACCL)
   LinkMatrix tcp;                  // Thunderbolt as TCP or a network (MLX ring)
   LinkMatrix network;              // Ethernet / Wi-Fi networks only
+  LinkMatrix any;                  // the fastest link of any kind (backend auto)
   double message_bytes = 0;        // one token's activations, 2h
   int min_hosts = 1;               // resolved to [1, hosts.size()]
   int max_hosts = 1;
@@ -37,10 +35,5 @@ struct StrategyOutcome {
   std::optional<Plan> plan;
   std::string reason;
 };
-
-// Validates --hosts, --min-hosts and --max-hosts (input errors name the flag) and gathers the
-// figures.
-PlanInputs gather_plan_inputs(const Cluster& cluster, const Catalog& catalog,
-                              const ModelDesc& model, const PlanRequest& request);
 
 }  // namespace meshplan

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "lib/error.hpp"
-#include "lib/units.hpp"
+#include "lib/core/error.hpp"
+#include "lib/core/units.hpp"
 
 namespace meshplan {
 

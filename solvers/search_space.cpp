@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "lib/error.hpp"
+#include "lib/core/error.hpp"
 
 namespace meshplan {
 

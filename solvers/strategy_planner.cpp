@@ -4,11 +4,9 @@
 
 #include <algorithm>
 
-#include "lib/error.hpp"
-#include "solvers/allreduce_paths.hpp"
-#include "solvers/expert_parallel.hpp"
-#include "solvers/plan_inputs.hpp"
-#include "solvers/tensor_parallel.hpp"
+#include "lib/core/error.hpp"
+#include "solvers/planning_problem.hpp"
+#include "solvers/strategies.hpp"
 
 namespace meshplan {
 namespace {
@@ -20,70 +18,6 @@ struct Outcome {
   std::optional<Plan> plan;
   std::string reason;
 };
-
-PlanRequest pipeline_request(const PlanRequest& request) {
-  PlanRequest r = request;
-  r.strategy = "pipeline";
-  if (r.solver == "ilp") r.solver = PlanRequest{}.solver;
-  return r;
-}
-
-Outcome run_pipeline(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
-                     const PlanRequest& request, const Clock& clock) {
-  Outcome o{"pipeline", std::nullopt, ""};
-  try {
-    o.plan = make_plan(cluster, catalog, model, pipeline_request(request), clock);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::kFailed) throw;
-    o.reason = e.what();
-  }
-  return o;
-}
-
-// The pipeline planner's baselines on the plan's hosts, in rank order: the memory-proportional
-// split and the best single host, with this plan's speed-up over each.
-void add_baselines(Plan& plan, const Cluster& cluster, const Catalog& catalog,
-                   const ModelDesc& model, const PlanRequest& request, const Clock& clock) {
-  PlanRequest r = pipeline_request(request);
-  r.pins.clear();
-  r.hosts.clear();
-  r.min_hosts = r.max_hosts = 0;
-  for (const auto& rank : plan.ranks)
-    r.hosts.push_back(rank.host);
-  std::string why;
-  // The proportional split is cheap; when it does not fit, the optimal pipeline still reports
-  // both baselines (the proportional one with its reason).
-  for (const char* solver : {"proportional", "optimal"}) {
-    r.solver = solver;
-    try {
-      Plan p = make_plan(cluster, catalog, model, r, clock);
-      for (BaselineInfo b : p.baselines) {
-        b.speedup = b.feasible ? b.token_latency_s / plan.predicted.token_latency_s : 0;
-        plan.baselines.push_back(b);
-      }
-      return;
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::kFailed) throw;
-      why = e.what();
-    }
-  }
-  BaselineInfo b;
-  b.solver = "proportional";
-  b.hosts = r.hosts;
-  b.note = why;
-  plan.baselines.push_back(b);
-}
-
-// Every candidate host with its figures, and whether the plan uses it.
-void add_hosts(Plan& plan, const PlanInputs& inputs) {
-  plan.hosts.clear();
-  for (const HostFigures& h : inputs.hosts) {
-    bool used = std::any_of(plan.ranks.begin(), plan.ranks.end(),
-                            [&](const RankPlan& r) { return r.host == h.name; });
-    plan.hosts.push_back(
-        HostInfo{h.name, h.usable_bytes, h.bandwidth, h.flops, h.overhead_s, h.usable_rule, used});
-  }
-}
 
 Alternative alternative(const Outcome& o, const Plan* chosen) {
   Alternative a;
@@ -107,14 +41,21 @@ Alternative alternative(const Outcome& o, const Plan* chosen) {
   return a;
 }
 
+std::string strategy_names() {
+  std::string names = "auto";
+  const auto& table = strategies();
+  for (size_t i = 0; i < table.size(); ++i)
+    names += fmt::format("{}{}", i + 1 == table.size() ? " or " : ", ", table[i].name);
+  return names;
+}
+
 }  // namespace
 
 Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
                 const PlanRequest& request, const Clock& clock) {
   const std::string& s = request.strategy;
-  if (s != "auto" && s != "pipeline" && s != "tensor" && s != "expert") {
-    throw input_error("--strategy {}: expected auto, pipeline, tensor or expert", s);
-  }
+  const Strategy* chosen = find_strategy(s);
+  if (s != "auto" && !chosen) throw input_error("--strategy {}: expected {}", s, strategy_names());
   if (request.solver != "optimal" && request.solver != "proportional" &&
       request.solver != "proportional-v0" && request.solver != "ilp") {
     throw input_error("--solver {}: expected optimal, proportional, proportional-v0 or ilp",
@@ -123,41 +64,33 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
   if (request.solver == "ilp" && (s == "pipeline" || s == "tensor")) {
     throw input_error("--solver ilp places experts: use it with --strategy expert or auto");
   }
-  if (request.context <= 0)
-    throw input_error("--context must be a positive number of tokens, got {}", request.context);
-  if (request.prompt < 0)
-    throw input_error("--prompt must not be negative, got {}", request.prompt);
-  if (s == "pipeline") return make_plan(cluster, catalog, model, pipeline_request(request), clock);
-  if (!request.pins.empty() && s != "auto") throw input_error("{}", kPinReason);
+  if (chosen && !chosen->takes_pins && !request.pins.empty()) throw input_error("{}", kPinReason);
 
-  PlanInputs inputs = gather_plan_inputs(cluster, catalog, model, request);
-  CollectivePaths paths(inputs, request.backend);
-  auto run = [&](const std::string& strategy) {
-    Outcome o{strategy, std::nullopt, ""};
-    if (!request.pins.empty()) {
-      o.reason = kPinReason;
-      return o;
-    }
-    StrategyOutcome r = strategy == "tensor" ? plan_tensor(model, inputs, paths, request, clock)
-                                             : plan_expert(model, inputs, paths, request, clock);
-    o.plan = std::move(r.plan);
-    o.reason = std::move(r.reason);
-    if (o.plan) {
-      add_baselines(*o.plan, cluster, catalog, model, request, clock);
-      add_hosts(*o.plan, inputs);
-    }
-    return o;
-  };
-  if (s != "auto") {
-    Outcome o = run(s);
+  // Built once: every strategy and every baseline plans over these figures.
+  PlanningProblem problem(cluster, catalog, model, request);
+  if (chosen) {
+    StrategyOutcome o = chosen->plan(problem, clock);
     if (!o.plan) throw failure("{} parallel is not possible for {}: {}", s, model.name, o.reason);
     return std::move(*o.plan);
   }
 
   std::vector<Outcome> outcomes;
-  outcomes.push_back(run_pipeline(cluster, catalog, model, request, clock));
-  outcomes.push_back(run("tensor"));
-  outcomes.push_back(run("expert"));
+  for (const Strategy& strategy : strategies()) {
+    Outcome o{std::string(strategy.name), std::nullopt, ""};
+    if (!strategy.takes_pins && !request.pins.empty()) {
+      o.reason = kPinReason;
+    } else {
+      try {
+        StrategyOutcome r = strategy.plan(problem, clock);
+        o.plan = std::move(r.plan);
+        o.reason = std::move(r.reason);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::kFailed) throw;
+        o.reason = e.what();
+      }
+    }
+    outcomes.push_back(std::move(o));
+  }
   const Outcome* fastest = nullptr;
   for (const auto& o : outcomes) {
     // Ties (on one host every strategy is the same plan) go to the earlier strategy.

@@ -1,17 +1,16 @@
-// Entry point of `meshplan plan` for every strategy: request.strategy "pipeline" (make_plan),
-// "tensor", "expert", or "auto", which evaluates each strategy the topology and the model allow,
-// returns the fastest and lists the others in plan.alternatives with their predicted tokens/s or
-// why they were not possible (not enough memory, no all-reduce path, head count not divisible,
-// not an MoE model). Tensor and expert plans get the memory-proportional pipeline on the same
-// hosts as their baseline.
+// Entry point of `meshplan plan`: builds the one PlanningProblem of the call and runs the
+// requested strategy of solvers/strategies.hpp, or, for "auto", every strategy the topology and
+// the model allow, returning the fastest and listing the others in plan.alternatives with their
+// predicted tokens/s or why they were not possible (not enough memory, no all-reduce path, head
+// count not divisible, not an MoE model).
 #pragma once
 
-#include "lib/catalog.hpp"
-#include "lib/clock.hpp"
-#include "lib/cluster.hpp"
-#include "lib/model.hpp"
-#include "lib/plan.hpp"
-#include "solvers/planner.hpp"
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster.hpp"
+#include "lib/core/clock.hpp"
+#include "lib/models/model.hpp"
+#include "lib/plan/plan.hpp"
+#include "solvers/plan_request.hpp"
 
 namespace meshplan {
 

@@ -9,7 +9,7 @@
 #include <numeric>
 #include <tuple>
 
-#include "lib/units.hpp"
+#include "lib/core/units.hpp"
 #include "solvers/group_search.hpp"
 
 namespace meshplan {

@@ -13,11 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "lib/clock.hpp"
-#include "lib/model.hpp"
+#include "lib/core/clock.hpp"
+#include "lib/models/model.hpp"
 #include "solvers/allreduce_paths.hpp"
 #include "solvers/group_plan.hpp"
 #include "solvers/plan_inputs.hpp"
+#include "solvers/plan_request.hpp"
+#include "solvers/planning_problem.hpp"
 
 namespace meshplan {
 
@@ -85,8 +87,6 @@ class TensorCostModel {
 };
 
 // The fastest tensor-parallel plan within --hosts/--min-hosts/--max-hosts, or why none exists.
-StrategyOutcome plan_tensor(const ModelDesc& model, const PlanInputs& inputs,
-                            const CollectivePaths& paths, const PlanRequest& request,
-                            const Clock& clock);
+StrategyOutcome plan_tensor(const PlanningProblem& problem, const Clock& clock);
 
 }  // namespace meshplan

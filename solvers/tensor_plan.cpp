@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "lib/units.hpp"
+#include "lib/core/units.hpp"
 #include "solvers/group_search.hpp"
 #include "solvers/tensor_parallel.hpp"
 
@@ -71,9 +71,11 @@ Plan build_plan(const ModelDesc& model, const PlanInputs& in, const TensorCostMo
 
 }  // namespace
 
-StrategyOutcome plan_tensor(const ModelDesc& model, const PlanInputs& in,
-                            const CollectivePaths& paths, const PlanRequest& request,
-                            const Clock& clock) {
+StrategyOutcome plan_tensor(const PlanningProblem& problem, const Clock& clock) {
+  const ModelDesc& model = problem.model();
+  const PlanInputs& in = problem.inputs();
+  const CollectivePaths& paths = problem.collective_paths();
+  const PlanRequest& request = problem.request();
   const double start = clock.now_seconds();
   TensorCostModel cost(model, in, request.context, request.prompt);
 
@@ -175,6 +177,7 @@ StrategyOutcome plan_tensor(const ModelDesc& model, const PlanInputs& in,
       evaluated,
       request.allow_uneven ? "uneven shares by greedy whole-head placement and moves"
                            : "equal shares");
+  complete_group_plan(plan, problem);
   out.plan = std::move(plan);
   return out;
 }

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "lib/catalog.hpp"
+#include "lib/cluster/catalog.hpp"
 #include "tests/dock_pair.hpp"
 #include "tests/test_support.hpp"
 #include "topologies/cluster_loader.hpp"

@@ -7,11 +7,11 @@
 #include <functional>
 #include <string>
 
-#include "lib/catalog.hpp"
-#include "lib/error.hpp"
-#include "lib/host_figures.hpp"
-#include "lib/link_graph.hpp"
-#include "lib/model.hpp"
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/host_figures.hpp"
+#include "lib/cluster/link_graph.hpp"
+#include "lib/core/error.hpp"
+#include "lib/models/model.hpp"
 #include "solvers/plan_inputs.hpp"
 #include "tests/test_support.hpp"
 #include "topologies/cluster_loader.hpp"

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "lib/cluster_reader.hpp"
-#include "lib/error.hpp"
+#include "lib/cluster/cluster_reader.hpp"
+#include "lib/core/error.hpp"
 #include "topologies/cabling_advice.hpp"
 #include "topologies/host_networks.hpp"
 #include "topologies/ring_search.hpp"

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "lib/catalog.hpp"
-#include "lib/check_report.hpp"
-#include "lib/cluster.hpp"
-#include "lib/link_graph.hpp"
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster.hpp"
+#include "lib/cluster/link_graph.hpp"
+#include "topologies/check_report.hpp"
 #include "topologies/subnet_plan.hpp"
 #include "topologies/tb_fabric.hpp"
 

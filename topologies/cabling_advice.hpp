@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "lib/check_report.hpp"
+#include "topologies/check_report.hpp"
 #include "topologies/tb_fabric.hpp"
 
 namespace meshplan {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "lib/error.hpp"
+#include "lib/core/error.hpp"
 #include "topologies/backend_rules.hpp"
 
 namespace meshplan {

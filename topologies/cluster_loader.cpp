@@ -1,7 +1,7 @@
 #include "topologies/cluster_loader.hpp"
 
-#include "lib/cluster_reader.hpp"
-#include "lib/document.hpp"
+#include "lib/cluster/cluster_reader.hpp"
+#include "lib/core/document.hpp"
 #include "topologies/generators.hpp"
 
 namespace meshplan {

@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "lib/catalog.hpp"
-#include "lib/cluster.hpp"
-#include "lib/file_system.hpp"
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster.hpp"
+#include "lib/core/file_system.hpp"
 
 namespace meshplan {
 

@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
-#include "lib/cluster_reader.hpp"
-#include "lib/error.hpp"
+#include "lib/cluster/cluster_reader.hpp"
+#include "lib/core/error.hpp"
 
 namespace meshplan {
 namespace {

@@ -4,8 +4,8 @@
 // that names the host and the budget.
 #pragma once
 
-#include "lib/catalog.hpp"
-#include "lib/cluster.hpp"
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster.hpp"
 
 namespace meshplan {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/cluster.hpp"
+#include "lib/cluster/cluster.hpp"
 
 namespace meshplan {
 

@@ -8,9 +8,9 @@
 
 #include <string>
 
-#include "lib/check_report.hpp"
-#include "lib/mlx_hostfile.hpp"
 #include "topologies/backend_rules.hpp"
+#include "topologies/check_report.hpp"
+#include "topologies/mlx_hostfile.hpp"
 
 namespace meshplan {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "lib/error.hpp"
+#include "lib/core/error.hpp"
 
 namespace meshplan {
 namespace {

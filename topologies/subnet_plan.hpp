@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "lib/setup_commands.hpp"
 #include "topologies/tb_fabric.hpp"
 
 namespace meshplan {
@@ -26,6 +25,21 @@ struct CableAddresses {
   const std::string& peer_address(size_t host) const {
     return host == cable->lo.host ? hi_address : lo_address;
   }
+};
+
+// What `setup` configures on one host (rendered as commands by lib/emit/setup_commands).
+struct InterfaceAddress {
+  std::string interface;     // "en2"
+  std::string address;       // this host's end, "192.168.0.1"
+  std::string peer_address;  // the other end, "192.168.0.2"
+};
+
+struct HostSetup {
+  std::string host;  // name in the cluster file
+  std::string ssh;   // ssh target, as MLX prints it
+  std::vector<InterfaceAddress> links;
+  bool restore_bridge =
+      true;  // teardown brings bridge0 back up (it was up, or its state is unknown)
 };
 
 struct SubnetPlan {

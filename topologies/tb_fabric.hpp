@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/cluster.hpp"
-#include "lib/link_graph.hpp"
+#include "lib/cluster/cluster.hpp"
+#include "lib/cluster/link_graph.hpp"
 #include "topologies/ring_search.hpp"
 
 namespace meshplan {

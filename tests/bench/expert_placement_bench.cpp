@@ -6,8 +6,8 @@
 #include <random>
 #include <string>
 
-#include "lib/catalog.hpp"
-#include "lib/model_catalog.hpp"
+#include "lib/cluster/catalog.hpp"
+#include "lib/models/model_catalog.hpp"
 #include "solvers/expert_placement.hpp"
 #include "solvers/strategy_planner.hpp"
 #include "topologies/cluster_loader.hpp"

@@ -1,9 +1,9 @@
 // Cost of evaluating one pipeline assignment of the largest catalog model on the 4-host example.
 #include <benchmark/benchmark.h>
 
-#include "lib/catalog.hpp"
-#include "lib/host_figures.hpp"
-#include "lib/model_catalog.hpp"
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/host_figures.hpp"
+#include "lib/models/model_catalog.hpp"
 #include "solvers/pipeline_cost.hpp"
 #include "solvers/proportional_solver.hpp"
 

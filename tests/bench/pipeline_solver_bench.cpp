@@ -5,10 +5,10 @@
 
 #include <memory>
 
-#include "lib/catalog.hpp"
-#include "lib/host_figures.hpp"
-#include "lib/link_graph.hpp"
-#include "lib/model_catalog.hpp"
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/host_figures.hpp"
+#include "lib/cluster/link_graph.hpp"
+#include "lib/models/model_catalog.hpp"
 #include "solvers/cluster_families.hpp"
 #include "solvers/exact_pipeline.hpp"
 #include "solvers/host_classes.hpp"

@@ -9,8 +9,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "lib/catalog.hpp"
-#include "lib/linux_parsers.hpp"
+#include "lib/cluster/catalog.hpp"
+#include "lib/discovery/linux_parsers.hpp"
 #include "tests/fake_mac.hpp"
 #include "tests/ssh/sshd_farm.hpp"
 #include "tests/test_support.hpp"

@@ -1,0 +1,175 @@
+#include "lib/cluster/catalog.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "lib/core/embedded_data.hpp"
+#include "lib/core/error.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+nlohmann::json parse_embedded(std::string_view text, std::string_view name) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw internal_error("built-in catalog {} is malformed: {}", name, e.what());
+  }
+}
+
+}  // namespace
+
+Catalog load_catalog(std::string_view chips_text, std::string_view machines_text,
+                     std::string_view defaults_text) {
+  Catalog c;
+  try {
+    auto chips = parse_embedded(chips_text, "chips.json");
+    for (auto& [k, v] : chips.at("sources").items())
+      c.chip_sources_[k] = v.get<std::string>();
+    for (const auto& j : chips.at("chips")) {
+      ChipSpec s;
+      s.key = j.at("key");
+      s.name = j.at("name");
+      s.brand = j.at("brand");
+      s.vendor = j.at("vendor");
+      s.gpu_cores = j.value("gpu_cores", 0);
+      s.mem_bandwidth = j.at("mem_bandwidth_GBps").get<double>() * 1e9;
+      s.fp16_flops = j.at("fp16_tflops").get<double>() * 1e12;
+      s.max_memory = static_cast<uint64_t>(j.at("max_memory_GiB").get<double>() * kGiB);
+      if (j.contains("gpu_memory_GiB")) {
+        s.gpu_memory = static_cast<uint64_t>(j.at("gpu_memory_GiB").get<double>() * kGiB);
+      }
+      s.unified_memory = j.value("unified_memory", s.vendor == "apple");
+      s.thunderbolt = j.value("thunderbolt", 0);
+      for (auto& [k, v] : j.at("sources").items())
+        s.sources[k] = v.get<std::string>();
+      c.chips_.push_back(std::move(s));
+    }
+    auto machines = parse_embedded(machines_text, "machines.json");
+    for (const auto& j : machines.at("machines")) {
+      MachineSpec m;
+      m.key = j.at("key");
+      m.name = j.at("name");
+      m.chips = j.at("chips").get<std::vector<std::string>>();
+      m.model_ids = j.at("model_ids").get<std::vector<std::string>>();
+      if (!j.at("thunderbolt").is_null()) {
+        m.tb_generation = j.at("thunderbolt").at("generation");
+        m.tb_interfaces = j.at("thunderbolt").at("interfaces").get<std::vector<std::string>>();
+      }
+      if (!j.at("ethernet").is_null()) {
+        auto kind = parse_link_kind(j.at("ethernet").get<std::string>());
+        if (!kind) throw internal_error("machines.json: unknown ethernet kind for {}", m.key);
+        m.ethernet = *kind;
+      }
+      m.management_interface = j.at("management_interface");
+      m.sources = j.at("sources").get<std::vector<std::string>>();
+      c.machines_.push_back(std::move(m));
+    }
+    auto d = parse_embedded(defaults_text, "cost_defaults.json");
+    for (auto& [vendor, e] : d.at("efficiency").items()) {
+      c.efficiency_[vendor] = Efficiency{e.at("bandwidth"), e.at("flops"), e.at("source")};
+    }
+    c.stage_overhead_s_ = d.at("stage_overhead_ms").at("value").get<double>() * 1e-3;
+    c.activation_bytes_ = d.at("activation_bytes").at("value").get<double>();
+    auto rule = [](const nlohmann::json& j) {
+      return MemoryRule{j.at("reserve_min_GiB").get<double>() * kGiB, j.at("reserve_fraction"),
+                        j.at("source")};
+    };
+    c.unified_rule_ = rule(d.at("usable_memory").at("unified"));
+    c.discrete_rule_ = rule(d.at("usable_memory").at("discrete"));
+    for (auto& [kind, l] : d.at("links").items()) {
+      c.links_[kind] = LinkDefaults{l.at("latency_us").get<double>() * 1e-6,
+                                    l.at("bandwidth_GBps").get<double>() * 1e9, l.at("source")};
+    }
+    for (auto& [kind, s] : d.at("link_speeds_gbps").items())
+      c.speeds_[kind] = s.get<double>();
+  } catch (const nlohmann::json::exception& e) {
+    throw internal_error("built-in catalog is malformed: {}", e.what());
+  }
+  return c;
+}
+
+const Catalog& Catalog::builtin() {
+  static const Catalog catalog =
+      load_catalog(embedded_file("lib/data/chips.json"), embedded_file("lib/data/machines.json"),
+                   embedded_file("lib/data/cost_defaults.json"));
+  return catalog;
+}
+
+const ChipSpec* Catalog::find_chip(std::string_view key) const {
+  for (const auto& c : chips_) {
+    if (c.key == key) return &c;
+  }
+  return nullptr;
+}
+
+const MachineSpec* Catalog::find_machine(std::string_view key) const {
+  for (const auto& m : machines_) {
+    if (m.key == key) return &m;
+  }
+  return nullptr;
+}
+
+const MachineSpec* Catalog::default_machine(std::string_view chip_key) const {
+  for (const auto& m : machines_) {
+    for (const auto& c : m.chips) {
+      if (c == chip_key) return &m;
+    }
+  }
+  return nullptr;
+}
+
+const MachineSpec* Catalog::machine_for_model_id(std::string_view model_id) const {
+  for (const auto& m : machines_) {
+    for (const auto& id : m.model_ids) {
+      if (id == model_id) return &m;
+    }
+  }
+  return nullptr;
+}
+
+const ChipSpec* Catalog::chip_for_brand(std::string_view brand, int gpu_cores) const {
+  const ChipSpec* best = nullptr;
+  for (const auto& c : chips_) {
+    if (c.brand != brand) continue;
+    if (gpu_cores > 0 && c.gpu_cores == gpu_cores) return &c;
+    if (gpu_cores <= 0 && (best == nullptr || c.gpu_cores > best->gpu_cores)) best = &c;
+  }
+  return gpu_cores > 0 ? nullptr : best;
+}
+
+std::string Catalog::chip_keys() const {
+  std::string out;
+  for (const auto& c : chips_)
+    out += (out.empty() ? "" : ", ") + c.key;
+  return out;
+}
+
+std::string Catalog::machine_keys() const {
+  std::string out;
+  for (const auto& m : machines_)
+    out += (out.empty() ? "" : ", ") + m.key;
+  return out;
+}
+
+const Efficiency& Catalog::efficiency(std::string_view vendor) const {
+  auto it = efficiency_.find(std::string(vendor));
+  if (it == efficiency_.end()) it = efficiency_.find("apple");
+  return it->second;
+}
+
+const LinkDefaults& Catalog::link_defaults(LinkKind kind, bool rdma) const {
+  std::string key = link_kind_name(kind);
+  if (kind == LinkKind::kTb5 && rdma) key = "tb5-rdma";
+  auto it = links_.find(key);
+  if (it == links_.end()) throw internal_error("no link defaults for {}", key);
+  return it->second;
+}
+
+double Catalog::default_speed_gbps(LinkKind kind) const {
+  auto it = speeds_.find(link_kind_name(kind));
+  return it == speeds_.end() ? 0.0 : it->second;
+}
+
+}  // namespace meshplan

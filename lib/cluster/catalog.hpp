@@ -1,0 +1,108 @@
+// The built-in hardware catalog: chips, machine models and the cost model's defaults, read from
+// the embedded lib/data/*.json files. Every figure carries the name of its source.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/cluster/cluster.hpp"
+
+namespace meshplan {
+
+struct ChipSpec {
+  std::string key;     // "m3-ultra-80c"
+  std::string name;    // "Apple M3 Ultra (80-core GPU)"
+  std::string brand;   // what the OS reports: "Apple M3 Ultra"
+  std::string vendor;  // "apple" or "nvidia"
+  int gpu_cores = 0;
+  double mem_bandwidth = 0;  // bytes/s (spec)
+  double fp16_flops = 0;     // FLOP/s (spec, dense)
+  uint64_t max_memory = 0;   // bytes
+  uint64_t gpu_memory = 0;   // bytes per GPU, discrete GPUs only
+  bool unified_memory = true;
+  int thunderbolt = 0;                         // generation the chip's Macs ship with
+  std::map<std::string, std::string> sources;  // figure -> source note
+};
+
+struct MachineSpec {
+  std::string key;  // "mac-studio-m3-ultra"
+  std::string name;
+  std::vector<std::string> chips;
+  std::vector<std::string> model_ids;  // sysctl hw.model values
+  int tb_generation = 0;
+  std::vector<std::string> tb_interfaces;  // interface of "Thunderbolt 1", "Thunderbolt 2", ...
+  std::optional<LinkKind> ethernet;
+  std::string management_interface;
+  std::vector<std::string> sources;
+};
+
+struct Efficiency {
+  double bandwidth = 0;
+  double flops = 0;
+  std::string source;
+};
+
+struct LinkDefaults {
+  double latency_s = 0;
+  double bandwidth = 0;  // bytes/s
+  std::string source;
+};
+
+struct MemoryRule {
+  double reserve_min_bytes = 0;
+  double reserve_fraction = 0;
+  std::string source;
+};
+
+class Catalog {
+ public:
+  // The catalog compiled into the binary.
+  static const Catalog& builtin();
+
+  const std::vector<ChipSpec>& chips() const { return chips_; }
+  const std::vector<MachineSpec>& machines() const { return machines_; }
+  const std::map<std::string, std::string>& chip_sources() const { return chip_sources_; }
+
+  const ChipSpec* find_chip(std::string_view key) const;
+  const MachineSpec* find_machine(std::string_view key) const;
+  // The machine a chip ships in when a file names only the chip (first listed).
+  const MachineSpec* default_machine(std::string_view chip_key) const;
+  const MachineSpec* machine_for_model_id(std::string_view model_id) const;
+  // "Apple M3 Ultra" with 80 GPU cores -> "m3-ultra-80c"; nullptr when unknown. With no core
+  // count the largest bin is chosen.
+  const ChipSpec* chip_for_brand(std::string_view brand, int gpu_cores) const;
+  // Keys, comma-separated, for messages.
+  std::string chip_keys() const;
+  std::string machine_keys() const;
+
+  const Efficiency& efficiency(std::string_view vendor) const;
+  double stage_overhead_s() const { return stage_overhead_s_; }
+  double activation_bytes() const { return activation_bytes_; }
+  const MemoryRule& unified_memory_rule() const { return unified_rule_; }
+  const MemoryRule& discrete_memory_rule() const { return discrete_rule_; }
+  // Defaults of a link kind; `rdma` selects the RDMA figures of a TB5 cable.
+  const LinkDefaults& link_defaults(LinkKind kind, bool rdma) const;
+  double default_speed_gbps(LinkKind kind) const;
+
+ private:
+  std::vector<ChipSpec> chips_;
+  std::vector<MachineSpec> machines_;
+  std::map<std::string, std::string> chip_sources_;
+  std::map<std::string, Efficiency> efficiency_;
+  std::map<std::string, LinkDefaults> links_;
+  std::map<std::string, double> speeds_;
+  double stage_overhead_s_ = 0;
+  double activation_bytes_ = 2;
+  MemoryRule unified_rule_;
+  MemoryRule discrete_rule_;
+
+  friend Catalog load_catalog(std::string_view chips, std::string_view machines,
+                              std::string_view defaults);
+};
+
+// Builds a catalog from the three JSON documents (used by builtin() and by tests).
+Catalog load_catalog(std::string_view chips, std::string_view machines, std::string_view defaults);
+
+}  // namespace meshplan

@@ -1,0 +1,102 @@
+#include "lib/cluster/cluster.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace meshplan {
+namespace {
+
+struct KindName {
+  LinkKind kind;
+  const char* name;
+};
+
+constexpr std::array<KindName, 10> kKinds = {{
+    {LinkKind::kTb5, "tb5"},
+    {LinkKind::kTb4, "tb4"},
+    {LinkKind::kTb3, "tb3"},
+    {LinkKind::k100gbe, "100gbe"},
+    {LinkKind::k25gbe, "25gbe"},
+    {LinkKind::k10gbe, "10gbe"},
+    {LinkKind::k5gbe, "5gbe"},
+    {LinkKind::k2_5gbe, "2.5gbe"},
+    {LinkKind::k1gbe, "1gbe"},
+    {LinkKind::kWifi, "wifi"},
+}};
+
+}  // namespace
+
+const char* link_kind_name(LinkKind kind) {
+  for (const auto& k : kKinds) {
+    if (k.kind == kind) return k.name;
+  }
+  return "?";
+}
+
+std::optional<LinkKind> parse_link_kind(std::string_view name) {
+  for (const auto& k : kKinds) {
+    if (name == k.name) return k.kind;
+  }
+  return std::nullopt;
+}
+
+bool is_thunderbolt(LinkKind kind) {
+  return kind == LinkKind::kTb5 || kind == LinkKind::kTb4 || kind == LinkKind::kTb3;
+}
+
+std::string link_kind_names() {
+  std::string out;
+  for (const auto& k : kKinds) {
+    if (!out.empty()) out += ", ";
+    out += k.name;
+  }
+  return out;
+}
+
+const ThunderboltPort* Host::find_port(std::string_view id) const {
+  for (const auto& p : ports) {
+    if (p.id == id) return &p;
+  }
+  return nullptr;
+}
+
+const ThunderboltPort* Host::find_port_by_interface(std::string_view iface) const {
+  for (const auto& p : ports) {
+    if (p.interface == iface) return &p;
+  }
+  return nullptr;
+}
+
+const NetInterface* Host::find_interface(std::string_view iface) const {
+  for (const auto& i : interfaces) {
+    if (i.name == iface) return &i;
+  }
+  return nullptr;
+}
+
+bool Network::contains(std::string_view host) const {
+  return all_hosts || std::find(hosts.begin(), hosts.end(), host) != hosts.end();
+}
+
+const Host* Cluster::find_host(std::string_view name) const {
+  for (const auto& h : hosts) {
+    if (h.name == name) return &h;
+  }
+  return nullptr;
+}
+
+Host* Cluster::find_host(std::string_view name) {
+  for (auto& h : hosts) {
+    if (h.name == name) return &h;
+  }
+  return nullptr;
+}
+
+int Cluster::host_index(std::string_view name) const {
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    if (hosts[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,158 @@
+#include "lib/cluster/cluster_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include "lib/cluster/cluster_writer.hpp"
+#include "lib/core/error.hpp"
+#include "tests/test_support.hpp"
+#include "topologies/cluster_loader.hpp"
+
+namespace meshplan {
+namespace {
+
+Cluster load(const std::string& text, const std::string& name = "c.yaml") {
+  return load_cluster(text, name, Catalog::builtin());
+}
+
+std::string load_error(const std::string& text, const std::string& name = "c.yaml") {
+  try {
+    load(text, name);
+  } catch (const Error& e) {
+    EXPECT_EQ(exit_code(e.kind()), 2) << e.what();
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(cluster_reader_test, reads_units_and_catalog_defaults) {
+  Cluster c = load(R"(
+hosts:
+  - name: studio
+    chip: m3-ultra-80c
+    memory: 512GiB
+    usable_memory: 400GB
+    mem_bandwidth: 800GB/s
+    flops: 28.6T
+links:
+  - {kind: 10gbe, hosts: all}
+)");
+  ASSERT_EQ(c.hosts.size(), 1u);
+  const Host& h = c.hosts[0];
+  EXPECT_EQ(h.memory, 512ull << 30);
+  EXPECT_EQ(*h.usable_memory, 400000000000ull);
+  EXPECT_DOUBLE_EQ(*h.mem_bandwidth, 800e9);
+  EXPECT_DOUBLE_EQ(*h.flops, 28.6e12);
+  // The Mac Studio M3 Ultra has six Thunderbolt 5 receptacles, "Thunderbolt N" = en(N+1).
+  ASSERT_EQ(h.ports.size(), 6u);
+  EXPECT_EQ(h.ports[0].id, "1");
+  EXPECT_EQ(h.ports[0].interface, "en2");
+  EXPECT_EQ(h.ports[5].interface, "en7");
+  EXPECT_EQ(h.ports[0].generation, 5);
+  EXPECT_EQ(h.ports[0].rdma_device, "rdma_en2");
+  ASSERT_EQ(c.networks.size(), 1u);
+  EXPECT_TRUE(c.networks[0].all_hosts);
+}
+
+TEST(cluster_reader_test, malformed_yaml_is_exit_2_with_position) {
+  std::string msg = load_error("hosts:\n  - name: a\n    memory: [1, 2\n");
+  EXPECT_NE(msg.find("c.yaml:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("malformed YAML"), std::string::npos) << msg;
+}
+
+TEST(cluster_reader_test, json_type_error_names_pointer_and_form) {
+  std::string msg = load_error(R"({"hosts": [{"name": "a", "memory": true}]})", "c.json");
+  EXPECT_NE(msg.find("c.json (/hosts/0/memory)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("expected a size such as 512GiB"), std::string::npos) << msg;
+}
+
+TEST(cluster_reader_test, unknown_key_names_key_and_position) {
+  std::string msg = load_error("hosts:\n  - name: a\n    memroy: 64GB\n");
+  EXPECT_NE(msg.find("c.yaml:3:13 (/hosts/0/memroy)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unknown key \"memroy\" (did you mean \"memory\"?)"), std::string::npos)
+      << msg;
+}
+
+TEST(cluster_reader_test, negative_memory_is_rejected) {
+  std::string msg = load_error("hosts:\n  - name: a\n    memory: -64GB\n");
+  EXPECT_NE(msg.find("c.yaml:3:13 (/hosts/0/memory)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not negative"), std::string::npos) << msg;
+  msg = load_error(R"({"hosts": [{"name": "a", "memory": -5}]})", "c.json");
+  EXPECT_NE(msg.find("(/hosts/0/memory)"), std::string::npos) << msg;
+}
+
+TEST(cluster_reader_test, unknown_chip_lists_known_chips) {
+  std::string msg = load_error("hosts:\n  - name: a\n    chip: m9-ultra\n");
+  EXPECT_NE(msg.find("c.yaml:3:11 (/hosts/0/chip)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unknown chip \"m9-ultra\""), std::string::npos) << msg;
+  EXPECT_NE(msg.find("m3-ultra-80c"), std::string::npos) << msg;
+}
+
+TEST(cluster_reader_test, cable_checks) {
+  const std::string hosts =
+      "hosts:\n  - {name: a, chip: m4-pro-20c}\n  - {name: b, chip: m4-pro-20c}\n  - {name: c, "
+      "chip: m4-pro-20c}\n";
+  EXPECT_NE(load_error(hosts + "links:\n  - {a: a, b: z, kind: tb5}\n").find("unknown host \"z\""),
+            std::string::npos);
+  EXPECT_NE(load_error(hosts + "links:\n  - {a: a:9, b: b, kind: tb5}\n")
+                .find("has no Thunderbolt port \"9\""),
+            std::string::npos);
+  EXPECT_NE(load_error(hosts +
+                       "links:\n  - {a: a:1, b: b:1, kind: tb5}\n  - {a: a:1, b: c:1, kind: tb5}\n")
+                .find("port 1 of a is already used"),
+            std::string::npos);
+  EXPECT_NE(load_error(hosts + "links:\n  - {a: a, b: b, kind: tb4, rdma: true}\n")
+                .find("rdma needs kind tb5"),
+            std::string::npos);
+  EXPECT_NE(
+      load_error(hosts + "links:\n  - {a: a, b: b, kind: tb6}\n").find("unknown link kind \"tb6\""),
+      std::string::npos);
+}
+
+TEST(cluster_reader_test, duplicate_and_invalid_host_names) {
+  EXPECT_NE(load_error("hosts:\n  - {name: a}\n  - {name: a}\n").find("duplicate host name \"a\""),
+            std::string::npos);
+  EXPECT_NE(load_error("hosts:\n  - {name: \"-oProxy\"}\n").find("expected a host name"),
+            std::string::npos);
+  EXPECT_NE(load_error("hosts: []\n").find("at least one host"), std::string::npos);
+}
+
+TEST(cluster_reader_test, usable_memory_cannot_exceed_memory) {
+  EXPECT_NE(load_error("hosts:\n  - {name: a, memory: 64GiB, usable_memory: 80GiB}\n")
+                .find("exceeds memory"),
+            std::string::npos);
+}
+
+TEST(cluster_reader_test, round_trip_read_write_read_gives_the_same_cluster) {
+  for (const char* example :
+       {"mac-studio-m3-ultra-x4.yaml", "studio-air-fabric.yaml", "ethernet-5-node.yaml",
+        "thunderbolt4-star-3.yaml", "mac-mini-m4-pro-x4.yaml"}) {
+    std::string path = testing::source_path(std::string("examples/clusters/") + example);
+    Cluster first = load(testing::read_text(path), path);
+    std::string json = write_cluster_json(first);
+    Cluster second = load(json, "round-trip.json");
+    EXPECT_EQ(first, second) << example;
+    EXPECT_EQ(write_cluster_json(second), json) << example;
+  }
+}
+
+TEST(cluster_reader_test, writer_key_order_is_stable) {
+  Cluster c = load("hosts:\n  - {name: a, chip: m4-pro-20c, memory: 64GiB, ssh: admin@a.local}\n");
+  std::string json = write_cluster_json(c);
+  EXPECT_LT(json.find("\"schema\""), json.find("\"hosts\""));
+  EXPECT_LT(json.find("\"name\": \"a\""), json.find("\"ssh\""));
+  EXPECT_LT(json.find("\"ssh\""), json.find("\"chip\""));
+  EXPECT_LT(json.find("\"chip\""), json.find("\"memory\""));
+}
+
+TEST(cluster_reader_test, ipv4_validation) {
+  EXPECT_TRUE(valid_ipv4("192.168.0.1"));
+  EXPECT_FALSE(valid_ipv4("192.168.0"));
+  EXPECT_FALSE(valid_ipv4("192.168.0.256"));
+  EXPECT_FALSE(valid_ipv4("a.b.c.d"));
+  EXPECT_NE(load_error("hosts:\n  - name: a\n    interfaces: [{name: en0, ipv4: 10.0.0.300}]\n")
+                .find("expected an IPv4 address"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace meshplan

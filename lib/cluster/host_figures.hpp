@@ -1,0 +1,29 @@
+// What the cost model needs to know about a host, resolved from the cluster file, its overrides
+// and the catalog: usable bytes, effective memory bandwidth and FLOP/s, per-stage overhead.
+#pragma once
+
+#include <string>
+
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster.hpp"
+
+namespace meshplan {
+
+struct HostFigures {
+  std::string name;
+  double usable_bytes = 0;    // R_i: bytes for weights and KV cache
+  double bandwidth = 0;       // BW_i: effective bytes/s
+  double flops = 0;           // F_i: effective FLOP/s
+  double overhead_s = 0;      // o: per pipeline stage per token
+  double spec_bandwidth = 0;  // before efficiency
+  double spec_flops = 0;
+  double bandwidth_efficiency = 0;
+  double flops_efficiency = 0;
+  std::string usable_rule;  // how usable_bytes was obtained, for reports
+};
+
+// Throws an input error naming the host when a figure cannot be known (no chip and no override,
+// no memory size).
+HostFigures host_figures(const Host& host, const Catalog& catalog);
+
+}  // namespace meshplan

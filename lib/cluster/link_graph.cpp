@@ -1,0 +1,142 @@
+#include "lib/cluster/link_graph.hpp"
+
+#include <algorithm>
+
+#include "lib/core/error.hpp"
+
+namespace meshplan {
+namespace {
+
+bool host_rdma_ok(const Host* h) {
+  return h && h->rdma_enabled.value_or(false);
+}
+
+bool port_is_tb5(const Host* h, const std::string& port) {
+  if (!h || port.empty()) return true;  // unknown port: trust the cable kind
+  const ThunderboltPort* p = h->find_port(port);
+  return !p || p->generation == 0 || p->generation >= 5;
+}
+
+int port_generation(const Host* h, const std::string& port) {
+  const ThunderboltPort* p = h && !port.empty() ? h->find_port(port) : nullptr;
+  return p ? p->generation : 0;
+}
+
+bool allowed(const LinkFigures& l, Transport t) {
+  switch (t) {
+    case Transport::kAny:
+      return true;
+    case Transport::kTcp:
+      return !l.rdma || l.thunderbolt;  // an RDMA cable still carries TCP
+    case Transport::kRdma:
+      return l.rdma;
+    case Transport::kNetwork:
+      return l.network >= 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+Transport transport_for_backend(std::string_view backend) {
+  if (backend == "ring") return Transport::kTcp;
+  if (backend == "jaccl" || backend == "jaccl-ring") return Transport::kRdma;
+  if (backend == "ethernet") return Transport::kNetwork;
+  return Transport::kAny;
+}
+
+LinkFigures cable_figures(const Cluster& cluster, size_t cable_index, const Catalog& catalog) {
+  const Cable& c = cluster.cables[cable_index];
+  const Host* a = cluster.find_host(c.a.host);
+  const Host* b = cluster.find_host(c.b.host);
+  LinkFigures f;
+  f.kind = c.kind;
+  f.thunderbolt = is_thunderbolt(c.kind);
+  f.rdma = c.kind == LinkKind::kTb5 && c.rdma && host_rdma_ok(a) && host_rdma_ok(b) &&
+           port_is_tb5(a, c.a.port) && port_is_tb5(b, c.b.port);
+  const LinkDefaults& d = catalog.link_defaults(c.kind, f.rdma);
+  f.name = f.rdma ? "tb5-rdma" : link_kind_name(c.kind);
+  f.latency_s = c.latency_us ? *c.latency_us * 1e-6 : d.latency_s;
+  f.bandwidth = c.bandwidth_gbps ? *c.bandwidth_gbps * 1e9 / 8 : d.bandwidth;
+  f.tcp_latency_s = f.latency_s;
+  f.tcp_bandwidth = f.bandwidth;
+  if (f.rdma) {
+    const LinkDefaults& tcp = catalog.link_defaults(c.kind, false);
+    f.tcp_latency_s = tcp.latency_s;
+    f.tcp_bandwidth = tcp.bandwidth;
+  }
+  f.cable = static_cast<int>(cable_index);
+  f.speed_gbps = c.speed_gbps;
+  if (f.thunderbolt) {
+    int ga = port_generation(a, c.a.port), gb = port_generation(b, c.b.port);
+    f.generation = ga && gb ? std::min(ga, gb) : std::max(ga, gb);
+  }
+  f.rdma_cable =
+      c.kind == LinkKind::kTb5 && c.rdma && port_is_tb5(a, c.a.port) && port_is_tb5(b, c.b.port);
+  return f;
+}
+
+LinkFigures network_figures(const Cluster& cluster, size_t network_index, const Catalog& catalog) {
+  const Network& n = cluster.networks[network_index];
+  LinkFigures f;
+  f.kind = n.kind;
+  f.name = link_kind_name(n.kind);
+  const LinkDefaults& d = catalog.link_defaults(n.kind, false);
+  f.latency_s = n.latency_us ? *n.latency_us * 1e-6 : d.latency_s;
+  f.bandwidth = n.bandwidth_gbps ? *n.bandwidth_gbps * 1e9 / 8 : d.bandwidth;
+  f.tcp_latency_s = f.latency_s;
+  f.tcp_bandwidth = f.bandwidth;
+  f.network = static_cast<int>(network_index);
+  return f;
+}
+
+LinkGraph::LinkGraph(const Cluster& cluster, const Catalog& catalog)
+    : graph_(cluster.hosts.size()) {
+  for (size_t i = 0; i < cluster.hosts.size(); ++i)
+    graph_[i].name = cluster.hosts[i].name;
+  for (size_t c = 0; c < cluster.cables.size(); ++c) {
+    int a = cluster.host_index(cluster.cables[c].a.host);
+    int b = cluster.host_index(cluster.cables[c].b.host);
+    if (a < 0 || b < 0) throw internal_error("cable to an unknown host");
+    boost::add_edge(static_cast<size_t>(a), static_cast<size_t>(b),
+                    EdgeProps{cable_figures(cluster, c, catalog)}, graph_);
+  }
+  for (size_t n = 0; n < cluster.networks.size(); ++n) {
+    LinkFigures f = network_figures(cluster, n, catalog);
+    for (size_t a = 0; a < cluster.hosts.size(); ++a) {
+      if (!cluster.networks[n].contains(cluster.hosts[a].name)) continue;
+      for (size_t b = a + 1; b < cluster.hosts.size(); ++b) {
+        if (cluster.networks[n].contains(cluster.hosts[b].name))
+          boost::add_edge(a, b, EdgeProps{f}, graph_);
+      }
+    }
+  }
+}
+
+std::vector<LinkFigures> LinkGraph::links(size_t a, size_t b) const {
+  std::vector<LinkFigures> out;
+  auto [it, end] = boost::out_edges(a, graph_);
+  for (; it != end; ++it) {
+    if (boost::target(*it, graph_) == b) out.push_back(graph_[*it].link);
+  }
+  return out;
+}
+
+std::optional<LinkFigures> LinkGraph::best(size_t a, size_t b, Transport transport,
+                                           double message_bytes) const {
+  std::optional<LinkFigures> best;
+  for (LinkFigures l : links(a, b)) {
+    if (!allowed(l, transport)) continue;
+    if (transport == Transport::kTcp && l.rdma) {
+      // The same cable used over TCP: Thunderbolt 5 figures without RDMA.
+      l.rdma = false;
+      l.name = link_kind_name(l.kind);
+      l.latency_s = l.tcp_latency_s;
+      l.bandwidth = l.tcp_bandwidth;
+    }
+    if (!best || l.hop_time(message_bytes) < best->hop_time(message_bytes)) best = l;
+  }
+  return best;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,75 @@
+// The link graph of a cluster (Boost.Graph): one vertex per host, one edge per cable and per
+// pair of hosts sharing a network, each with the latency and bandwidth an engine sees on it
+// (SPEC section 7 defaults, per-link overrides). Answers "what is the best link between a and b".
+#pragma once
+
+#include <boost/graph/adjacency_list.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster.hpp"
+
+namespace meshplan {
+
+struct LinkFigures {
+  std::string name;  // "tb5-rdma", "tb5", "tb4", "10gbe", ...
+  LinkKind kind = LinkKind::k10gbe;
+  bool rdma = false;  // usable RDMA: TB5 cable, rdma on the cable, RDMA enabled on both hosts
+  bool thunderbolt = false;
+  double latency_s = 0;
+  double bandwidth = 0;      // bytes/s
+  double tcp_latency_s = 0;  // the same link used over TCP (differs from the above for RDMA)
+  double tcp_bandwidth = 0;
+  int cable = -1;           // index into cluster.cables, or -1
+  int network = -1;         // index into cluster.networks, or -1
+  double speed_gbps = 0;    // the cable's link speed, 0 when unknown
+  int generation = 0;       // Thunderbolt: the lower generation of the two ports (0 unknown)
+  bool rdma_cable = false;  // the cable itself can carry RDMA (TB5 ports, rdma on), hosts aside
+
+  // One-way time to move `bytes`.
+  double hop_time(double bytes) const { return latency_s + bytes / bandwidth; }
+};
+
+// Which links a backend may use.
+enum class Transport {
+  kAny,      // the fastest link of any kind
+  kTcp,      // MLX ring: Thunderbolt as TCP (no RDMA) or a network
+  kRdma,     // JACCL: RDMA-capable TB5 cables only
+  kNetwork,  // Ethernet / Wi-Fi networks only
+};
+
+Transport transport_for_backend(std::string_view backend);  // "auto", "ring", "jaccl", ...
+
+class LinkGraph {
+ public:
+  struct VertexProps {
+    std::string name;
+  };
+  struct EdgeProps {
+    LinkFigures link;
+  };
+  using Graph =
+      boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexProps, EdgeProps>;
+
+  LinkGraph(const Cluster& cluster, const Catalog& catalog);
+
+  const Graph& graph() const { return graph_; }
+  size_t size() const { return boost::num_vertices(graph_); }
+  const std::string& name(size_t v) const { return graph_[v].name; }
+  // Every link between hosts a and b (parallel cables each count).
+  std::vector<LinkFigures> links(size_t a, size_t b) const;
+  // The link with the smallest hop time for `message_bytes` that `transport` allows, if any.
+  std::optional<LinkFigures> best(size_t a, size_t b, Transport transport,
+                                  double message_bytes) const;
+
+ private:
+  Graph graph_;
+};
+
+// The figures of one cable / network as the catalog and the overrides give them.
+LinkFigures cable_figures(const Cluster& cluster, size_t cable_index, const Catalog& catalog);
+LinkFigures network_figures(const Cluster& cluster, size_t network_index, const Catalog& catalog);
+
+}  // namespace meshplan

@@ -1,0 +1,41 @@
+#include "lib/core/units.hpp"
+
+#include <gtest/gtest.h>
+
+namespace meshplan {
+namespace {
+
+TEST(units_test, bytes_decimal_and_binary) {
+  EXPECT_DOUBLE_EQ(*parse_bytes("512GB"), 512e9);
+  EXPECT_DOUBLE_EQ(*parse_bytes("192GiB"), 192.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(*parse_bytes("64 MiB"), 64.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(*parse_bytes("1.5TB"), 1.5e12);
+  EXPECT_DOUBLE_EQ(*parse_bytes("4096"), 4096);
+  EXPECT_DOUBLE_EQ(*parse_bytes("-5GB"), -5e9);  // the caller rejects negative sizes
+  EXPECT_FALSE(parse_bytes("lots"));
+  EXPECT_FALSE(parse_bytes("12 parsecs"));
+  EXPECT_FALSE(parse_bytes(""));
+}
+
+TEST(units_test, link_speeds) {
+  EXPECT_DOUBLE_EQ(*parse_gbps("80Gbps"), 80);
+  EXPECT_DOUBLE_EQ(*parse_gbps("80 Gb/s"), 80);
+  EXPECT_DOUBLE_EQ(*parse_gbps("Up to 120 Gb/s"), 120);
+  EXPECT_DOUBLE_EQ(*parse_gbps("800Mbps"), 0.8);
+  EXPECT_FALSE(parse_gbps("fast"));
+}
+
+TEST(units_test, durations_need_units) {
+  EXPECT_DOUBLE_EQ(*parse_duration("50us"), 50e-6);
+  EXPECT_DOUBLE_EQ(*parse_duration("0.3ms"), 0.3e-3);
+  EXPECT_FALSE(parse_duration("50"));
+}
+
+TEST(units_test, formatting) {
+  EXPECT_EQ(format_gib(512.0 * 1024 * 1024 * 1024), "512.0 GiB");
+  EXPECT_EQ(format_bytes(405874409472), "405.9 GB");
+  EXPECT_EQ(format_bytes(12), "12 B");
+}
+
+}  // namespace
+}  // namespace meshplan

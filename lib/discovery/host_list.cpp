@@ -1,0 +1,177 @@
+#include "lib/discovery/host_list.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <set>
+
+#include "lib/core/error.hpp"
+#include "lib/core/units.hpp"
+
+namespace meshplan {
+
+std::string HostTarget::spec() const {
+  std::string s = user.empty() ? host : user + "@" + host;
+  if (port) s += ":" + std::to_string(port);
+  return s;
+}
+
+std::vector<std::string> expand_ranges(std::string_view item) {
+  std::string t = trim(item);
+  size_t open = t.find('['), close = t.find(']');
+  if (open == std::string::npos && close == std::string::npos) return {t};
+  constexpr const char* kForm = "expected NAME[LOW-HIGH], e.g. mac[1-4] or mac[01-04]";
+  if (open == std::string::npos || close == std::string::npos || close < open)
+    throw input_error("bad host range \"{}\": {}", t, kForm);
+  std::string inside = t.substr(open + 1, close - open - 1);
+  size_t dash = inside.find('-');
+  std::string lo = dash == std::string::npos ? "" : inside.substr(0, dash);
+  std::string hi = dash == std::string::npos ? "" : inside.substr(dash + 1);
+  auto digits = [](const std::string& s) {
+    if (s.empty() || s.size() > 9) return false;
+    for (char c : s) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    }
+    return true;
+  };
+  if (!digits(lo) || !digits(hi)) throw input_error("bad host range \"{}\": {}", t, kForm);
+  long a = std::stol(lo), b = std::stol(hi);
+  if (b < a || b - a > 4096)
+    throw input_error(
+        "bad host range \"{}\": expected [low-high] with low <= high (at most 4097 hosts)", t);
+  std::vector<std::string> out;
+  // The rest may hold further ranges: mac[1-2]-p[1-2].
+  std::vector<std::string> tails = expand_ranges(t.substr(close + 1));
+  for (long i = a; i <= b; ++i) {
+    std::string num = std::to_string(i);
+    if (lo.size() > 1 && lo[0] == '0' && num.size() < lo.size())
+      num = std::string(lo.size() - num.size(), '0') + num;
+    for (const auto& tail : tails)
+      out.push_back(t.substr(0, open) + num + tail);
+  }
+  return out;
+}
+
+std::vector<std::string> expand_host_list(std::string_view text) {
+  std::vector<std::string> out;
+  std::string item;
+  int depth = 0;
+  auto flush = [&] {
+    std::string t = trim(item);
+    item.clear();
+    if (t.empty()) return;
+    for (auto& x : expand_ranges(t))
+      out.push_back(std::move(x));
+  };
+  for (char c : text) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == ',' && depth == 0)
+      flush();
+    else
+      item += c;
+  }
+  flush();
+  return out;
+}
+
+bool valid_ssh_word(std::string_view word) {
+  if (word.empty() || word[0] == '-') return false;
+  for (char c : word) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'))
+      return false;
+  }
+  return true;
+}
+
+HostTarget parse_target(std::string_view text, std::string_view where) {
+  std::string t = trim(text);
+  constexpr const char* kForm =
+      "[user@]host[:port] with letters, digits, '.', '_' or '-' (not starting with '-')";
+  HostTarget target;
+  std::string rest = t;
+  if (auto at = rest.find('@'); at != std::string::npos) {
+    target.user = rest.substr(0, at);
+    rest = rest.substr(at + 1);
+    if (!valid_ssh_word(target.user))
+      throw input_error("{}: bad user \"{}\" in \"{}\": expected {}", where, target.user, t, kForm);
+  }
+  if (auto colon = rest.find(':'); colon != std::string::npos) {
+    std::string p = rest.substr(colon + 1);
+    rest = rest.substr(0, colon);
+    bool digits = !p.empty() && p.size() <= 5;
+    for (char c : p)
+      digits = digits && std::isdigit(static_cast<unsigned char>(c));
+    long v = digits ? std::stol(p) : 0;
+    if (!digits || v < 1 || v > 65535)
+      throw input_error("{}: bad port \"{}\" in \"{}\": expected a number 1-65535", where, p, t);
+    target.port = static_cast<int>(v);
+  }
+  if (!valid_ssh_word(rest)) throw input_error("{}: bad host \"{}\": expected {}", where, t, kForm);
+  target.host = rest;
+  target.name = rest;
+  return target;
+}
+
+std::vector<HostTarget> parse_inventory(std::string_view text, const std::string& file_name) {
+  std::vector<HostTarget> out;
+  size_t line_no = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string line(text.substr(pos, end - pos));
+    pos = end + 1;
+    ++line_no;
+    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    std::vector<std::string> words;
+    size_t i = 0;
+    while (i < line.size()) {
+      while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
+        ++i;
+      size_t j = i;
+      while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j])))
+        ++j;
+      if (j > i) words.push_back(line.substr(i, j - i));
+      i = j;
+    }
+    if (words.empty()) continue;
+    std::string where = fmt::format("{}:{}", file_name, line_no);
+    if (words.size() > 2)
+      throw input_error(
+          "{}: expected \"[user@]host[:port]\" or \"NAME [user@]host[:port]\", got {} words", where,
+          words.size());
+    std::vector<std::string> targets = expand_ranges(words.back());
+    std::vector<std::string> names;
+    if (words.size() == 2) {
+      names = expand_ranges(words[0]);
+      if (names.size() != targets.size())
+        throw input_error("{}: the name expands to {} hosts but the target to {}", where,
+                          names.size(), targets.size());
+    }
+    for (size_t k = 0; k < targets.size(); ++k) {
+      HostTarget t = parse_target(targets[k], where);
+      if (!names.empty()) {
+        if (!valid_ssh_word(names[k]))
+          throw input_error("{}: bad host name \"{}\": expected letters, digits, '.', '_' or '-'",
+                            where, names[k]);
+        t.name = names[k];
+      }
+      out.push_back(std::move(t));
+    }
+  }
+  if (out.empty())
+    throw input_error("{}: no hosts listed (one [user@]host[:port] per line)", file_name);
+  check_unique_names(out);
+  return out;
+}
+
+void check_unique_names(const std::vector<HostTarget>& targets) {
+  std::set<std::string> seen;
+  for (const auto& t : targets) {
+    if (!seen.insert(t.name).second)
+      throw input_error("host \"{}\" is listed twice; every host needs its own name", t.name);
+  }
+}
+
+}  // namespace meshplan

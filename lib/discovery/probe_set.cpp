@@ -1,0 +1,48 @@
+#include "lib/discovery/probe_set.hpp"
+
+namespace meshplan {
+
+const ProbeOutput* ProbeSet::find(std::string_view name) const {
+  auto it = probes.find(std::string(name));
+  return it == probes.end() ? nullptr : &it->second;
+}
+
+const std::vector<ProbeSpec>& probe_specs() {
+  // System tools are run by name: the script appends /usr/sbin:/sbin:/usr/bin:/bin to PATH so a
+  // user's own PATH (or a test's fake commands) comes first. sysctl is asked with names (no -n)
+  // so that an unknown name on an older macOS cannot shift the other values.
+  static const std::vector<ProbeSpec> specs = {
+      {"uname", "txt", ProbeOs::kAny, "uname -s", true},
+      {"sw_vers", "txt", ProbeOs::kMacos, "sw_vers", false},
+      {"sysctl", "txt", ProbeOs::kMacos, "sysctl hw.memsize hw.model machdep.cpu.brand_string",
+       true},
+      {"wired_limit", "txt", ProbeOs::kMacos, "sysctl -n iogpu.wired_limit_mb", false},
+      {"hardware", "json", ProbeOs::kMacos,
+       "system_profiler -json SPHardwareDataType SPDisplaysDataType", false},
+      {"system_profiler", "json", ProbeOs::kMacos, "system_profiler SPThunderboltDataType -json",
+       true},
+      {"networksetup", "txt", ProbeOs::kMacos, "networksetup -listallhardwareports", true},
+      {"ifconfig", "txt", ProbeOs::kMacos, "ifconfig", false},
+      {"en0_ip", "txt", ProbeOs::kMacos, "ipconfig getifaddr en0", false},
+      {"en1_ip", "txt", ProbeOs::kMacos, "ipconfig getifaddr en1", false},
+      {"ibv_devices", "txt", ProbeOs::kMacos, "ibv_devices", false},
+      {"meminfo", "txt", ProbeOs::kLinux, "cat /proc/meminfo", true},
+      {"os_release", "txt", ProbeOs::kLinux, "cat /etc/os-release", false},
+      {"nvidia_smi", "csv", ProbeOs::kLinux,
+       "nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,memory.total "
+       "--format=csv,noheader,nounits",
+       false},
+      {"ip_addr", "json", ProbeOs::kLinux, "ip -j addr show", false},
+      {"ibv_devinfo", "txt", ProbeOs::kAny, "ibv_devinfo", false},
+  };
+  return specs;
+}
+
+const ProbeSpec* find_probe_spec(std::string_view name) {
+  for (const auto& s : probe_specs()) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,125 @@
+#include "lib/emit/dot_writer.hpp"
+
+#include <fmt/format.h>
+
+#include "lib/core/text_template.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string memory_text(uint64_t bytes) {
+  double gib = static_cast<double>(bytes) / kGiB;
+  if (gib == static_cast<double>(static_cast<uint64_t>(gib)))
+    return fmt::format("{} GiB", static_cast<uint64_t>(gib));
+  return fmt::format("{:.1f} GiB", gib);
+}
+
+// "port 1 (en2)" for one end of a cable.
+std::string end_label(const Host& host, const std::string& port) {
+  if (port.empty()) return "";
+  const ThunderboltPort* p = host.find_port(port);
+  if (!p || p->interface.empty()) return "port " + port;
+  return p->interface;
+}
+
+std::string speed_text(double gbps) {
+  return gbps > 0 ? fmt::format("{} Gb/s", gbps) : "";
+}
+
+std::string cable_edge(const Cluster& cluster, const LinkFigures& link) {
+  const Cable& c = cluster.cables[static_cast<size_t>(link.cable)];
+  const Host& a = *cluster.find_host(c.a.host);
+  const Host& b = *cluster.find_host(c.b.host);
+  std::string ends = end_label(a, c.a.port) + " / " + end_label(b, c.b.port);
+  if (ends == " / ") ends = "";
+  std::string kind, style;
+  if (link.rdma) {
+    kind = "TB5 RDMA";
+    style = "color=\"#1a9850\", penwidth=2.5";
+  } else if (link.thunderbolt) {
+    kind = link.kind == LinkKind::kTb5 ? "TB5" : link.kind == LinkKind::kTb4 ? "TB4" : "TB3";
+    style = "color=\"#2166ac\", penwidth=1.5";
+  } else {
+    kind = link_kind_name(link.kind);
+    style = "color=\"#762a83\", penwidth=1.5";
+  }
+  std::string label = ends;
+  std::string speed = speed_text(c.speed_gbps);
+  label += (label.empty() ? "" : "\n") + kind + (speed.empty() ? "" : " " + speed);
+  return fmt::format("  {} -- {} [label={}, {}];\n", dot_quote(c.a.host), dot_quote(c.b.host),
+                     dot_quote(label), style);
+}
+
+std::string node_line(const Host& h, const DotOptions& o) {
+  std::string label = h.name;
+  std::string detail = h.chip;
+  if (h.memory) detail += (detail.empty() ? "" : ", ") + memory_text(h.memory);
+  if (!detail.empty()) label += "\n" + detail;
+  auto note = o.host_notes.find(h.name);
+  if (note != o.host_notes.end()) label += "\n" + note->second;
+  std::string style;
+  if (o.dim_unnoted && note == o.host_notes.end())
+    style = ", style=\"rounded,dashed\", fontcolor=gray40, color=gray60";
+  return fmt::format("  {} [label={}{}];\n", dot_quote(h.name), dot_quote(label), style);
+}
+
+std::string plug_label(const CablePlug& p) {
+  if (p.port.empty()) return "no free port";
+  return p.interface.empty() ? "port " + p.port : fmt::format("port {} ({})", p.port, p.interface);
+}
+
+}  // namespace
+
+std::string dot_quote(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string write_cluster_dot(const Cluster& cluster, const LinkGraph& graph, const DotOptions& o) {
+  std::string body;
+  for (const auto& h : cluster.hosts)
+    body += node_line(h, o);
+  for (size_t n = 0; n < cluster.networks.size(); ++n) {
+    const Network& net = cluster.networks[n];
+    std::string id = dot_quote(fmt::format("network {}", n + 1));
+    std::string label = link_kind_name(net.kind);
+    if (!net.subnet.empty()) label += "\n" + net.subnet;
+    bool wifi = net.kind == LinkKind::kWifi;
+    body += fmt::format(
+        "  {} [label={}, shape=ellipse, style=filled, fillcolor=\"#f0f0f0\", color=gray50];\n", id,
+        dot_quote(label));
+    for (const auto& h : cluster.hosts) {
+      if (!net.contains(h.name)) continue;
+      body += fmt::format("  {} -- {} [color=gray50, style={}];\n", dot_quote(h.name), id,
+                          wifi ? "dashed" : "dotted");
+    }
+  }
+  for (size_t a = 0; a < graph.size(); ++a)
+    for (size_t b = a + 1; b < graph.size(); ++b)
+      for (const LinkFigures& l : graph.links(a, b))
+        if (l.cable >= 0) body += cable_edge(cluster, l);
+  for (const auto& m : o.missing) {
+    std::string label = fmt::format("add {}:\n{} / {}", m.kind == "tb5" ? "TB5" : "Thunderbolt",
+                                    plug_label(m.a), plug_label(m.b));
+    body +=
+        fmt::format("  {} -- {} [label={}, color=red, fontcolor=red, style=dashed, penwidth=2];\n",
+                    dot_quote(m.a.host), dot_quote(m.b.host), dot_quote(label));
+  }
+  std::string title = o.title.empty() ? cluster.name : o.title;
+  return render_template("cluster.dot",
+                         {{"id", dot_quote(cluster.name.empty() ? "cluster" : cluster.name)},
+                          {"title", dot_quote(title)},
+                          {"body", body}});
+}
+
+}  // namespace meshplan

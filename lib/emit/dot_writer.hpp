@@ -1,0 +1,31 @@
+// Graphviz (dot) of a cluster: hosts as boxes (name, chip, memory, and a plan's layer range),
+// one edge per cable labelled with both interfaces and the speed, styled by kind (Thunderbolt 5
+// with RDMA, Thunderbolt over TCP, Ethernet), shared networks as ellipses, and cables a backend
+// still needs as dashed red edges. Renders with `dot -Tsvg`.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lib/cluster/cluster.hpp"
+#include "lib/cluster/link_graph.hpp"
+#include "topologies/check_report.hpp"
+
+namespace meshplan {
+
+struct DotOptions {
+  std::string title;                // shown above the graph
+  std::vector<CableToAdd> missing;  // dashed red edges
+  std::map<std::string, std::string>
+      host_notes;            // host -> extra label line, e.g. "rank 0: layers [0, 31)"
+  bool dim_unnoted = false;  // grey out hosts without a note (not in the plan)
+};
+
+std::string write_cluster_dot(const Cluster& cluster, const LinkGraph& graph,
+                              const DotOptions& options);
+
+// A dot string literal: quoted, with " and \ escaped and newlines as \n.
+std::string dot_quote(std::string_view text);
+
+}  // namespace meshplan

@@ -1,0 +1,136 @@
+#include "lib/emit/mlx_env.hpp"
+
+#include <fmt/format.h>
+
+#include "lib/core/error.hpp"
+#include "lib/core/text_template.hpp"
+#include "lib/emit/mlx_hostfile_writer.hpp"
+
+namespace meshplan {
+namespace {
+
+bool valid_env_key(std::string_view key) {
+  if (key.empty()) return false;
+  for (char c : key)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+std::string where(const MlxHost& h) {
+  return h.where.file ? h.where.describe() + ": " : "";
+}
+
+// [["ip:port", ...], ...] with a port counter across all hosts, as mlx.launch builds it.
+std::string ring_hostfile(const MlxHostfile& f, const MlxEnvOptions& o) {
+  if (f.hosts.size() == 1) return "";
+  int port = o.starting_port;
+  std::string out = "[";
+  for (size_t i = 0; i < f.hosts.size(); ++i) {
+    const MlxHost& h = f.hosts[i];
+    if (h.ips.empty())
+      throw input_error(
+          "{}rank {} ({}) has no IPs; the ring backend needs the addresses of each rank", where(h),
+          i, h.ssh);
+    out += i ? ", [" : "[";
+    bool first = true;
+    for (const auto& ip : h.ips) {
+      for (int c = 0; c < o.connections_per_ip; ++c) {
+        out += (first ? "" : ", ") + python_json_string(fmt::format("{}:{}", ip, port++));
+        first = false;
+      }
+    }
+    out += "]";
+  }
+  return out + "]";
+}
+
+void check_rdma_rows(const MlxHostfile& f) {
+  for (size_t i = 0; i < f.hosts.size(); ++i) {
+    const MlxHost& h = f.hosts[i];
+    if (h.rdma.size() != f.hosts.size() || h.rdma[i].present)
+      throw input_error(
+          "{}rank {} ({}): malformed hostfile for jaccl: rdma needs {} entries with null at index "
+          "{}",
+          where(h), i, h.ssh, f.hosts.size(), i);
+  }
+}
+
+}  // namespace
+
+std::string shell_quote(std::string_view value) {
+  if (value.empty()) return "''";
+  bool safe = true;
+  for (char c : value)
+    safe = safe && (std::isalnum(static_cast<unsigned char>(c)) ||
+                    std::string_view("@%+=:,./-_").find(c) != std::string_view::npos);
+  if (safe) return std::string(value);
+  std::string out = "'";
+  for (char c : value)
+    out += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);
+  return out + "'";
+}
+
+std::string mlx_launch_backend(const MlxHostfile& f) {
+  std::string b = f.backend.value_or("");
+  return b.empty() ? "ring" : b;
+}
+
+std::vector<MlxRankEnv> mlx_rank_envs(const MlxHostfile& f, const MlxEnvOptions& o) {
+  std::string backend = mlx_launch_backend(f);
+  std::vector<std::pair<std::string, std::string>> common;
+  for (const auto& e : f.envs) {
+    auto eq = e.find('=');
+    std::string key = e.substr(0, eq);
+    if (eq == std::string::npos || !valid_env_key(key))
+      throw input_error("envs entry \"{}\": expected KEY=VALUE with a key of letters, digits and _",
+                        e);
+    common.emplace_back(key, e.substr(eq + 1));
+  }
+  std::vector<MlxEnvFile> files;
+  if (backend == "ring") {
+    if (o.verbose) common.emplace_back("MLX_RING_VERBOSE", "1");
+    files.push_back({"MLX_HOSTFILE", ring_hostfile(f, o)});
+  } else if (backend == "jaccl" || backend == "jaccl-ring") {
+    check_rdma_rows(f);
+    if (f.hosts.front().ips.empty())
+      throw input_error(
+          "{}rank 0 ({}) has no IP; it should have one reachable from all other ranks (the JACCL "
+          "coordinator)",
+          where(f.hosts.front()), f.hosts.front().ssh);
+    common.emplace_back("MLX_JACCL_COORDINATOR",
+                        fmt::format("{}:{}", f.hosts.front().ips.front(), o.starting_port));
+    if (backend == "jaccl-ring") common.emplace_back("MLX_JACCL_RING", "1");
+    files.push_back({"MLX_IBV_DEVICES", python_rdma_matrix(f.hosts)});
+  } else {
+    throw input_error("backend \"{}\": mlx-env supports ring, jaccl and jaccl-ring hostfiles",
+                      backend);
+  }
+  std::vector<MlxRankEnv> out;
+  for (size_t i = 0; i < f.hosts.size(); ++i) {
+    MlxRankEnv r;
+    r.rank = static_cast<int>(i);
+    r.ssh = f.hosts[i].ssh;
+    r.variables = common;
+    r.files = files;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::string render_mlx_env(const MlxHostfile& f, const std::vector<MlxRankEnv>& ranks) {
+  std::string out = render_template(
+      "mlx_env.sh", {{"backend", mlx_launch_backend(f)}, {"ranks", std::to_string(ranks.size())}});
+  for (const auto& r : ranks) {
+    out += fmt::format("\n# rank {}: {}\n", r.rank, r.ssh);
+    for (const auto& [k, v] : r.variables)
+      out += fmt::format("export {}={}\n", k, shell_quote(v));
+    for (const auto& file : r.files) {
+      out += fmt::format("{}=$(mktemp)\ncat >\"${}\" <<'MLX_EOF'\n{}\nMLX_EOF\nexport {}\n",
+                         file.variable, file.variable, file.content, file.variable);
+    }
+    out += fmt::format("export MLX_RANK={}\n", r.rank);
+  }
+  return out;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,47 @@
+// The variables mlx.launch exports on each rank, derived from a hostfile the way mlx.launch does,
+// for running ranks without it (a scheduler, a service): MLX_RANK; for ring MLX_HOSTFILE (a file
+// of [["ip:port", ...], ...]); for JACCL MLX_JACCL_COORDINATOR, MLX_IBV_DEVICES (a file with the
+// N x N device matrix) and MLX_JACCL_RING. Files are given by content, written as mlx.launch does.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "topologies/mlx_hostfile.hpp"
+
+namespace meshplan {
+
+struct MlxEnvOptions {
+  int starting_port = 32323;   // mlx.launch --starting-port
+  int connections_per_ip = 1;  // mlx.launch --connections-per-ip (ring)
+  bool verbose = false;        // mlx.launch --verbose: MLX_RING_VERBOSE=1
+};
+
+struct MlxEnvFile {
+  std::string variable;  // "MLX_HOSTFILE", "MLX_IBV_DEVICES"
+  std::string content;   // what the file holds
+};
+
+struct MlxRankEnv {
+  int rank = 0;
+  std::string ssh;
+  // In mlx.launch's export order: hostfile envs, backend variables; files, then MLX_RANK, follow.
+  std::vector<std::pair<std::string, std::string>> variables;
+  std::vector<MlxEnvFile> files;
+};
+
+// The backend mlx.launch would use for this hostfile ("" means ring).
+std::string mlx_launch_backend(const MlxHostfile& hostfile);
+
+// Throws an input error when the hostfile cannot drive its backend (rank 0 without an IP for
+// JACCL, a ring host without IPs, an rdma row of the wrong size).
+std::vector<MlxRankEnv> mlx_rank_envs(const MlxHostfile& hostfile, const MlxEnvOptions& options);
+
+// A shell fragment per rank: exports, each file written with a here-document, MLX_RANK last.
+std::string render_mlx_env(const MlxHostfile& hostfile, const std::vector<MlxRankEnv>& ranks);
+
+// The value quoted as Python's shlex.quote does (unchanged when it is safe).
+std::string shell_quote(std::string_view value);
+
+}  // namespace meshplan

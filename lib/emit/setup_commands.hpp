@@ -1,0 +1,27 @@
+// The interface configuration mlx.distributed_config performs on each Mac, as commands: take the
+// Thunderbolt Bridge down, give each cable's interface its /30 address and route the peer through
+// it. `setup` prints them in MLX's per-host blocks; `teardown` prints the commands that undo them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "topologies/subnet_plan.hpp"
+
+namespace meshplan {
+
+inline constexpr const char* kNetmask30 = "255.255.255.252";
+
+// sudo ifconfig bridge0 down, then per link: sudo ifconfig <if> inet <ip> netmask 255.255.255.252
+// and sudo route change <peer> -interface <if>.
+std::vector<std::string> setup_commands(const HostSetup& host);
+// The reverse: delete each route and address (last configured first), then bridge0 up.
+std::vector<std::string> teardown_commands(const HostSetup& host);
+
+// "Setup for <ssh>" / a rule of '=' / the commands / a blank line, per host (MLX's layout).
+std::string render_setup(const std::vector<HostSetup>& hosts);
+std::string render_teardown(const std::vector<HostSetup>& hosts);
+// One host's commands, one per line, for `ssh host sh`.
+std::string render_commands(const std::vector<std::string>& commands);
+
+}  // namespace meshplan

@@ -1,0 +1,157 @@
+#include "lib/plan/plan_json.hpp"
+
+#include "lib/models/model_json.hpp"
+
+namespace meshplan {
+namespace {
+
+ojson hop_json(const HopInfo& h) {
+  ojson j;
+  j["kind"] = h.kind;
+  j["latency_us"] = json_number(std::round(h.latency_s * 1e9) / 1e3);
+  j["bandwidth_bytes_per_s"] = json_number(h.bandwidth);
+  j["ms"] = json_ms(h.time_s);
+  return j;
+}
+
+}  // namespace
+
+ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
+  ojson j;
+  j["schema"] = kPlanSchema;
+  ojson m;
+  m["name"] = plan.model_name;
+  m["quantization"] = plan.quantization;
+  m["layers"] = plan.num_layers;
+  m["total_bytes"] = plan.total_bytes;
+  j["model"] = m;
+  j["context"] = plan.context;
+  j["prompt"] = plan.prompt;
+  j["strategy"] = plan.strategy;
+  j["backend"] = plan.backend;
+  ojson ranks = ojson::array();
+  for (const auto& r : plan.ranks) {
+    ojson x;
+    x["rank"] = r.rank;
+    x["host"] = r.host;
+    x["layers"] = ojson::array({r.layer_start, r.layer_end});
+    if (r.share) x["share"] = json_number(*r.share);
+    if (!r.experts.empty()) x["experts"] = r.experts;
+    x["holds_head"] = r.holds_head;
+    x["weight_bytes"] = json_number(std::round(r.weight_bytes));
+    x["kv_bytes"] = json_number(std::round(r.kv_bytes));
+    x["total_bytes"] = json_number(std::round(r.total_bytes));
+    x["usable_bytes"] = json_number(std::round(r.usable_bytes));
+    x["bandwidth_bytes_per_s"] = json_number(r.bandwidth);
+    x["flops_per_s"] = json_number(r.flops);
+    x["stage_ms"] = json_ms(r.stage_s);
+    x["hop_to_next"] = r.hop_to_next ? hop_json(*r.hop_to_next) : ojson(nullptr);
+    ranks.push_back(x);
+  }
+  j["ranks"] = ranks;
+  ojson p;
+  p["token_latency_ms"] = json_ms(plan.predicted.token_latency_s);
+  p["decode_tokens_per_s"] =
+      json_number(std::round(plan.predicted.decode_tokens_per_s * 1000) / 1000);
+  p["ttft_ms"] = json_ms(plan.predicted.ttft_s);
+  p["bottleneck"] = plan.predicted.bottleneck;
+  p["stages_ms"] = json_ms(plan.predicted.stages_s);
+  p["head_ms"] = json_ms(plan.predicted.head_s);
+  p["hops_ms"] = json_ms(plan.predicted.hops_s);
+  j["predicted"] = p;
+  if (plan.bound) {
+    ojson b;
+    b["token_latency_ms"] = json_ms(plan.bound->token_latency_s);
+    b["gap_percent"] = json_number(std::round(plan.bound->gap_percent * 100) / 100);
+    if (!plan.bound->method.empty()) b["method"] = plan.bound->method;
+    j["bound"] = b;
+  } else {
+    j["bound"] = nullptr;
+  }
+  if (plan.collective) {
+    const CollectiveInfo& c = *plan.collective;
+    ojson x;
+    x["kind"] = c.kind;
+    x["link"] = c.link;
+    x["latency_us"] = json_number(std::round(c.latency_s * 1e9) / 1e3);
+    x["bandwidth_bytes_per_s"] = json_number(c.bandwidth);
+    x["per_layer_ms"] = json_ms(c.per_layer_s);
+    x["layers"] = c.layers;
+    x["ms"] = json_ms(c.total_s);
+    j["collective"] = x;
+  }
+  auto baseline_json = [](const BaselineInfo& b) {
+    ojson x;
+    x["solver"] = b.solver;
+    x["feasible"] = b.feasible;
+    x["token_latency_ms"] = b.feasible ? json_ms(b.token_latency_s) : ojson(nullptr);
+    x["decode_tokens_per_s"] =
+        b.feasible ? json_number(std::round(b.decode_tokens_per_s * 1000) / 1000) : ojson(nullptr);
+    x["speedup"] = b.feasible ? json_number(std::round(b.speedup * 1000) / 1000) : ojson(nullptr);
+    x["hosts"] = b.hosts;
+    if (!b.note.empty()) x["note"] = b.note;
+    return x;
+  };
+  j["baseline"] = plan.baselines.empty() ? ojson(nullptr) : baseline_json(plan.baselines.front());
+  ojson baselines = ojson::array();
+  for (const auto& b : plan.baselines)
+    baselines.push_back(baseline_json(b));
+  j["baselines"] = baselines;
+  ojson s;
+  s["name"] = plan.solver.name;
+  s["optimal"] = plan.solver.optimal;
+  s["solve_ms"] = json_number(std::round(plan.solver.solve_ms * 1000) / 1000);
+  if (!plan.solver.note.empty()) s["note"] = plan.solver.note;
+  j["solver"] = s;
+  ojson alts = ojson::array();
+  for (const auto& a : plan.alternatives) {
+    ojson x;
+    x["strategy"] = a.strategy;
+    x["feasible"] = a.feasible;
+    x["decode_tokens_per_s"] =
+        a.feasible ? json_number(std::round(a.decode_tokens_per_s * 1000) / 1000) : ojson(nullptr);
+    x["token_latency_ms"] = a.feasible ? json_ms(a.token_latency_s) : ojson(nullptr);
+    if (!a.backend.empty()) x["backend"] = a.backend;
+    x["hosts"] = a.hosts;
+    if (!a.reason.empty()) x["reason"] = a.reason;
+    alts.push_back(x);
+  }
+  j["alternatives"] = alts;
+  if (!plan.notes.empty()) j["notes"] = plan.notes;
+  // The figures behind the prediction (SPEC section 7), enough to recompute it by hand.
+  ojson hosts = ojson::array();
+  for (const auto& h : plan.hosts) {
+    ojson x;
+    x["name"] = h.name;
+    x["used"] = h.used;
+    x["usable_bytes"] = json_number(std::round(h.usable_bytes));
+    x["bandwidth_bytes_per_s"] = json_number(h.bandwidth);
+    x["flops_per_s"] = json_number(h.flops);
+    x["stage_overhead_ms"] = json_ms(h.overhead_s);
+    if (!h.usable_rule.empty()) x["usable_rule"] = h.usable_rule;
+    hosts.push_back(x);
+  }
+  j["hosts"] = hosts;
+  ojson f;
+  f["stage_overhead_ms"] = json_ms(plan.stage_overhead_s);
+  f["activation_bytes"] = json_number(plan.activation_bytes);
+  f["hidden_size"] = model.hidden_size;
+  f["vocab_size"] = model.vocab_size;
+  ojson head;
+  head["flops"] = json_number(model.head_flops());
+  head["read_bytes"] = model.head_read_bytes();
+  head["resident_bytes"] = model.head_resident_bytes();
+  f["head"] = head;
+  ojson layers = ojson::array();
+  for (const auto& l : model.layers)
+    layers.push_back(layer_json(l));
+  f["layers"] = layers;
+  j["figures"] = f;
+  return j;
+}
+
+std::string write_plan_json(const Plan& plan, const ModelDesc& model) {
+  return plan_to_json(plan, model).dump(2) + "\n";
+}
+
+}  // namespace meshplan

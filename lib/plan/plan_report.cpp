@@ -1,0 +1,151 @@
+#include "lib/plan/plan_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "lib/core/text_table.hpp"
+#include "lib/core/units.hpp"
+
+namespace meshplan {
+
+std::string format_duration(double s) {
+  if (s >= 1.0) return fmt::format("{:.2f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
+  return fmt::format("{:.0f} us", s * 1e6);
+}
+
+// "0-31, 40, 42-45".
+
+namespace {
+
+// Experts a rank holds per MoE layer, with runs of layers holding the same ones merged:
+// "layers 3-60: experts 0-63".
+std::vector<std::string> expert_lines(const RankPlan& r) {
+  std::vector<std::string> out;
+  for (size_t l = 0; l < r.experts.size();) {
+    if (r.experts[l].empty()) {
+      ++l;
+      continue;
+    }
+    size_t m = l;
+    while (m + 1 < r.experts.size() && r.experts[m + 1] == r.experts[l])
+      ++m;
+    out.push_back(fmt::format("{} {}: experts {}", l == m ? "layer" : "layers",
+                              l == m ? std::to_string(l) : fmt::format("{}-{}", l, m),
+                              format_ranges(r.experts[l])));
+    l = m + 1;
+  }
+  return out;
+}
+
+std::string experts_held(const RankPlan& r) {
+  size_t lo = 0, hi = 0;
+  bool any = false;
+  for (const auto& e : r.experts) {
+    if (e.empty()) continue;
+    lo = any ? std::min(lo, e.size()) : e.size();
+    hi = any ? std::max(hi, e.size()) : e.size();
+    any = true;
+  }
+  if (!any) return "-";
+  return lo == hi ? fmt::format("{} per layer", lo) : fmt::format("{}-{} per layer", lo, hi);
+}
+
+}  // namespace
+
+std::string render_plan(const Plan& plan) {
+  std::string out;
+  out += fmt::format(
+      "{} ({} layers, {}) as {} over {} host{}, backend {}, context {} tokens\n\n", plan.model_name,
+      plan.num_layers, format_gib(static_cast<double>(plan.total_bytes)),
+      plan.strategy == "pipeline" ? "a pipeline" : plan.strategy + " parallel", plan.ranks.size(),
+      plan.ranks.size() == 1 ? "" : "s", plan.backend, plan.context);
+  using A = TextTable::Align;
+  bool tensor = plan.strategy != "pipeline";
+  const bool expert = plan.strategy == "expert";
+  TextTable t({"rank", "host",
+               expert   ? "experts"
+               : tensor ? "share"
+                        : "layers",
+               "weights", "KV", "total", "usable", "stage", "next hop"},
+              {A::kRight, A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight,
+               A::kLeft});
+  for (const auto& r : plan.ranks) {
+    std::string what;
+    if (expert)
+      what = experts_held(r);
+    else if (r.share)
+      what = fmt::format("{:.1f} %", *r.share * 100);
+    else if (r.layer_end > r.layer_start)
+      what = fmt::format("{}-{} ({})", r.layer_start, r.layer_end - 1, r.layer_end - r.layer_start);
+    else
+      what = "-";
+    if (r.holds_head && !tensor) what += " +head";
+    std::string hop = r.hop_to_next ? fmt::format("{} {}", r.hop_to_next->kind,
+                                                  format_duration(r.hop_to_next->time_s))
+                                    : "-";
+    t.add_row({std::to_string(r.rank), r.host, what, format_gib(r.weight_bytes),
+               format_gib(r.kv_bytes), format_gib(r.total_bytes), format_gib(r.usable_bytes),
+               format_duration(r.stage_s), hop});
+  }
+  out += t.render();
+  if (expert) {
+    out += "\nExperts held (routed experts per MoE layer):\n";
+    for (const auto& r : plan.ranks)
+      for (const auto& line : expert_lines(r))
+        out += fmt::format("  rank {} {}: {}\n", r.rank, r.host, line);
+  }
+  const Prediction& p = plan.predicted;
+  out += fmt::format(
+      "\nPredicted: {:.1f} tokens/s decode ({} per token), TTFT {} for a {}-token prompt\n",
+      p.decode_tokens_per_s, format_duration(p.token_latency_s), format_duration(p.ttft_s),
+      plan.prompt);
+  if (plan.strategy == "pipeline") {
+    out +=
+        fmt::format("Token time: stages {} + LM head {} + hops {}\n", format_duration(p.stages_s),
+                    format_duration(p.head_s), format_duration(p.hops_s));
+  } else {
+    out += fmt::format("Token time: layers {} + LM head {} + {} {} + overhead {}\n",
+                       format_duration(p.stages_s), format_duration(p.head_s),
+                       expert ? "expert exchanges" : "all-reduces", format_duration(p.hops_s),
+                       format_duration(plan.stage_overhead_s));
+  }
+  if (plan.collective) {
+    const CollectiveInfo& c = *plan.collective;
+    out += fmt::format(
+        "Collective: {} over {} ({} latency, {:.2f} GB/s), {} per layer for {} layers\n", c.kind,
+        c.link, format_duration(c.latency_s), c.bandwidth / 1e9, format_duration(c.per_layer_s),
+        c.layers);
+  }
+  if (!p.bottleneck.empty()) out += fmt::format("Bottleneck: {}\n", p.bottleneck);
+  if (plan.bound) {
+    out += fmt::format("Lower bound: {} per token; this plan is within {:.1f} % of it\n",
+                       format_duration(plan.bound->token_latency_s), plan.bound->gap_percent);
+  }
+  for (const auto& b : plan.baselines) {
+    if (b.feasible) {
+      out += fmt::format("Baseline {}: {:.1f} tokens/s on {} host{}; this plan is {:.2f}x\n",
+                         b.solver, b.decode_tokens_per_s, b.hosts.size(),
+                         b.hosts.size() == 1 ? "" : "s", b.speedup);
+    } else {
+      out += fmt::format("Baseline {}: not feasible ({})\n", b.solver, b.note);
+    }
+  }
+  for (const auto& a : plan.alternatives) {
+    if (a.feasible)
+      out += fmt::format("Alternative {}: {:.1f} tokens/s{}\n", a.strategy, a.decode_tokens_per_s,
+                         a.reason.empty() ? "" : " (" + a.reason + ")");
+    else
+      out += fmt::format("Alternative {}: not possible ({})\n", a.strategy, a.reason);
+  }
+  out +=
+      fmt::format("Solver: {}{}, {:.2f} ms{}\n", plan.solver.name,
+                  plan.solver.optimal ? " (proven optimal)" : " (not proven optimal)",
+                  plan.solver.solve_ms, plan.solver.note.empty() ? "" : " - " + plan.solver.note);
+  for (const auto& n : plan.notes)
+    out += fmt::format("Note: {}\n", n);
+  return out;
+}
+
+}  // namespace meshplan

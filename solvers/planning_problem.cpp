@@ -1,0 +1,153 @@
+#include "solvers/planning_problem.hpp"
+
+#include <algorithm>
+
+#include "lib/core/error.hpp"
+#include "solvers/allreduce_paths.hpp"
+#include "solvers/pipeline_cost.hpp"
+
+namespace meshplan {
+namespace {
+
+std::vector<size_t> candidate_hosts(const Cluster& cluster, const PlanRequest& request) {
+  std::vector<size_t> out;
+  if (request.hosts.empty()) {
+    for (size_t i = 0; i < cluster.hosts.size(); ++i)
+      out.push_back(i);
+    return out;
+  }
+  for (const auto& name : request.hosts) {
+    int i = cluster.host_index(name);
+    if (i < 0) throw input_error("--hosts: unknown host \"{}\"", name);
+    if (std::find(out.begin(), out.end(), static_cast<size_t>(i)) != out.end())
+      throw input_error("--hosts: host \"{}\" is listed twice", name);
+    out.push_back(static_cast<size_t>(i));
+  }
+  return out;
+}
+
+// The pins by candidate index, validated against the candidates and the model.
+std::vector<RangePin> resolve_pins(const PlanRequest& request,
+                                   const std::vector<size_t>& candidates, const Cluster& cluster,
+                                   int layers) {
+  std::vector<RangePin> pins;
+  for (const LayerPin& p : request.pins) {
+    int i = cluster.host_index(p.host);
+    auto it = std::find(candidates.begin(), candidates.end(), static_cast<size_t>(std::max(i, 0)));
+    if (i < 0 || it == candidates.end())
+      throw input_error("--pin {}: \"{}\" is not a candidate host", p.host, p.host);
+    if (p.start < 0 || p.end > layers || p.start >= p.end)
+      throw input_error("--pin {}={}-{}: the model has layers 0-{}", p.host, p.start, p.end - 1,
+                        layers - 1);
+    RangePin r{static_cast<size_t>(it - candidates.begin()), p.start, p.end};
+    for (const RangePin& q : pins) {
+      if (q.host == r.host) throw input_error("--pin: host \"{}\" is pinned twice", p.host);
+      if (q.start < r.end && r.start < q.end)
+        throw input_error("--pin {}={}-{} overlaps the pin of {}", p.host, p.start, p.end - 1,
+                          cluster.hosts[candidates[q.host]].name);
+    }
+    pins.push_back(r);
+  }
+  return pins;
+}
+
+// Rows and columns `members` of `m`, in that order.
+LinkMatrix sub_matrix(const LinkMatrix& m, const std::vector<size_t>& members) {
+  LinkMatrix out(members.size(), std::vector<std::optional<LinkFigures>>(members.size()));
+  for (size_t a = 0; a < members.size(); ++a)
+    for (size_t b = 0; b < members.size(); ++b)
+      out[a][b] = m[members[a]][members[b]];
+  return out;
+}
+
+}  // namespace
+
+PlanningProblem::PlanningProblem(const Cluster& cluster, const Catalog& catalog,
+                                 const ModelDesc& model, const PlanRequest& request)
+    : model_(&model), request_(request), inputs_(std::make_unique<PlanInputs>()) {
+  if (request.context <= 0)
+    throw input_error("--context must be a positive number of tokens, got {}", request.context);
+  if (request.prompt < 0)
+    throw input_error("--prompt must not be negative, got {}", request.prompt);
+  if (request.min_hosts < 0 || request.max_hosts < 0)
+    throw input_error("--min-hosts and --max-hosts must not be negative");
+  if (request.max_hosts > 0 && request.min_hosts > request.max_hosts)
+    throw input_error("--min-hosts {} is more than --max-hosts {}", request.min_hosts,
+                      request.max_hosts);
+  std::vector<size_t> candidates = candidate_hosts(cluster, request);
+  if (candidates.empty()) throw input_error("the cluster has no hosts");
+  const int n = static_cast<int>(candidates.size());
+  if (request.min_hosts > n)
+    throw input_error("--min-hosts {}: there are only {} candidate hosts", request.min_hosts, n);
+  pins_ = resolve_pins(request, candidates, cluster, model.num_layers());
+
+  PlanInputs& in = *inputs_;
+  in.min_hosts = std::max(1, request.min_hosts);
+  in.max_hosts = request.max_hosts > 0 ? std::min(n, request.max_hosts) : n;
+  activation_bytes_ = catalog.activation_bytes();
+  in.message_bytes = activation_bytes_ * model.hidden_size;
+  for (size_t i : candidates)
+    in.hosts.push_back(host_figures(cluster.hosts[i], catalog));
+  // One link graph; one matrix per transport.
+  LinkGraph graph(cluster, catalog);
+  auto matrix = [&](Transport t) {
+    LinkMatrix m(candidates.size(), std::vector<std::optional<LinkFigures>>(candidates.size()));
+    for (size_t a = 0; a < candidates.size(); ++a)
+      for (size_t b = 0; b < candidates.size(); ++b)
+        if (a != b) m[a][b] = graph.best(candidates[a], candidates[b], t, in.message_bytes);
+    return m;
+  };
+  in.rdma = matrix(Transport::kRdma);
+  in.tcp = matrix(Transport::kTcp);
+  in.network = matrix(Transport::kNetwork);
+  in.any = matrix(Transport::kAny);
+}
+
+PlanningProblem::~PlanningProblem() = default;
+PlanningProblem::PlanningProblem(PlanningProblem&&) noexcept = default;
+
+const LinkMatrix& PlanningProblem::backend_links() const {
+  return inputs_->links(transport_for_backend(request_.backend));
+}
+
+const PipelineCostModel& PlanningProblem::pipeline_cost() const {
+  if (!pipeline_cost_) {
+    pipeline_cost_ =
+        std::make_unique<PipelineCostModel>(*model_, inputs_->hosts, backend_links(),
+                                            request_.context, request_.prompt, activation_bytes_);
+  }
+  return *pipeline_cost_;
+}
+
+const CollectivePaths& PlanningProblem::collective_paths() const {
+  if (!paths_) paths_ = std::make_unique<CollectivePaths>(*inputs_, request_.backend);
+  return *paths_;
+}
+
+PlanningProblem PlanningProblem::subset(const std::vector<size_t>& members,
+                                        const std::string& solver) const {
+  PlanningProblem p;
+  p.model_ = model_;
+  p.request_ = request_;
+  p.request_.solver = solver;
+  p.request_.pins.clear();
+  p.request_.hosts.clear();
+  p.request_.min_hosts = p.request_.max_hosts = 0;
+  p.activation_bytes_ = activation_bytes_;
+  p.inputs_ = std::make_unique<PlanInputs>();
+  PlanInputs& in = *p.inputs_;
+  for (size_t m : members) {
+    in.hosts.push_back(inputs_->hosts[m]);
+    p.request_.hosts.push_back(inputs_->hosts[m].name);
+  }
+  in.rdma = sub_matrix(inputs_->rdma, members);
+  in.tcp = sub_matrix(inputs_->tcp, members);
+  in.network = sub_matrix(inputs_->network, members);
+  in.any = sub_matrix(inputs_->any, members);
+  in.message_bytes = inputs_->message_bytes;
+  in.min_hosts = 1;
+  in.max_hosts = static_cast<int>(members.size());
+  return p;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,66 @@
+// One planning problem per `meshplan plan` call: the request, validated once, the model, the
+// candidate hosts' figures and the link matrices per transport (PlanInputs), the resolved pins and
+// the all-reduce paths, built once and handed to every strategy (solvers/strategies.hpp) and to
+// the baselines. A sub-problem over some of the candidates (a plan's hosts in rank order) reuses
+// the figures instead of reading the cluster again.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster.hpp"
+#include "lib/models/model.hpp"
+#include "solvers/plan_inputs.hpp"
+#include "solvers/plan_request.hpp"
+#include "solvers/search_space.hpp"
+
+namespace meshplan {
+
+class CollectivePaths;
+class PipelineCostModel;
+
+class PlanningProblem {
+ public:
+  // Validates the request's context, prompt, --hosts, --min-hosts, --max-hosts and --pin (input
+  // errors name the flag) and gathers the figures.
+  PlanningProblem(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
+                  const PlanRequest& request);
+  ~PlanningProblem();
+  PlanningProblem(PlanningProblem&&) noexcept;
+  PlanningProblem& operator=(PlanningProblem&&) = delete;
+  PlanningProblem(const PlanningProblem&) = delete;
+  PlanningProblem& operator=(const PlanningProblem&) = delete;
+
+  const ModelDesc& model() const { return *model_; }
+  const PlanRequest& request() const { return request_; }
+  const PlanInputs& inputs() const { return *inputs_; }
+  size_t size() const { return inputs_->size(); }
+  const HostFigures& host(size_t i) const { return inputs_->hosts[i]; }
+  double activation_bytes() const { return activation_bytes_; }
+  // Layer pins by candidate index.
+  const std::vector<RangePin>& pins() const { return pins_; }
+  // The links a pipeline's hops may use under the request's backend.
+  const LinkMatrix& backend_links() const;
+  // The pipeline cost model over every candidate in the requested order (built on first use).
+  const PipelineCostModel& pipeline_cost() const;
+  // The ways groups of candidates can all-reduce under the backend (built on first use).
+  const CollectivePaths& collective_paths() const;
+
+  // The same problem over `members` (candidate indices) in that order, with no pins and no host
+  // limits: the hosts a plan uses, for its baselines.
+  PlanningProblem subset(const std::vector<size_t>& members, const std::string& solver) const;
+
+ private:
+  PlanningProblem() = default;
+
+  const ModelDesc* model_ = nullptr;
+  PlanRequest request_;
+  std::unique_ptr<PlanInputs> inputs_;  // on the heap: the paths point into it across moves
+  double activation_bytes_ = 0;
+  std::vector<RangePin> pins_;
+  mutable std::unique_ptr<PipelineCostModel> pipeline_cost_;
+  mutable std::unique_ptr<CollectivePaths> paths_;
+};
+
+}  // namespace meshplan

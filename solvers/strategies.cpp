@@ -1,0 +1,24 @@
+#include "solvers/strategies.hpp"
+
+#include "solvers/expert_parallel.hpp"
+#include "solvers/pipeline_plan.hpp"
+#include "solvers/tensor_parallel.hpp"
+
+namespace meshplan {
+
+const std::vector<Strategy>& strategies() {
+  static const std::vector<Strategy> table = {
+      {"pipeline", true, plan_pipeline},
+      {"tensor", false, plan_tensor},
+      {"expert", false, plan_expert},
+  };
+  return table;
+}
+
+const Strategy* find_strategy(std::string_view name) {
+  for (const Strategy& s : strategies())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,106 @@
+// The result of `meshplan check`: for each backend whether the cabling and networks can carry it,
+// every problem found with its fix (cables to add name a free port on each side), the backend
+// chosen, and the same as JSON (`check --json`, schema meshplan.check/1).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/core/json_util.hpp"
+
+namespace meshplan {
+
+inline constexpr const char* kCheckSchema = "meshplan.check/1";
+
+enum class Severity { kError, kWarning, kNote };
+const char* severity_name(Severity s);
+
+// One end of a cable to plug in.
+struct CablePlug {
+  std::string host;
+  std::string port;       // receptacle id, "" when no free port is known
+  std::string interface;  // BSD interface of that port, "" when unknown
+};
+
+struct CableToAdd {
+  CablePlug a;
+  CablePlug b;
+  std::string kind;  // "tb5", "tb4"
+  // "connect mini-1 port 3 (en4) to mini-3 port 3 (en4) with a Thunderbolt 5 cable"
+  std::string describe() const;
+};
+
+struct CheckIssue {
+  std::string code;  // stable identifier, e.g. "mesh-missing-cable"
+  Severity severity = Severity::kError;
+  std::string backend;  // the backend it concerns, "" for the whole cluster
+  std::vector<std::string> hosts;
+  std::string message;
+  std::string fix;
+  std::vector<CableToAdd> add_cables;
+};
+
+CheckIssue make_issue(std::string code, Severity severity, std::string backend,
+                      std::vector<std::string> hosts, std::string message, std::string fix = "");
+
+struct BackendVerdict {
+  std::string backend;  // "jaccl", "jaccl-ring", "ring", "ethernet"
+  bool valid = false;
+  std::string transport;           // "rdma", "thunderbolt", "network" (how the ranks talk)
+  std::vector<std::string> ranks;  // hosts in rank order, when valid
+  int cables_per_hop = 0;          // ring backends: parallel cables used between neighbours
+  std::vector<CheckIssue> issues;
+  bool has_errors() const;
+};
+
+// The fastest link between two hosts (SPEC section 7 figures).
+struct PairLink {
+  std::string a, b;
+  std::string kind;  // "tb5-rdma", "tb5", "10gbe", ...
+  int cables = 0;    // Thunderbolt cables between the two
+  double latency_s = 0;
+  double bandwidth = 0;  // bytes/s
+};
+
+struct PlannedSubnet {
+  std::string subnet;  // "192.168.0.0/30"
+  CablePlug a, b;
+  std::string a_address, b_address;
+};
+
+// Result of checking an existing MLX hostfile against the cabling.
+struct HostfileVerdict {
+  std::string path;
+  std::string backend;
+  std::vector<std::string> ranks;
+  std::vector<CheckIssue> issues;
+  bool valid() const;
+};
+
+struct CheckReport {
+  std::string cluster;  // cluster name, may be empty
+  size_t hosts = 0;
+  size_t thunderbolt_cables = 0;
+  size_t rdma_cables = 0;
+  size_t networks = 0;
+  std::string requested;  // "auto" or a backend
+  std::string chosen;     // backend chosen; "" when none is valid
+  std::vector<BackendVerdict> backends;
+  std::vector<CheckIssue> general;  // problems that concern every backend
+  std::vector<PairLink> links;
+  std::vector<PlannedSubnet> subnets;
+  std::optional<HostfileVerdict> hostfile;
+
+  const BackendVerdict* find(std::string_view backend) const;
+  // The chosen backend is valid and the hostfile, when given, has no errors.
+  bool ok() const;
+};
+
+ojson check_report_json(const CheckReport& report);
+// The human-readable report (stdout of `meshplan check`).
+std::string render_check_report(const CheckReport& report);
+// One issue as "error: message\n  fix: ..." lines, for commands that refuse to emit.
+std::string render_issue(const CheckIssue& issue);
+
+}  // namespace meshplan
