@@ -40,15 +40,4 @@ void warn_issues(AppContext& ctx, const CheckReport& report) {
     say(i);
 }
 
-void validate_envs(const std::vector<std::string>& envs) {
-  for (const auto& e : envs) {
-    auto eq = e.find('=');
-    bool ok = eq != std::string::npos && eq > 0;
-    for (size_t k = 0; ok && k < eq; ++k)
-      ok = std::isalnum(static_cast<unsigned char>(e[k])) || e[k] == '_';
-    if (!ok)
-      throw input_error("--env {}: expected KEY=VALUE with a key of letters, digits and _", e);
-  }
-}
-
 }  // namespace meshplan

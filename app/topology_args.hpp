@@ -20,7 +20,5 @@ std::optional<PlanRanks> read_plan_arg(AppContext& ctx, const std::string& path)
 CheckOptions check_options_for(const std::string& backend, const std::optional<PlanRanks>& plan);
 // Warnings and notes of the chosen backend and the cluster, on stderr.
 void warn_issues(AppContext& ctx, const CheckReport& report);
-// --env values: KEY=VALUE with KEY of letters, digits and _.
-void validate_envs(const std::vector<std::string>& envs);
 
 }  // namespace meshplan

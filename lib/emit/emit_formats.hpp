@@ -1,0 +1,49 @@
+// Every artifact meshplan writes for a user or an engine, in one table: `emit FORMAT` looks its
+// format up here, `emit --help` and the README's format list are generated from or checked
+// against it. Each format is one small function over the one shared input: the cluster, its
+// topology (link graph, Thunderbolt fabric, /30 plan), the check report with the chosen backend,
+// and the plan's ranks when a plan was given.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/cluster/cluster.hpp"
+#include "lib/emit/mlx_env.hpp"
+#include "lib/plan/plan_ranks.hpp"
+#include "topologies/backend_rules.hpp"
+#include "topologies/check_report.hpp"
+
+namespace meshplan {
+
+struct EmitInput {
+  const Cluster& cluster;
+  const TopologyContext& topology;
+  const CheckReport& report;  // report.chosen is the backend in use
+  const std::optional<PlanRanks>& plan;
+  std::string requested_backend = "auto";  // as given on the command line
+  std::vector<std::string> envs;           // --env KEY=VALUE for every rank
+  MlxEnvOptions env_options;
+};
+
+struct EmitFormat {
+  std::string_view name;
+  std::string_view summary;  // one line: `emit --help` and the README's table
+  std::string (*write)(const EmitInput& input);
+};
+
+const std::vector<EmitFormat>& emit_formats();
+// nullptr for an unknown name.
+const EmitFormat* find_emit_format(std::string_view name);
+// "a, b or c": the names, for messages.
+std::string emit_format_names();
+// The "Formats:" block of `emit --help`: one line per format, names padded to one column.
+std::string emit_formats_help();
+
+// Input errors for --env values that are not KEY=VALUE with a key of letters, digits and _, and
+// for option values no engine accepts.
+void validate_emit_options(const std::vector<std::string>& envs, const MlxEnvOptions& options);
+
+}  // namespace meshplan
