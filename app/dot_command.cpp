@@ -31,7 +31,8 @@ int run_dot(const DotArgs& a, AppContext& ctx) {
   auto plan = read_plan_arg(ctx, a.plan);
   TopologyContext topo(cluster, ctx.catalog);
   CheckReport report = check_cluster(topo, check_options_for(a.backend, plan));
-  std::string dot = write_cluster_dot_artifact(EmitInput{cluster, topo, report, plan, a.backend});
+  std::string dot =
+      write_cluster_dot_artifact(EmitInput{cluster, topo, report, plan, a.backend, {}, {}});
   if (a.output.empty())
     ctx.console.data(dot);
   else

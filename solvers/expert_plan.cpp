@@ -74,7 +74,8 @@ Plan build_plan(const ModelDesc& model, const PlanInputs& in, const ExpertCostMo
                     request.expert_load->source, request.expert_load->layer_distribution.size(),
                     cost.moe_layers()));
   } else {
-    plan.notes.push_back("expert load uniform (give measured frequencies with --expert-load FILE)");
+    plan.notes.emplace_back(
+        "expert load uniform (give measured frequencies with --expert-load FILE)");
   }
   size_t extra = 0;
   for (size_t k = 0; k < cost.num_instances(); ++k) {

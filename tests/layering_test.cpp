@@ -59,10 +59,11 @@ TEST(layering_test, no_library_includes_a_library_above_it) {
 TEST(layering_test, lib_has_no_loose_sources) {
   for (const auto& entry : fs::directory_iterator(source_path("lib"))) {
     EXPECT_TRUE(entry.is_directory()) << entry.path();
-    if (entry.is_directory())
+    if (entry.is_directory()) {
       EXPECT_TRUE(allowed().count("lib/" + entry.path().filename().string()) ||
                   entry.path().filename() == "data")
           << entry.path() << " is not a library folder";
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 // order) within each host's free ports, and suggested ports are never handed out twice.
 #include "topologies/cabling_advice.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,7 +20,7 @@ Cluster make_cluster(const std::vector<int>& ports,
   Cluster c;
   for (size_t i = 0; i < ports.size(); ++i) {
     Host h;
-    h.name = "h" + std::to_string(i);
+    h.name = fmt::format("h{}", i);
     for (int p = 1; p <= ports[i]; ++p) {
       ThunderboltPort port;
       port.id = std::to_string(p);

@@ -53,7 +53,7 @@ void RealFileSystem::write_file_atomic(const std::string& path, const std::strin
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::random_device rd;
   std::string tmp =
-      (dir / ("." + target.filename().string() + ".tmp" + std::to_string(rd() % 1000000))).string();
+      (dir / fmt::format(".{}.tmp{}", target.filename().string(), rd() % 1000000)).string();
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw input_error("{}: cannot write: {}", path, std::strerror(errno));
   size_t done = 0;

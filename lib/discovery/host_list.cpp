@@ -12,7 +12,7 @@ namespace meshplan {
 
 std::string HostTarget::spec() const {
   std::string s = user.empty() ? host : user + "@" + host;
-  if (port) s += ":" + std::to_string(port);
+  if (port) s += fmt::format(":{}", port);
   return s;
 }
 

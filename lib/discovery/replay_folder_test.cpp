@@ -24,7 +24,7 @@ TEST(replay_folder_test, hosts_come_from_file_names_in_natural_order) {
   MemoryFileSystem mem;
   for (const char* f :
        {"r/mac-10.uname.txt", "r/mac-2.uname.txt", "r/mac-1.local.sysctl.txt", "r/notes.md"})
-    mem.files[f] = "x";
+    mem.files.emplace(f, "x");
   EXPECT_EQ(replay_hosts(mem, "r"), (std::vector<std::string>{"mac-1.local", "mac-2", "mac-10"}));
   EXPECT_THROW(replay_hosts(mem, "missing"), Error);
   mem.files = {{"e/readme.txt", "x"}};

@@ -36,7 +36,7 @@ std::vector<std::string> teardown_commands(const HostSetup& host) {
         fmt::format("sudo route delete {} -interface {}", it->peer_address, it->interface));
     out.push_back(fmt::format("sudo ifconfig {} inet {} delete", it->interface, it->address));
   }
-  if (host.restore_bridge) out.push_back("sudo ifconfig bridge0 up");
+  if (host.restore_bridge) out.emplace_back("sudo ifconfig bridge0 up");
   return out;
 }
 
