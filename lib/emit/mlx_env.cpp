@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "lib/core/error.hpp"
+#include "lib/core/shell_quote.hpp"
 #include "lib/core/text_template.hpp"
 #include "lib/emit/mlx_hostfile_writer.hpp"
 
@@ -56,19 +57,6 @@ void check_rdma_rows(const MlxHostfile& f) {
 }
 
 }  // namespace
-
-std::string shell_quote(std::string_view value) {
-  if (value.empty()) return "''";
-  bool safe = true;
-  for (char c : value)
-    safe = safe && (std::isalnum(static_cast<unsigned char>(c)) ||
-                    std::string_view("@%+=:,./-_").find(c) != std::string_view::npos);
-  if (safe) return std::string(value);
-  std::string out = "'";
-  for (char c : value)
-    out += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);
-  return out + "'";
-}
 
 std::string mlx_launch_backend(const MlxHostfile& f) {
   std::string b = f.backend.value_or("");

@@ -41,7 +41,4 @@ std::vector<MlxRankEnv> mlx_rank_envs(const MlxHostfile& hostfile, const MlxEnvO
 // A shell fragment per rank: exports, each file written with a here-document, MLX_RANK last.
 std::string render_mlx_env(const MlxHostfile& hostfile, const std::vector<MlxRankEnv>& ranks);
 
-// The value quoted as Python's shlex.quote does (unchanged when it is safe).
-std::string shell_quote(std::string_view value);
-
 }  // namespace meshplan

@@ -120,14 +120,6 @@ TEST(mlx_env_test, refuses_hostfiles_the_backend_cannot_run) {
   EXPECT_THROW(mlx_rank_envs(f, {}), Error);  // ring needs IPs on every rank
 }
 
-TEST(mlx_env_test, shell_quoting_follows_shlex) {
-  EXPECT_EQ(shell_quote("1"), "1");
-  EXPECT_EQ(shell_quote("10.0.0.1:32323"), "10.0.0.1:32323");
-  EXPECT_EQ(shell_quote("a b"), "'a b'");
-  EXPECT_EQ(shell_quote("it's"), "'it'\"'\"'s'");
-  EXPECT_EQ(shell_quote(""), "''");
-}
-
 TEST(mlx_env_test, cli_prints_each_rank_for_the_cluster) {
   GoldenLaunch g = read_golden("jaccl_4hosts_mesh.txt");
   auto r = testing::run_meshplan({"emit", "mlx-env", "-c",
