@@ -30,7 +30,7 @@ int run_dot(const DotArgs& a, AppContext& ctx) {
   Cluster cluster = read_cluster_arg(ctx, a.cluster);
   auto plan = read_plan_arg(ctx, a.plan);
   TopologyContext topo(cluster, ctx.catalog);
-  CheckReport report = check_cluster(topo, check_options_for(a.backend, plan));
+  CheckReport report = check_plan_cluster(topo, a.backend, plan);
   std::string dot =
       write_cluster_dot_artifact(EmitInput{cluster, topo, report, plan, a.backend, {}, {}});
   if (a.output.empty())

@@ -43,7 +43,7 @@ int run_emit(const EmitArgs& a, AppContext& ctx) {
   Cluster cluster = read_cluster_arg(ctx, a.cluster);
   auto plan = read_plan_arg(ctx, a.plan);
   TopologyContext topo(cluster, ctx.catalog);
-  CheckReport report = check_cluster(topo, check_options_for(a.backend, plan));
+  CheckReport report = check_plan_cluster(topo, a.backend, plan);
   EmitInput input{cluster, topo, report, plan, a.backend, a.envs, a.env_options};
   std::string text = format->write(input);
   warn_issues(ctx, report);

@@ -1,7 +1,9 @@
 #include <memory>
 
 #include "app/commands.hpp"
+#include "app/topology_args.hpp"
 #include "lib/core/error.hpp"
+#include "lib/core/units.hpp"
 #include "lib/models/expert_load.hpp"
 #include "lib/models/model_loader.hpp"
 #include "lib/plan/plan_json.hpp"
@@ -21,6 +23,9 @@ struct PlanOptions {
   std::vector<std::string> pins;
   std::string output;
   std::string expert_load;
+  std::string context = "4096";
+  std::string prompt = "512";
+  std::string headroom;
   bool json = false;
   PlanRequest request;
 };
@@ -76,10 +81,53 @@ LayerPin parse_pin(const std::string& text) {
   return pin;
 }
 
+int64_t token_count(const std::string& flag, const std::string& text) {
+  auto n = parse_token_count(text);
+  if (!n)
+    throw input_error("{} {}: expected a number of tokens, e.g. 32768, 32k or 128K (k = 1024)",
+                      flag, text);
+  return *n;
+}
+
+// "10%", "0.1" (a fraction of each host's usable memory) or "8GiB" (bytes per host).
+void parse_headroom(const std::string& text, PlanRequest& r) {
+  std::string t = trim(text);
+  const char* form = "expected a fraction of each host's usable memory (0.1 or 10%) or a size "
+                     "(8GiB)";
+  if (!t.empty() && t.back() == '%') {
+    try {
+      size_t used = 0;
+      double v = std::stod(t.substr(0, t.size() - 1), &used);
+      if (used != t.size() - 1 || v < 0 || v >= 100) throw std::invalid_argument(t);
+      r.headroom_fraction = v / 100;
+      return;
+    } catch (const std::exception&) {
+      throw input_error("--headroom {}: {}", text, form);
+    }
+  }
+  if (t.find_first_not_of("0123456789.") == std::string::npos && !t.empty()) {
+    double v = 0;
+    try {
+      v = std::stod(t);
+    } catch (const std::exception&) {
+      throw input_error("--headroom {}: {}", text, form);
+    }
+    if (v < 0 || v >= 1) throw input_error("--headroom {}: {}; a fraction is below 1", text, form);
+    r.headroom_fraction = v;
+    return;
+  }
+  auto bytes = parse_bytes(t);
+  if (!bytes || *bytes < 0) throw input_error("--headroom {}: {}", text, form);
+  r.headroom_bytes = *bytes;
+}
+
 int run_plan(const PlanOptions& o, AppContext& ctx) {
-  Cluster cluster = load_cluster(read_input(ctx, o.cluster), o.cluster, ctx.catalog);
+  Cluster cluster = read_cluster_arg(ctx, o.cluster);
   ModelDesc model = load_model(o.model, o.quant, ctx.fs);
   PlanRequest request = o.request;
+  request.context = token_count("--context", o.context);
+  request.prompt = o.prompt == "0" ? 0 : token_count("--prompt", o.prompt);
+  if (!o.headroom.empty()) parse_headroom(o.headroom, request);
   if (!o.hosts.empty()) request.hosts = split_list(o.hosts);
   for (const auto& p : o.pins)
     request.pins.push_back(parse_pin(p));
@@ -109,11 +157,14 @@ void add_plan_command(CLI::App& app, AppContext& ctx) {
       ->required();
   sub->add_option("--quant", o->quant,
                   "Quantization, overriding the model name's (4bit, 8bit, bf16, ...)");
-  sub->add_option("--context", o->request.context,
-                  "Context length in tokens the KV cache must hold")
+  sub->add_option("--context", o->context,
+                  "Context length in tokens the KV cache must hold (32768, 32k, 128K)")
       ->capture_default_str();
-  sub->add_option("--prompt", o->request.prompt, "Prompt length in tokens for the TTFT prediction")
+  sub->add_option("--prompt", o->prompt, "Prompt length in tokens for the TTFT prediction (2k)")
       ->capture_default_str();
+  sub->add_option("--headroom", o->headroom,
+                  "Memory to keep free on every host: a fraction of its usable memory (10%, 0.1) "
+                  "or a size (8GiB)");
   sub->add_option("--strategy", o->request.strategy,
                   "auto (the fastest of the others), pipeline (layer ranges), tensor (shares of "
                   "every layer) or "

@@ -2,12 +2,16 @@
 
 #include "lib/core/document.hpp"
 #include "lib/core/error.hpp"
+#include "lib/emit/plan_match.hpp"
 #include "topologies/cluster_loader.hpp"
 
 namespace meshplan {
 
 Cluster read_cluster_arg(AppContext& ctx, const std::string& path) {
-  return load_cluster(read_input(ctx, path), path, ctx.catalog);
+  Cluster cluster = load_cluster(read_input(ctx, path), path, ctx.catalog);
+  for (const std::string& w : cluster.warnings)
+    ctx.console.warn(w);
+  return cluster;
 }
 
 std::optional<PlanRanks> read_plan_arg(AppContext& ctx, const std::string& path) {
@@ -17,12 +21,18 @@ std::optional<PlanRanks> read_plan_arg(AppContext& ctx, const std::string& path)
 
 CheckOptions check_options_for(const std::string& backend, const std::optional<PlanRanks>& plan) {
   CheckOptions o;
-  o.backend = backend;
+  o.backend = backend_for_plan(backend, plan);
   if (plan) {
     o.hosts = plan->hosts();
     o.fixed_order = true;
   }
   return o;
+}
+
+CheckReport check_plan_cluster(const TopologyContext& topology, const std::string& backend,
+                               const std::optional<PlanRanks>& plan) {
+  if (plan) require_plan_matches(topology, *plan);
+  return check_cluster(topology, check_options_for(backend, plan));
 }
 
 void warn_issues(AppContext& ctx, const CheckReport& report) {

@@ -88,6 +88,7 @@ CollectivePaths::CollectivePaths(const PlanInputs& inputs, std::string_view back
     rdma_ring_ = true;
   } else if (backend == "ring") {
     tcp_ring_ = true;
+    tcp_transport_ = Transport::kThunderbolt;
   } else if (backend == "ethernet") {
     tcp_ring_ = true;
     tcp_transport_ = Transport::kNetwork;

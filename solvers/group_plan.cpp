@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "solvers/left_out.hpp"
 #include "solvers/pipeline_plan.hpp"
 
 namespace meshplan {
@@ -82,13 +83,9 @@ void complete_group_plan(Plan& plan, const PlanningProblem& problem) {
       if (in.hosts[i].name == r.host) members.push_back(i);
   for (BaselineInfo& b : pipeline_baselines(problem, members, plan.predicted.token_latency_s))
     plan.baselines.push_back(std::move(b));
-  plan.hosts.clear();
-  for (const HostFigures& h : in.hosts) {
-    bool used = std::any_of(plan.ranks.begin(), plan.ranks.end(),
-                            [&](const RankPlan& r) { return r.host == h.name; });
-    plan.hosts.push_back(
-        HostInfo{h.name, h.usable_bytes, h.bandwidth, h.flops, h.overhead_s, h.usable_rule, used});
-  }
+  std::string constrained;
+  if (problem.request().max_hosts > 0) constrained = "--max-hosts";
+  record_left_out(plan, problem, constrained);
 }
 
 }  // namespace meshplan

@@ -11,8 +11,10 @@
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
 #include "solvers/baselines.hpp"
+#include "solvers/left_out.hpp"
 #include "solvers/lower_bound.hpp"
 #include "solvers/optimal_pipeline.hpp"
+#include "solvers/pipeline_balance.hpp"
 #include "solvers/pipeline_cost.hpp"
 #include "solvers/planning_problem.hpp"
 #include "solvers/proportional_solver.hpp"
@@ -154,6 +156,7 @@ StrategyOutcome plan_pipeline(const PlanningProblem& problem, const Clock& clock
                     explain_infeasible(cost, constraints, request.backend));
     }
     assignment = search.assignment;
+    if (constraints.pins.empty()) assignment = balance_memory(cost, assignment);
   } else {
     assignment = solver == "proportional" ? proportional_assignment(cost, order)
                                           : proportional_v0_assignment(cost, order);
@@ -197,23 +200,10 @@ StrategyOutcome plan_pipeline(const PlanningProblem& problem, const Clock& clock
   set_speedup(single.info, eval.token_latency_s);
   plan.baselines.push_back(single.info);
 
-  std::vector<bool> used(problem.size(), false);
-  for (size_t h : assignment.order)
-    used[h] = true;
-  std::vector<std::string> left_out;
-  for (size_t i = 0; i < problem.size(); ++i) {
-    const HostFigures& h = cost.host(i);
-    plan.hosts.push_back(HostInfo{h.name, h.usable_bytes, h.bandwidth, h.flops, h.overhead_s,
-                                  h.usable_rule, used[i]});
-    if (!used[i]) left_out.push_back(h.name);
-  }
-  if (!left_out.empty())
-    plan.notes.push_back(
-        fmt::format("left out: {} ({})", fmt::join(left_out, ", "),
-                    request.max_hosts > 0 || !request.pins.empty()
-                        ? "not in the fastest plan within --max-hosts and the pins"
-                        : (left_out.size() == 1 ? "using it would not make the plan faster"
-                                                : "using them would not make the plan faster")));
+  std::string constrained;
+  if (request.max_hosts > 0) constrained = "--max-hosts";
+  if (!request.pins.empty()) constrained += constrained.empty() ? "the pins" : " and the pins";
+  record_left_out(plan, problem, constrained);
   StrategyOutcome out;
   out.plan = std::move(plan);
   return out;

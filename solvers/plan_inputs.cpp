@@ -10,6 +10,8 @@ const LinkMatrix& PlanInputs::links(Transport t) const {
       return network;
     case Transport::kTcp:
       return tcp;
+    case Transport::kThunderbolt:
+      return thunderbolt;
     case Transport::kAny:
       return any;
   }

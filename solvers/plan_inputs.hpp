@@ -18,7 +18,8 @@ using LinkMatrix = std::vector<std::vector<std::optional<LinkFigures>>>;
 struct PlanInputs {
   std::vector<HostFigures> hosts;  // candidates, in the requested order
   LinkMatrix rdma;                 // RDMA cables only (JACCL)
-  LinkMatrix tcp;                  // Thunderbolt as TCP or a network (MLX ring)
+  LinkMatrix tcp;                  // Thunderbolt as TCP or a network
+  LinkMatrix thunderbolt;          // Thunderbolt cables as TCP only (MLX ring)
   LinkMatrix network;              // Ethernet / Wi-Fi networks only
   LinkMatrix any;                  // the fastest link of any kind (backend auto)
   double message_bytes = 0;        // one token's activations, 2h

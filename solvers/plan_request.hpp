@@ -24,6 +24,10 @@ struct PlanRequest {
   std::string backend = "auto";  // auto, ring, jaccl, jaccl-ring, ethernet
   int64_t context = 4096;
   int64_t prompt = 512;
+  // Memory kept free on every host beyond weights and KV: a fraction of its usable memory, or
+  // bytes (--headroom 10% / 0.1 / 8GiB).
+  double headroom_fraction = 0;
+  double headroom_bytes = 0;
   std::vector<std::string> hosts;  // candidates, in ring order; empty = every host in file order
   int min_hosts = 0;
   int max_hosts = 0;  // 0 = no limit

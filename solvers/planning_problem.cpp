@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "lib/core/error.hpp"
+#include "lib/core/units.hpp"
 #include "solvers/allreduce_paths.hpp"
 #include "solvers/pipeline_cost.hpp"
 
@@ -65,8 +68,24 @@ LinkMatrix sub_matrix(const LinkMatrix& m, const std::vector<size_t>& members) {
 PlanningProblem::PlanningProblem(const Cluster& cluster, const Catalog& catalog,
                                  const ModelDesc& model, const PlanRequest& request)
     : model_(&model), request_(request), inputs_(std::make_unique<PlanInputs>()) {
+  build(cluster, catalog, LinkGraph(cluster, catalog), request);
+}
+
+PlanningProblem::PlanningProblem(const Cluster& cluster, const Catalog& catalog,
+                                 const LinkGraph& graph, const ModelDesc& model,
+                                 const PlanRequest& request)
+    : model_(&model), request_(request), inputs_(std::make_unique<PlanInputs>()) {
+  build(cluster, catalog, graph, request);
+}
+
+void PlanningProblem::build(const Cluster& cluster, const Catalog& catalog, const LinkGraph& graph,
+                            const PlanRequest& request) {
+  const ModelDesc& model = *model_;
   if (request.context <= 0)
     throw input_error("--context must be a positive number of tokens, got {}", request.context);
+  if (model.max_context > 0 && request.context > model.max_context)
+    throw input_error("--context {}: {} handles at most {} tokens (its max_position_embeddings)",
+                      request.context, model.name, model.max_context);
   if (request.prompt < 0)
     throw input_error("--prompt must not be negative, got {}", request.prompt);
   if (request.min_hosts < 0 || request.max_hosts < 0)
@@ -86,10 +105,18 @@ PlanningProblem::PlanningProblem(const Cluster& cluster, const Catalog& catalog,
   in.max_hosts = request.max_hosts > 0 ? std::min(n, request.max_hosts) : n;
   activation_bytes_ = catalog.activation_bytes();
   in.message_bytes = activation_bytes_ * model.hidden_size;
-  for (size_t i : candidates)
-    in.hosts.push_back(host_figures(cluster.hosts[i], catalog));
+  for (size_t i : candidates) {
+    HostFigures h = host_figures(cluster.hosts[i], catalog);
+    if (request.headroom_fraction > 0 || request.headroom_bytes > 0) {
+      h.usable_bytes =
+          std::max(0.0, h.usable_bytes * (1 - request.headroom_fraction) - request.headroom_bytes);
+      h.usable_rule += request.headroom_bytes > 0
+                           ? fmt::format(", less --headroom {}", format_gib(request.headroom_bytes))
+                           : fmt::format(", less --headroom {:g} %", 100 * request.headroom_fraction);
+    }
+    in.hosts.push_back(std::move(h));
+  }
   // One link graph; one matrix per transport.
-  LinkGraph graph(cluster, catalog);
   auto matrix = [&](Transport t) {
     LinkMatrix m(candidates.size(), std::vector<std::optional<LinkFigures>>(candidates.size()));
     for (size_t a = 0; a < candidates.size(); ++a)
@@ -99,6 +126,7 @@ PlanningProblem::PlanningProblem(const Cluster& cluster, const Catalog& catalog,
   };
   in.rdma = matrix(Transport::kRdma);
   in.tcp = matrix(Transport::kTcp);
+  in.thunderbolt = matrix(Transport::kThunderbolt);
   in.network = matrix(Transport::kNetwork);
   in.any = matrix(Transport::kAny);
 }
@@ -142,11 +170,31 @@ PlanningProblem PlanningProblem::subset(const std::vector<size_t>& members,
   }
   in.rdma = sub_matrix(inputs_->rdma, members);
   in.tcp = sub_matrix(inputs_->tcp, members);
+  in.thunderbolt = sub_matrix(inputs_->thunderbolt, members);
   in.network = sub_matrix(inputs_->network, members);
   in.any = sub_matrix(inputs_->any, members);
   in.message_bytes = inputs_->message_bytes;
   in.min_hosts = 1;
   in.max_hosts = static_cast<int>(members.size());
+  return p;
+}
+
+PlanningProblem PlanningProblem::for_backend(const std::string& backend,
+                                             const std::vector<size_t>& no_rdma) const {
+  std::vector<size_t> all(size());
+  for (size_t i = 0; i < all.size(); ++i)
+    all[i] = i;
+  PlanningProblem p = subset(all, request_.solver);
+  p.request_ = request_;
+  p.request_.backend = backend;
+  p.pins_ = pins_;
+  p.inputs_->min_hosts = inputs_->min_hosts;
+  p.inputs_->max_hosts = inputs_->max_hosts;
+  for (size_t h : no_rdma)
+    for (size_t o = 0; o < size(); ++o) {
+      p.inputs_->rdma[h][o].reset();
+      p.inputs_->rdma[o][h].reset();
+    }
   return p;
 }
 

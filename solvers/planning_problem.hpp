@@ -26,6 +26,9 @@ class PlanningProblem {
   // errors name the flag) and gathers the figures.
   PlanningProblem(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
                   const PlanRequest& request);
+  // The same over a link graph the caller already built for `cluster`.
+  PlanningProblem(const Cluster& cluster, const Catalog& catalog, const LinkGraph& graph,
+                  const ModelDesc& model, const PlanRequest& request);
   ~PlanningProblem();
   PlanningProblem(PlanningProblem&&) noexcept;
   PlanningProblem& operator=(PlanningProblem&&) = delete;
@@ -50,9 +53,14 @@ class PlanningProblem {
   // The same problem over `members` (candidate indices) in that order, with no pins and no host
   // limits: the hosts a plan uses, for its baselines.
   PlanningProblem subset(const std::vector<size_t>& members, const std::string& solver) const;
+  // The same problem planned for one backend: its links only, and no RDMA link touching a host in
+  // `no_rdma` (candidate indices of hosts that cannot run RDMA, e.g. an old macOS).
+  PlanningProblem for_backend(const std::string& backend, const std::vector<size_t>& no_rdma) const;
 
  private:
   PlanningProblem() = default;
+  void build(const Cluster& cluster, const Catalog& catalog, const LinkGraph& graph,
+             const PlanRequest& request);
 
   const ModelDesc* model_ = nullptr;
   PlanRequest request_;

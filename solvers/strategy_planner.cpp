@@ -1,23 +1,68 @@
 #include "solvers/strategy_planner.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 
 #include "lib/core/error.hpp"
+#include "solvers/backend_gate.hpp"
+#include "solvers/left_out.hpp"
 #include "solvers/planning_problem.hpp"
 #include "solvers/strategies.hpp"
+#include "solvers/wired_limit.hpp"
 
 namespace meshplan {
 namespace {
 
 constexpr const char* kPinReason = "--pin fixes layer ranges, which only a pipeline plan has";
+constexpr std::array<const char*, 4> kBackendOrder = {"jaccl", "jaccl-ring", "ring", "ethernet"};
 
+// One backend over one kind of link. The MLX ring runs over Thunderbolt cables where they form
+// a ring and over a shared network otherwise, so `ring` may come twice.
+struct Route {
+  std::string backend;    // what the plan is for: jaccl, jaccl-ring, ring, ethernet
+  std::string links;      // the links it is planned over, as a backend name of PlanningProblem
+  std::string transport;  // rdma, thunderbolt, network
+};
+
+Route route(const std::string& backend, const std::string& transport) {
+  const std::string links = transport == "network" ? "ethernet" : backend;
+  return {backend, links, transport};
+}
+
+// Auto: the backend and transport check picks for all the candidates first (equally fast plans,
+// on one host, keep it, and so do their baselines), then every other in order of preference.
+std::vector<Route> routes_for(const std::string& requested, const BackendVerdict* home) {
+  std::vector<Route> out;
+  if (requested == "ring") return {route("ring", "thunderbolt"), route("ring", "network")};
+  if (requested != "auto") return {route(requested, backend_transport(requested))};
+  if (home) out.push_back(route(home->backend, home->transport));
+  for (const char* b : kBackendOrder) {
+    Route r = route(b, backend_transport(b));
+    if (!home || r.backend != home->backend || r.transport != home->transport) out.push_back(r);
+  }
+  return out;
+}
+
+// A strategy planned over one route: the plan and whether `check` accepts it.
+struct Attempt {
+  std::string backend;
+  std::optional<Plan> plan;
+  std::string reason;               // why no plan, when none
+  std::vector<CheckIssue> invalid;  // the check's errors for the plan's hosts, when rejected
+};
+
+// One strategy over every backend asked for: the fastest valid plan, the rejected ones.
 struct Outcome {
   std::string strategy;
   std::optional<Plan> plan;
   std::string reason;
+  std::vector<Attempt> attempts;
 };
+
+double tps(const Plan& p) { return p.predicted.decode_tokens_per_s; }
 
 Alternative alternative(const Outcome& o, const Plan* chosen) {
   Alternative a;
@@ -25,12 +70,12 @@ Alternative alternative(const Outcome& o, const Plan* chosen) {
   a.feasible = o.plan.has_value();
   if (o.plan) {
     a.token_latency_s = o.plan->predicted.token_latency_s;
-    a.decode_tokens_per_s = o.plan->predicted.decode_tokens_per_s;
+    a.decode_tokens_per_s = tps(*o.plan);
     a.backend = o.plan->backend;
     for (const auto& r : o.plan->ranks)
       a.hosts.push_back(r.host);
     if (chosen) {
-      const double ratio = chosen->predicted.decode_tokens_per_s / a.decode_tokens_per_s;
+      const double ratio = tps(*chosen) / a.decode_tokens_per_s;
       a.reason = ratio <= 1 + 1e-9 ? fmt::format("as fast as the {} plan", chosen->strategy)
                                    : fmt::format("{:.{}f}x slower than the {} plan", ratio,
                                                  ratio < 1.01 ? 3 : 2, chosen->strategy);
@@ -49,6 +94,119 @@ std::string strategy_names() {
   return names;
 }
 
+// Flags that only some strategies read are refused where they cannot apply, instead of being
+// ignored.
+void refuse_flags_that_do_not_apply(const ModelDesc& model, const PlanRequest& r,
+                                    const Strategy* chosen) {
+  const std::string& s = r.strategy;
+  if (r.solver != "optimal" && r.solver != "proportional" && r.solver != "proportional-v0" &&
+      r.solver != "ilp") {
+    throw input_error("--solver {}: expected optimal, proportional, proportional-v0 or ilp",
+                      r.solver);
+  }
+  if (r.solver == "ilp" && (s == "pipeline" || s == "tensor"))
+    throw input_error("--solver ilp places experts: use it with --strategy expert or auto");
+  if (r.solver == "ilp" && !model.is_moe())
+    throw input_error("--solver ilp places experts, and {} has none (it is a dense model)",
+                      model.name);
+  if ((r.solver == "proportional" || r.solver == "proportional-v0") &&
+      (s == "tensor" || s == "expert")) {
+    throw input_error(
+        "--solver {} splits layers over a pipeline; a {} plan sets its own shares (use "
+        "--strategy pipeline, or leave --solver out)",
+        r.solver, s);
+  }
+  if (r.allow_uneven && (s == "pipeline" || s == "expert"))
+    throw input_error("--allow-uneven sets tensor-parallel shares; it does not apply to --strategy {}",
+                      s);
+  if (r.expert_load && (s == "pipeline" || s == "tensor"))
+    throw input_error("--expert-load places experts; it does not apply to --strategy {}", s);
+  if (r.expert_load && !model.is_moe())
+    throw input_error("--expert-load: {} is a dense model with no experts", model.name);
+  if (chosen && !chosen->takes_pins && !r.pins.empty()) throw input_error("{}", kPinReason);
+}
+
+std::string first_error(const std::vector<CheckIssue>& issues) {
+  if (issues.empty()) return "";
+  const CheckIssue& i = issues.front();
+  return i.message + (i.fix.empty() ? "" : " (fix: " + i.fix + ")");
+}
+
+// One strategy over each backend's problem: the fastest plan that check accepts.
+Outcome plan_strategy(const Strategy& strategy, const std::vector<PlanningProblem>& problems,
+                      const std::vector<Route>& routes, const BackendGate& gate,
+                      const PlanRequest& request, const Clock& clock) {
+  Outcome o{std::string(strategy.name), std::nullopt, "", {}};
+  if (!strategy.takes_pins && !request.pins.empty()) {
+    o.reason = kPinReason;
+    return o;
+  }
+  for (size_t b = 0; b < routes.size(); ++b) {
+    Attempt a{routes[b].backend, std::nullopt, "", {}};
+    try {
+      StrategyOutcome r = strategy.plan(problems[b], clock);
+      a.plan = std::move(r.plan);
+      a.reason = std::move(r.reason);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kFailed) throw;
+      a.reason = e.what();
+    }
+    if (a.plan) {
+      a.invalid = gate.settle(*a.plan, routes[b].backend, routes[b].transport);
+      if (a.invalid.empty() && (!o.plan || tps(*a.plan) > tps(*o.plan) * (1 + 1e-9))) o.plan = a.plan;
+    }
+    o.attempts.push_back(std::move(a));
+  }
+  if (o.plan) return o;
+  // Why not: a plan check rejected says most; otherwise the reason of the most capable backend.
+  for (const Attempt& a : o.attempts) {
+    if (a.plan) {
+      std::vector<std::string> hosts;
+      for (const RankPlan& r : a.plan->ranks)
+        hosts.push_back(r.host);
+      o.reason = fmt::format("the {} plan over {} is not valid: {}", a.backend,
+                             fmt::join(hosts, ", "), first_error(a.invalid));
+      return o;
+    }
+  }
+  o.reason = o.attempts.empty() ? "" : o.attempts.back().reason;
+  for (const Attempt& a : o.attempts)
+    if (!a.reason.empty()) {
+      o.reason = a.reason;
+      break;
+    }
+  return o;
+}
+
+// Notes for plans that would have been faster over a backend check rejects for their hosts, and
+// the hosts that could not use their RDMA cables.
+void note_rejected(Plan& chosen, const std::vector<Outcome>& outcomes, const BackendGate& gate,
+                   const PlanningProblem& problem) {
+  for (const Outcome& o : outcomes)
+    for (const Attempt& a : o.attempts) {
+      if (!a.plan || a.invalid.empty() || tps(*a.plan) <= tps(chosen) * (1 + 1e-9)) continue;
+      chosen.notes.push_back(fmt::format(
+          "{} over {} would predict {:.1f} tokens/s but is not valid for its hosts: {}",
+          o.strategy, a.backend, tps(*a.plan), first_error(a.invalid)));
+    }
+  std::vector<std::string> blocked;
+  for (size_t k = 0; k < gate.no_rdma().size(); ++k) {
+    const std::string& host = problem.host(gate.no_rdma()[k]).name;
+    if (!gate.has_rdma_cable(gate.no_rdma()[k])) continue;
+    const std::string reason = gate.no_rdma_reasons()[k];
+    bool left_out = false;
+    for (HostInfo& h : chosen.hosts)
+      if (h.name == host && !h.used && chosen.transport == "rdma") {
+        h.left_out = "cannot use RDMA: " + reason;
+        left_out = true;
+      }
+    if (!left_out && chosen.transport != "rdma") blocked.push_back(reason);
+  }
+  rewrite_left_out_note(chosen);
+  if (!blocked.empty())
+    chosen.notes.push_back(fmt::format("RDMA cables are not used: {}", fmt::join(blocked, "; ")));
+}
+
 }  // namespace
 
 Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
@@ -56,50 +214,35 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
   const std::string& s = request.strategy;
   const Strategy* chosen = find_strategy(s);
   if (s != "auto" && !chosen) throw input_error("--strategy {}: expected {}", s, strategy_names());
-  if (request.solver != "optimal" && request.solver != "proportional" &&
-      request.solver != "proportional-v0" && request.solver != "ilp") {
-    throw input_error("--solver {}: expected optimal, proportional, proportional-v0 or ilp",
-                      request.solver);
-  }
-  if (request.solver == "ilp" && (s == "pipeline" || s == "tensor")) {
-    throw input_error("--solver ilp places experts: use it with --strategy expert or auto");
-  }
-  if (chosen && !chosen->takes_pins && !request.pins.empty()) throw input_error("{}", kPinReason);
+  refuse_flags_that_do_not_apply(model, request, chosen);
 
-  // Built once: every strategy and every baseline plans over these figures.
-  PlanningProblem problem(cluster, catalog, model, request);
-  if (chosen) {
-    StrategyOutcome o = chosen->plan(problem, clock);
-    if (!o.plan) throw failure("{} parallel is not possible for {}: {}", s, model.name, o.reason);
-    return std::move(*o.plan);
+  // Built once: every strategy, backend and baseline plans over these figures.
+  TopologyContext topology(cluster, catalog);
+  PlanningProblem problem(cluster, catalog, topology.graph, model, request);
+  BackendGate gate(topology, problem);
+  CheckReport home;
+  if (request.backend == "auto") {
+    CheckOptions all;
+    all.hosts = request.hosts;
+    home = check_cluster(topology, all);
   }
+  std::vector<Route> routes = routes_for(request.backend, home.find(home.chosen));
+  std::vector<PlanningProblem> problems;
+  for (const Route& r : routes)
+    problems.push_back(problem.for_backend(r.links, gate.no_rdma()));
 
   std::vector<Outcome> outcomes;
-  for (const Strategy& strategy : strategies()) {
-    Outcome o{std::string(strategy.name), std::nullopt, ""};
-    if (!strategy.takes_pins && !request.pins.empty()) {
-      o.reason = kPinReason;
-    } else {
-      try {
-        StrategyOutcome r = strategy.plan(problem, clock);
-        o.plan = std::move(r.plan);
-        o.reason = std::move(r.reason);
-      } catch (const Error& e) {
-        if (e.kind() != ErrorKind::kFailed) throw;
-        o.reason = e.what();
-      }
-    }
-    outcomes.push_back(std::move(o));
-  }
+  for (const Strategy& strategy : strategies())
+    if (!chosen || chosen == &strategy)
+      outcomes.push_back(plan_strategy(strategy, problems, routes, gate, request, clock));
+
   const Outcome* fastest = nullptr;
   for (const auto& o : outcomes) {
     // Ties (on one host every strategy is the same plan) go to the earlier strategy.
-    if (o.plan && (!fastest || o.plan->predicted.decode_tokens_per_s >
-                                   fastest->plan->predicted.decode_tokens_per_s * (1 + 1e-9))) {
-      fastest = &o;
-    }
+    if (o.plan && (!fastest || tps(*o.plan) > tps(*fastest->plan) * (1 + 1e-9))) fastest = &o;
   }
   if (!fastest) {
+    if (chosen) throw failure("{} parallel is not possible for {}: {}", s, model.name, outcomes[0].reason);
     std::string why;
     for (const auto& o : outcomes)
       why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", o.strategy, o.reason);
@@ -108,6 +251,8 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
   Plan plan = *fastest->plan;
   for (const auto& o : outcomes)
     if (&o != fastest) plan.alternatives.push_back(alternative(o, &plan));
+  note_rejected(plan, outcomes, gate, problem);
+  mark_wired_limits(plan, problem);
   return plan;
 }
 

@@ -115,6 +115,7 @@ TEST(strategy_planner_test, bad_requests_are_input_errors) {
   });
   EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
   EXPECT_NE(std::string(e.what()).find("--solver ilp places experts"), std::string::npos);
+  r.strategy = "pipeline";
   r.solver = "proportional";
   r.min_hosts = 9;
   e = error_of([&] {

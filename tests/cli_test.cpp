@@ -58,8 +58,8 @@ TEST(cli_test, plan_output_file_is_written_atomically) {
   json plan = json::parse(testing::read_text(out));
   EXPECT_EQ(plan["model"]["name"], "llama-3.3-70b-4bit");
   // A failing run leaves the existing file alone and no temporary files behind.
-  r = run_meshplan(
-      {"plan", "-c", kM3, "-m", "llama-3.3-70b-4bit", "--context", "100000000", "-o", out});
+  r = run_meshplan({"plan", "-c", kM3, "-m", "llama-3.1-405b-8bit", "--hosts",
+                    "m3-ultra-3,m3-ultra-4", "--context", "131072", "-o", out});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(json::parse(testing::read_text(out))["model"]["name"], "llama-3.3-70b-4bit");
   int files = 0;

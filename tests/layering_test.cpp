@@ -24,9 +24,9 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"lib/cluster", {"lib/core", "lib/cluster"}},
       {"lib/discovery", {"lib/core", "lib/cluster", "lib/discovery"}},
       {"lib/models", {"lib/core", "lib/models"}},
-      {"lib/plan", {"lib/core", "lib/models", "lib/plan"}},
+      {"lib/plan", {"lib/core", "lib/cluster", "lib/models", "lib/plan"}},
       {"topologies", {"lib/core", "lib/cluster", "topologies"}},
-      {"solvers", {"lib/core", "lib/cluster", "lib/models", "lib/plan", "solvers"}},
+      {"solvers", {"lib/core", "lib/cluster", "lib/models", "lib/plan", "topologies", "solvers"}},
       {"lib/emit", {"lib/core", "lib/cluster", "lib/models", "lib/plan", "topologies", "lib/emit"}},
   };
   return table;

@@ -87,7 +87,8 @@ TEST(plan_cli_test, infeasible_requests_exit_1_with_the_fix) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("mini-m4-pro needs"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("GiB short"), std::string::npos) << r.err;
-  r = run_meshplan({"plan", "-c", kEth, "-m", "deepseek-v3.1-4bit", "--context", "10000000"});
+  r = run_meshplan({"plan", "-c", kEth, "-m", "llama-3.1-405b-8bit", "--hosts",
+                    "studio-1,studio-2,mbp-m3-max", "--context", "128k"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("a context of at most"), std::string::npos) << r.err;
 }

@@ -78,6 +78,9 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
     };
     c.unified_rule_ = rule(d.at("usable_memory").at("unified"));
     c.discrete_rule_ = rule(d.at("usable_memory").at("discrete"));
+    const auto& w = d.at("usable_memory").at("macos_default_wired");
+    c.wired_rule_ = WiredRule{w.at("fraction"), w.at("small_fraction"),
+                              w.at("small_max_GiB").get<double>() * kGiB, w.at("source")};
     for (auto& [kind, l] : d.at("links").items()) {
       c.links_[kind] = LinkDefaults{l.at("latency_us").get<double>() * 1e-6,
                                     l.at("bandwidth_GBps").get<double>() * 1e9, l.at("source")};

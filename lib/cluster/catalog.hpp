@@ -50,6 +50,17 @@ struct LinkDefaults {
   std::string source;
 };
 
+// What macOS lets the GPU wire when iogpu.wired_limit_mb is unset (0).
+struct WiredRule {
+  double fraction = 0;        // of memory, on machines above small_max_bytes
+  double small_fraction = 0;  // of memory, up to small_max_bytes
+  double small_max_bytes = 0;
+  std::string source;
+  double limit(double memory) const {
+    return memory * (memory <= small_max_bytes ? small_fraction : fraction);
+  }
+};
+
 struct MemoryRule {
   double reserve_min_bytes = 0;
   double reserve_fraction = 0;
@@ -82,6 +93,7 @@ class Catalog {
   double activation_bytes() const { return activation_bytes_; }
   const MemoryRule& unified_memory_rule() const { return unified_rule_; }
   const MemoryRule& discrete_memory_rule() const { return discrete_rule_; }
+  const WiredRule& macos_wired_rule() const { return wired_rule_; }
   // Defaults of a link kind; `rdma` selects the RDMA figures of a TB5 cable.
   const LinkDefaults& link_defaults(LinkKind kind, bool rdma) const;
   double default_speed_gbps(LinkKind kind) const;
@@ -97,6 +109,7 @@ class Catalog {
   double activation_bytes_ = 2;
   MemoryRule unified_rule_;
   MemoryRule discrete_rule_;
+  WiredRule wired_rule_;
 
   friend Catalog load_catalog(std::string_view chips, std::string_view machines,
                               std::string_view defaults);

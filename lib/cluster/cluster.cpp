@@ -78,6 +78,11 @@ bool Network::contains(std::string_view host) const {
   return all_hosts || std::find(hosts.begin(), hosts.end(), host) != hosts.end();
 }
 
+bool Cluster::operator==(const Cluster& o) const {
+  return name == o.name && hosts == o.hosts && cables == o.cables && networks == o.networks &&
+         findings == o.findings && generators == o.generators;
+}
+
 const Host* Cluster::find_host(std::string_view name) const {
   for (const auto& h : hosts) {
     if (h.name == name) return &h;

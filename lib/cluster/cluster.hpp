@@ -159,12 +159,15 @@ struct Cluster {
   std::vector<Network> networks;
   std::vector<Finding> findings;
   std::vector<GeneratorSpec> generators;  // empty once loaded
+  // What reading the file noticed but accepted ("512GB" read as decimal units); never written.
+  std::vector<std::string> warnings;
 
   const Host* find_host(std::string_view name) const;
   Host* find_host(std::string_view name);
   // Index of the host in `hosts`, or -1.
   int host_index(std::string_view name) const;
-  bool operator==(const Cluster&) const = default;
+  // The description only: reading warnings do not count.
+  bool operator==(const Cluster& o) const;
 };
 
 }  // namespace meshplan

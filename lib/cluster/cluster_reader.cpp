@@ -107,7 +107,39 @@ ThunderboltBridge read_bridge(const DocNode& n) {
   return b;
 }
 
-Host read_host(const DocNode& n, const Catalog& catalog) {
+// A host's memory: a size with a unit. A bare small number is a forgotten unit, not bytes; more
+// than the chip can have is a typo; Apple's "512GB" means GiB, which decimal "GB" is not.
+uint64_t read_host_memory(const DocNode& v, const Host& h, const Catalog& catalog,
+                          std::vector<std::string>& warnings) {
+  const bool bare = v.is_number() || (v.is_string() && !v.text().empty() &&
+                                      v.text().find_first_not_of("0123456789. ") == std::string::npos);
+  if (bare && v.is_string()) {
+    v.fail(fmt::format("expected a size with a unit, e.g. 512GiB, got {}", v.describe_value()));
+  }
+  uint64_t bytes = read_size(v);
+  if (bare && bytes < (uint64_t{1} << 20))
+    v.fail(fmt::format("expected a size with a unit, e.g. 512GiB, got the bare number {} (that "
+                       "would be {} bytes); add a unit",
+                       v.text(), v.text()));
+  const ChipSpec* chip = h.chip.empty() ? nullptr : catalog.find_chip(h.chip);
+  if (chip && chip->unified_memory && chip->max_memory > 0 && bytes > chip->max_memory)
+    v.fail(fmt::format("memory {} is more than {} can have (at most {})", format_gib(bytes),
+                       h.chip, format_gib(chip->max_memory)));
+  if (v.is_string() && chip && chip->unified_memory) {
+    std::string t = to_lower(trim(v.text()));
+    if (t.size() > 2 && (t.ends_with("gb") || t.ends_with("tb")) && !t.ends_with("ib")) {
+      std::string number = trim(t.substr(0, t.size() - 2));
+      warnings.push_back(fmt::format(
+          "{}: memory \"{}\" is read as decimal units ({}); Apple's \"{}GB\" of unified memory "
+          "is {} GiB: write {}{}iB if that is what the machine has",
+          v.where().describe(), v.text(), format_gib(bytes), number, number, number,
+          t.ends_with("gb") ? "G" : "T"));
+    }
+  }
+  return bytes;
+}
+
+Host read_host(const DocNode& n, const Catalog& catalog, std::vector<std::string>& warnings) {
   n.check_keys({"name",
                 "ssh",
                 "os",
@@ -153,7 +185,7 @@ Host read_host(const DocNode& n, const Catalog& catalog) {
       v->fail(fmt::format("machine \"{}\" does not come with chip \"{}\"", h.machine, h.chip));
   }
   if (auto* v = n.find("hw_model")) h.hw_model = v->as_string();
-  if (auto* v = n.find("memory")) h.memory = read_size(*v);
+  if (auto* v = n.find("memory")) h.memory = read_host_memory(*v, h, catalog, warnings);
   if (auto* v = n.find("usable_memory")) {
     h.usable_memory = read_size(*v);
     if (h.memory > 0 && *h.usable_memory > h.memory)
@@ -369,6 +401,17 @@ const MachineSpec* host_machine(const Host& host, const Catalog& catalog) {
 }
 
 Cluster read_cluster(const DocNode& root, const Catalog& catalog) {
+  root.require_object();
+  // Another meshplan file where a cluster is expected: say which, rather than "unknown key".
+  std::string schema = root.find("schema") && root.find("schema")->is_string()
+                           ? root.find("schema")->text()
+                           : "";
+  if (schema == "meshplan.plan/1" || (schema.empty() && root.find("ranks") && root.find("predicted")))
+    root.fail("this is a plan file (meshplan.plan/1), not a cluster file; give the cluster file "
+              "with -c and the plan with --plan");
+  if (schema == "meshplan.check/1" || (schema.empty() && root.find("backends") && root.find("chosen")))
+    root.fail("this is a check report (meshplan.check/1), not a cluster file; give the cluster "
+              "file that was checked");
   root.check_keys({"schema", "name", "hosts", "links", "findings"});
   Cluster cluster;
   if (auto* s = root.find("schema")) {
@@ -379,7 +422,7 @@ Cluster read_cluster(const DocNode& root, const Catalog& catalog) {
   const DocNode& hosts = root.at("hosts").require_array();
   if (hosts.items().empty()) hosts.fail("expected at least one host");
   for (const auto& h : hosts.items()) {
-    Host host = read_host(h, catalog);
+    Host host = read_host(h, catalog, cluster.warnings);
     if (cluster.find_host(host.name))
       h.at("name").fail(fmt::format("duplicate host name \"{}\"", host.name));
     cluster.hosts.push_back(std::move(host));

@@ -77,14 +77,16 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
   } else if (memory > 0) {
     f.usable_bytes = apply_rule(memory, catalog.unified_memory_rule());
     f.usable_rule = fmt::format("memory {} - max(6 GiB, 15 %)", format_gib(memory));
+    if (chip && chip->unified_memory && host.os.kind != "linux")
+      f.default_wired_bytes = catalog.macos_wired_rule().limit(memory);
   } else {
     throw input_error("host {}: memory size unknown; give memory (e.g. 512GiB) or usable_memory",
                       host.name);
   }
   if (f.usable_bytes <= 0) {
-    throw input_error(
-        "host {}: no usable memory left ({} after the OS reserve); give usable_memory", host.name,
-        format_gib(f.usable_bytes));
+    // Planned around, with a note, rather than refused: the host may still carry traffic.
+    f.usable_bytes = 0;
+    f.usable_rule += " leaves nothing";
   }
   return f;
 }

@@ -20,6 +20,9 @@ struct HostFigures {
   double bandwidth_efficiency = 0;
   double flops_efficiency = 0;
   std::string usable_rule;  // how usable_bytes was obtained, for reports
+  // A Mac whose iogpu.wired_limit_mb is unset: what macOS lets the GPU wire by default (a plan
+  // needing more tells the user to raise the limit to usable_bytes). 0 = no such limit applies.
+  double default_wired_bytes = 0;
 };
 
 // Throws an input error naming the host when a figure cannot be known (no chip and no override,

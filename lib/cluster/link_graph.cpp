@@ -28,6 +28,8 @@ bool allowed(const LinkFigures& l, Transport t) {
       return true;
     case Transport::kTcp:
       return !l.rdma || l.thunderbolt;  // an RDMA cable still carries TCP
+    case Transport::kThunderbolt:
+      return l.thunderbolt;
     case Transport::kRdma:
       return l.rdma;
     case Transport::kNetwork:
@@ -39,7 +41,7 @@ bool allowed(const LinkFigures& l, Transport t) {
 }  // namespace
 
 Transport transport_for_backend(std::string_view backend) {
-  if (backend == "ring") return Transport::kTcp;
+  if (backend == "ring") return Transport::kThunderbolt;
   if (backend == "jaccl" || backend == "jaccl-ring") return Transport::kRdma;
   if (backend == "ethernet") return Transport::kNetwork;
   return Transport::kAny;
@@ -127,7 +129,7 @@ std::optional<LinkFigures> LinkGraph::best(size_t a, size_t b, Transport transpo
   std::optional<LinkFigures> best;
   for (LinkFigures l : links(a, b)) {
     if (!allowed(l, transport)) continue;
-    if (transport == Transport::kTcp && l.rdma) {
+    if ((transport == Transport::kTcp || transport == Transport::kThunderbolt) && l.rdma) {
       // The same cable used over TCP: Thunderbolt 5 figures without RDMA.
       l.rdma = false;
       l.name = link_kind_name(l.kind);

@@ -35,7 +35,8 @@ struct LinkFigures {
 // Which links a backend may use.
 enum class Transport {
   kAny,      // the fastest link of any kind
-  kTcp,      // MLX ring: Thunderbolt as TCP (no RDMA) or a network
+  kTcp,          // Thunderbolt as TCP (no RDMA) or a network
+  kThunderbolt,  // MLX ring: Thunderbolt cables as TCP only (its hostfile lists their addresses)
   kRdma,     // JACCL: RDMA-capable TB5 cables only
   kNetwork,  // Ethernet / Wi-Fi networks only
 };

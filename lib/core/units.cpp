@@ -39,6 +39,23 @@ bool split_number(std::string_view text, double* value, std::string* unit) {
 
 }  // namespace
 
+std::optional<int64_t> parse_token_count(std::string_view text) {
+  std::string t = trim(text);
+  int64_t scale = 1;
+  if (!t.empty() && (t.back() == 'k' || t.back() == 'K')) {
+    scale = 1024;
+    t.pop_back();
+  } else if (!t.empty() && (t.back() == 'm' || t.back() == 'M')) {
+    scale = 1024 * 1024;
+    t.pop_back();
+  }
+  if (t.empty() || t.size() > 12 || t.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  int64_t n = std::stoll(t) * scale;
+  if (n <= 0) return std::nullopt;
+  return n;
+}
+
 std::string trim(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b])))

@@ -19,6 +19,10 @@ std::optional<double> parse_gbps(std::string_view text);
 // Seconds from "50us", "0.3ms", "4 ms", "1s" (bare numbers are rejected: the unit matters).
 std::optional<double> parse_duration(std::string_view text);
 
+// Tokens from "32768", "32k" or "128K" (k = 1024, as context lengths are quoted), "1M" (2^20).
+// Returns nullopt when the text is not a whole, positive count.
+std::optional<int64_t> parse_token_count(std::string_view text);
+
 // "405.9 GB" style, decimal units, for tables.
 std::string format_bytes(double bytes);
 // "378.0 GiB" style, binary units.

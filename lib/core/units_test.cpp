@@ -31,6 +31,18 @@ TEST(units_test, durations_need_units) {
   EXPECT_FALSE(parse_duration("50"));
 }
 
+TEST(units_test, token_counts_take_k_and_m) {
+  EXPECT_EQ(parse_token_count("32768"), 32768);
+  EXPECT_EQ(parse_token_count("32k"), 32768);
+  EXPECT_EQ(parse_token_count("128K"), 131072);
+  EXPECT_EQ(parse_token_count("1M"), 1048576);
+  EXPECT_FALSE(parse_token_count("32kb"));
+  EXPECT_FALSE(parse_token_count("-5"));
+  EXPECT_FALSE(parse_token_count("0"));
+  EXPECT_FALSE(parse_token_count("1.5k"));
+  EXPECT_FALSE(parse_token_count(""));
+}
+
 TEST(units_test, formatting) {
   EXPECT_EQ(format_gib(512.0 * 1024 * 1024 * 1024), "512.0 GiB");
   EXPECT_EQ(format_bytes(405874409472), "405.9 GB");

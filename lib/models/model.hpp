@@ -69,6 +69,7 @@ struct ModelDesc {
   int num_heads = 0;
   int num_kv_heads = 0;
   int head_dim = 0;
+  int64_t max_context = 0;  // the longest context it was trained for; 0 when unknown
   bool tied_embeddings = false;
   uint64_t embedding_bytes = 0;
   uint64_t head_bytes = 0;   // resident LM head bytes; 0 when tied to the embedding

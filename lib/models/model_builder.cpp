@@ -19,6 +19,7 @@ ModelDesc build_model(const ArchConfig& config, std::vector<TensorInfo> tensors,
   m.num_kv_heads = config.num_kv_heads;
   m.head_dim = config.mla ? config.qk_nope_head_dim + config.qk_rope_head_dim : config.head_dim;
   m.tied_embeddings = config.tie_embeddings;
+  m.max_context = config.max_context;
 
   struct Acc {
     uint64_t bytes = 0, expert_bytes = 0, non_expert_params = 0, expert_params = 0;

@@ -24,6 +24,7 @@ struct ArchConfig {
   int head_dim = 0;
   int intermediate_size = 0;
   int vocab_size = 0;
+  int64_t max_context = 0;  // max_position_embeddings (dbrx: max_seq_len); 0 when not given
   bool tie_embeddings = false;
   bool attention_bias = false;   // q/k/v projections carry biases
   bool o_bias = false;           // the output projection too (gpt-oss)

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/cluster/cluster_print.hpp"
+
 namespace meshplan {
 
 inline constexpr const char* kPlanSchema = "meshplan.plan/1";
@@ -46,6 +48,9 @@ struct RankPlan {
   double flops = 0;      // effective FLOP/s
   double stage_s = 0;
   std::optional<HopInfo> hop_to_next;
+  // A Mac whose default GPU wired limit is below what this rank holds: the iogpu.wired_limit_mb
+  // to set before loading (`meshplan setup --plan` prints it); 0 when none is needed.
+  int64_t wired_limit_mb = 0;
 };
 
 struct Prediction {
@@ -100,6 +105,7 @@ struct HostInfo {
   double overhead_s = 0;
   std::string usable_rule;
   bool used = false;
+  std::string left_out;  // why a candidate the plan does not use was left out
 };
 
 struct Plan {
@@ -111,6 +117,7 @@ struct Plan {
   int64_t prompt = 0;
   std::string strategy;  // "pipeline", "tensor", "expert"
   std::string backend;   // "jaccl", "jaccl-ring", "ring", "ethernet", "none"
+  std::string transport;  // what the prediction assumed: "rdma", "thunderbolt", "network", "local"
   std::vector<RankPlan> ranks;
   Prediction predicted;
   std::optional<BoundInfo> bound;
@@ -122,6 +129,7 @@ struct Plan {
   std::vector<HostInfo> hosts;  // every candidate host
   double stage_overhead_s = 0;
   double activation_bytes = 0;  // per token crossing a hop (2h)
+  ClusterPrint cluster;         // the hardware the plan was made for (its hosts, their links)
 };
 
 }  // namespace meshplan

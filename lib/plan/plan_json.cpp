@@ -29,6 +29,7 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
   j["prompt"] = plan.prompt;
   j["strategy"] = plan.strategy;
   j["backend"] = plan.backend;
+  if (!plan.transport.empty()) j["transport"] = plan.transport;
   ojson ranks = ojson::array();
   for (const auto& r : plan.ranks) {
     ojson x;
@@ -38,6 +39,7 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
     if (r.share) x["share"] = json_number(*r.share);
     if (!r.experts.empty()) x["experts"] = r.experts;
     x["holds_head"] = r.holds_head;
+    if (r.wired_limit_mb > 0) x["wired_limit_mb"] = r.wired_limit_mb;
     x["weight_bytes"] = json_number(std::round(r.weight_bytes));
     x["kv_bytes"] = json_number(std::round(r.kv_bytes));
     x["total_bytes"] = json_number(std::round(r.total_bytes));
@@ -124,6 +126,7 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
     ojson x;
     x["name"] = h.name;
     x["used"] = h.used;
+    if (!h.used && !h.left_out.empty()) x["left_out"] = h.left_out;
     x["usable_bytes"] = json_number(std::round(h.usable_bytes));
     x["bandwidth_bytes_per_s"] = json_number(h.bandwidth);
     x["flops_per_s"] = json_number(h.flops);
@@ -132,6 +135,24 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
     hosts.push_back(x);
   }
   j["hosts"] = hosts;
+  if (!plan.cluster.empty()) {
+    // What the plan was made for: `emit --plan` refuses a cluster that differs from it.
+    ojson c, ch = ojson::array(), cl = ojson::array();
+    for (const auto& h : plan.cluster.hosts) {
+      ojson x;
+      x["name"] = h.name;
+      x["chip"] = h.chip;
+      x["memory_bytes"] = h.memory;
+      x["os"] = h.os;
+      ch.push_back(x);
+    }
+    for (const auto& l : plan.cluster.links)
+      cl.push_back(ojson{{"hosts", ojson::array({l.a, l.b})}, {"link", l.link}});
+    c["hosts"] = ch;
+    c["links"] = cl;
+    c["message_bytes"] = json_number(plan.cluster.message_bytes);
+    j["made_for"] = c;
+  }
   ojson f;
   f["stage_overhead_ms"] = json_ms(plan.stage_overhead_s);
   f["activation_bytes"] = json_number(plan.activation_bytes);

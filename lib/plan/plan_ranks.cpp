@@ -15,12 +15,42 @@ std::vector<std::string> PlanRanks::hosts() const {
   return out;
 }
 
+namespace {
+
+ClusterPrint read_made_for(const DocNode& node) {
+  node.require_object();
+  ClusterPrint p;
+  p.message_bytes = node.at("message_bytes").as_number();
+  for (const DocNode& h : node.at("hosts").require_array().items()) {
+    h.require_object();
+    ClusterPrint::HostPrint x;
+    x.name = h.at("name").as_string();
+    x.chip = h.at("chip").as_string();
+    int64_t memory = h.at("memory_bytes").as_int();
+    if (memory < 0) h.at("memory_bytes").fail("expected a number of bytes, at least 0");
+    x.memory = static_cast<uint64_t>(memory);
+    x.os = h.at("os").as_string();
+    p.hosts.push_back(std::move(x));
+  }
+  for (const DocNode& l : node.at("links").require_array().items()) {
+    l.require_object();
+    const auto& pair = l.at("hosts").require_array().items();
+    if (pair.size() != 2) l.at("hosts").fail("expected two host names");
+    p.links.push_back({pair[0].as_string(), pair[1].as_string(), l.at("link").as_string()});
+  }
+  return p;
+}
+
+}  // namespace
+
 PlanRanks read_plan_ranks(const DocNode& root) {
   root.require_object();
   if (auto* s = root.find("schema"); s && s->as_string() != kPlanSchema)
     s->fail(fmt::format("expected schema \"{}\", got \"{}\"", kPlanSchema, s->text()));
   PlanRanks out;
   if (auto* b = root.find("backend"); b && b->is_string()) out.backend = b->text();
+  if (auto* s = root.find("strategy"); s && s->is_string()) out.strategy = s->text();
+  if (auto* m = root.find("made_for")) out.made_for = read_made_for(*m);
   const DocNode& ranks = root.at("ranks").require_array();
   if (ranks.items().empty()) ranks.fail("expected at least one rank");
   for (size_t i = 0; i < ranks.items().size(); ++i) {
@@ -38,6 +68,10 @@ PlanRanks read_plan_ranks(const DocNode& root) {
       int64_t a = items[0].as_int(), b = items[1].as_int();
       if (a < 0 || b < a) l->fail(fmt::format("expected 0 <= start <= end, got [{}, {})", a, b));
       r.layers = {static_cast<int>(a), static_cast<int>(b)};
+    }
+    if (auto* w = n.find("wired_limit_mb")) {
+      r.wired_limit_mb = w->as_int();
+      if (r.wired_limit_mb < 0) w->fail("expected a number of MiB, at least 0");
     }
     for (const auto& prev : out.ranks)
       if (prev.host == r.host)
