@@ -1,11 +1,16 @@
 #include "app/cli.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
 #include "app/commands.hpp"
 #include "lib/core/error.hpp"
+#include "lib/core/nearest_names.hpp"
 
 #ifndef MESHPLAN_VERSION
 #define MESHPLAN_VERSION "0.0.0"
@@ -28,6 +33,36 @@ Examples:
   meshplan models deepseek-v3.1-4bit
   meshplan chips
 )";
+
+// The top-level help lists each command by the first line of its description; the examples and
+// options are in `meshplan COMMAND --help`.
+class CommandListFormatter : public CLI::Formatter {
+ public:
+  std::string make_subcommand(const CLI::App* sub) const override {
+    // The first paragraph's first sentence, on one line.
+    std::string d = sub->get_description();
+    d = d.substr(0, d.find("\n\n"));
+    std::replace(d.begin(), d.end(), '\n', ' ');
+    if (size_t end = d.find(". "); end != std::string::npos) d = d.substr(0, end + 1);
+    std::string name = sub->get_display_name(true);
+    return "  " + name + std::string(name.size() < 12 ? 12 - name.size() : 1, ' ') + d + "\n";
+  }
+};
+
+// The first word that is not an option must be a command; a typo gets the nearest names instead
+// of CLI11's "A subcommand is required".
+void require_known_command(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.empty() || a[0] == '-') continue;
+    if (std::find(names.begin(), names.end(), a) != names.end()) return;
+    throw input_error("unknown command \"{}\"{}; commands: {} (meshplan --help)", a,
+                      did_you_mean(a, names), fmt::format("{}", fmt::join(names, ", ")));
+  }
+}
 
 constexpr const char* kFooter =
     R"(Exit codes: 0 ok; 1 check failed or plan infeasible; 2 bad usage or bad input file;
@@ -60,6 +95,8 @@ int run_cli(int argc, char** argv) {
     add_emit_command(app, ctx);
     add_setup_command(app, ctx);
     add_discover_command(app, ctx);
+    app.formatter(std::make_shared<CommandListFormatter>());
+    require_known_command(app, argc, argv);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -59,7 +59,7 @@ void Console::warn(std::string_view text) {
 
 void Console::note(std::string_view text) {
   if (verbosity < 0) return;
-  err_ << text << "\n" << std::flush;
+  err_ << paint_err("meshplan: note: ", Color::kDim) << text << "\n" << std::flush;
 }
 
 void Console::info(std::string_view text) {

@@ -2,6 +2,8 @@
 
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
+#include <nlohmann/json.hpp>
+
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
 #include "lib/models/expert_load.hpp"
@@ -134,7 +136,27 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   if (!o.expert_load.empty()) {
     request.expert_load = parse_expert_load(read_input(ctx, o.expert_load), o.expert_load, model);
   }
-  Plan plan = plan_model(cluster, ctx.catalog, model, request, ctx.clock);
+  Plan plan;
+  try {
+    plan = plan_model(cluster, ctx.catalog, model, request, ctx.clock);
+  } catch (const Error& e) {
+    // --json readers get an object on stdout for a plan that cannot be made, too.
+    if (o.json && e.kind() == ErrorKind::kFailed) {
+      nlohmann::ordered_json j;
+      j["schema"] = kPlanSchema;
+      j["feasible"] = false;
+      j["model"] = model.name;
+      j["error"] = e.what();
+      j["exit_code"] = exit_code(e.kind());
+      ctx.console.data(j.dump(2) + "\n");
+    }
+    throw;
+  }
+  // -v: the figures behind the prediction, per candidate host.
+  for (const HostInfo& h : plan.hosts)
+    ctx.console.info(fmt::format("{}: usable {} ({}), {:.0f} GB/s and {:.1f} TFLOP/s effective{}",
+                                 h.name, format_gib(h.usable_bytes), h.usable_rule,
+                                 h.bandwidth / 1e9, h.flops / 1e12, h.used ? "" : ", not used"));
   std::string json = write_plan_json(plan, model);
   if (!o.output.empty()) write_output(ctx, o.output, json);
   if (o.json)

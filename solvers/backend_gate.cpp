@@ -45,9 +45,7 @@ std::vector<CheckIssue> BackendGate::settle(Plan& plan, const std::string& backe
   const bool several = names.size() > 1;
   plan.backend = several ? backend : "none";
   plan.transport = several ? transport : "local";
-  Transport links = transport == "rdma"          ? Transport::kRdma
-                    : transport == "thunderbolt" ? Transport::kThunderbolt
-                                                 : Transport::kNetwork;
+  Transport links = transport_named(transport);
   plan.cluster = cluster_print(topology_.cluster, topology_.graph, names,
                                several ? links : Transport::kAny, message_bytes_);
   if (!several) return {};

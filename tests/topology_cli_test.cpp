@@ -167,14 +167,19 @@ TEST(topology_cli_test, emit_refuses_an_invalid_backend_and_unknown_formats) {
   r = run_meshplan({"emit", "mlx-hostfile", "-c", chain, "--env", "BAD KEY=1"});
   EXPECT_EQ(r.exit_code, 2);
   // A backend that needs an address nobody recorded names the host and the fix.
-  r = run_meshplan({"emit", "mlx-hostfile", "-c",
-                    source_path("examples/clusters/mac-mini-m4-pro-x4.yaml"), "--backend",
-                    "jaccl"});
+  std::string mesh = write_temp("mesh.yaml", R"(schema: meshplan.cluster/1
+hosts:
+  - {name: mini-1, chip: m4-pro-20c, memory: 64GiB}
+  - {name: mini-2, chip: m4-pro-20c, memory: 64GiB}
+  - {name: mini-3, chip: m4-pro-20c, memory: 64GiB}
+links:
+  - {topology: full-mesh, kind: tb5, rdma: true, hosts: all}
+)");
+  r = run_meshplan({"emit", "mlx-hostfile", "-c", mesh, "--backend", "jaccl"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("no address of mini-1 is known"), std::string::npos) << r.err;
   // ring over Thunderbolt needs no management address.
-  r = run_meshplan({"emit", "mlx-hostfile", "-c",
-                    source_path("examples/clusters/mac-mini-m4-pro-x4.yaml"), "--backend", "ring"});
+  r = run_meshplan({"emit", "mlx-hostfile", "-c", mesh, "--backend", "ring"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 

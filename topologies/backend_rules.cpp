@@ -59,6 +59,19 @@ CheckIssue ring_missing(const TopologyContext& ctx, const std::vector<size_t>& m
       make_issue("ring-missing", Severity::kError, backend, names,
                  rdma_only ? "Could not find a full ring over RDMA-capable Thunderbolt 5 cables."
                            : "Could not find a full ring over the Thunderbolt cables.");
+  std::vector<std::string> portless;
+  for (size_t h : members)
+    if ((rdma_only ? ctx.fabric.tb5_port_count(h) : ctx.fabric.ports(h).size()) == 0)
+      portless.push_back(host_name(ctx, h));
+  if (!portless.empty()) {
+    issue.fix = fmt::format("{} no {}port, so no cable can join {} into the ring; leave {} out, "
+                            "or use the ring over a network (ethernet)",
+                            join_names(portless) + (portless.size() == 1 ? " has" : " have"),
+                            rdma_only ? "Thunderbolt 5 " : "Thunderbolt ",
+                            portless.size() == 1 ? "it" : "them",
+                            portless.size() == 1 ? "it" : "them");
+    return issue;
+  }
   RingAdvice advice = fewest_cables_for_ring(ctx.fabric, members, rdma_only);
   if (!advice.possible) {
     std::vector<std::string> short_of;
@@ -92,6 +105,18 @@ void mesh_pair_issue(const TopologyContext& ctx, size_t i, size_t j, PortAllocat
     CheckIssue issue =
         make_issue("mesh-missing-cable", Severity::kError, v.backend, hosts,
                    fmt::format("Incomplete mesh, {} is not connected to {}", hosts[0], hosts[1]));
+    // Advice only where it can be followed: a host with no Thunderbolt 5 port takes no cable.
+    std::vector<std::string> portless;
+    for (size_t h : {i, j})
+      if (f.tb5_port_count(h) == 0) portless.push_back(host_name(ctx, h));
+    if (!portless.empty()) {
+      issue.fix = fmt::format("{} no Thunderbolt 5 port, so no cable can join them for RDMA; leave "
+                              "{} out of the mesh or use a backend over the network",
+                              join_names(portless) + (portless.size() == 1 ? " has" : " have"),
+                              portless.size() == 1 ? "it" : "them");
+      v.issues.push_back(std::move(issue));
+      return;
+    }
     issue.add_cables.push_back(new_cable(f, ports, i, j, true));
     issue.fix = issue.add_cables.back().describe();
     v.issues.push_back(std::move(issue));
@@ -247,6 +272,7 @@ BackendVerdict check_ring(const TopologyContext& ctx, const std::vector<size_t>&
       note.code = "ring-over-network";
       note.message = fmt::format("no Thunderbolt ring: the ring runs over the {} network",
                                  link_kind_name(net.kind));
+      if (note.add_cables.empty()) note.fix.clear();  // no cable would make one
       v.issues.push_back(std::move(note));
     } else {
       for (auto& i : v.issues)

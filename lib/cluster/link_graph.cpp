@@ -47,6 +47,13 @@ Transport transport_for_backend(std::string_view backend) {
   return Transport::kAny;
 }
 
+Transport transport_named(std::string_view transport) {
+  if (transport == "rdma") return Transport::kRdma;
+  if (transport == "thunderbolt") return Transport::kThunderbolt;
+  if (transport == "network") return Transport::kNetwork;
+  return Transport::kAny;
+}
+
 LinkFigures cable_figures(const Cluster& cluster, size_t cable_index, const Catalog& catalog) {
   const Cable& c = cluster.cables[cable_index];
   const Host* a = cluster.find_host(c.a.host);

@@ -42,6 +42,8 @@ enum class Transport {
 };
 
 Transport transport_for_backend(std::string_view backend);  // "auto", "ring", "jaccl", ...
+// A plan's transport: "rdma", "thunderbolt", "network"; anything else is kAny.
+Transport transport_named(std::string_view transport);
 
 class LinkGraph {
  public:

@@ -9,24 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/core/error.hpp"
+#include "lib/core/nearest_names.hpp"
 #include "lib/core/units.hpp"
 
 namespace meshplan {
 namespace {
-
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
 
 bool looks_like_number(const std::string& s) {
   if (s.empty()) return false;

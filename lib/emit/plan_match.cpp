@@ -24,7 +24,9 @@ void require_plan_matches(const TopologyContext& topology, const PlanRanks& plan
       throw input_error("the plan's host \"{}\" is not in the cluster", host);
   if (!plan.made_for) return;
   const bool several = plan.ranks.size() > 1;
-  Transport t = several ? transport_for_backend(plan.backend) : Transport::kAny;
+  Transport t = !several                 ? Transport::kAny
+                : plan.transport.empty() ? transport_for_backend(plan.backend)
+                                         : transport_named(plan.transport);
   ClusterPrint now =
       cluster_print(topology.cluster, topology.graph, plan.hosts(), t, plan.made_for->message_bytes);
   std::vector<std::string> diffs = print_differences(*plan.made_for, now);

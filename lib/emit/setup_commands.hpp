@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/plan/plan_ranks.hpp"
 #include "topologies/subnet_plan.hpp"
 
 namespace meshplan {
@@ -22,6 +23,11 @@ std::vector<std::string> teardown_commands(const HostSetup& host);
 std::string render_setup(const std::vector<HostSetup>& hosts);
 std::string render_teardown(const std::vector<HostSetup>& hosts);
 // One host's commands, one per line, for `ssh host sh`.
+// The iogpu.wired_limit_mb each host of a plan needs (the plan's ranks that hold more than macOS
+// wires by default), as `sudo sysctl` lines under a comment per host; "" when none needs it.
+// `host` keeps one host's line, without the comment.
+std::string render_wired_limits(const PlanRanks& plan, const std::string& host = "");
+
 std::string render_commands(const std::vector<std::string>& commands);
 
 }  // namespace meshplan

@@ -4,6 +4,7 @@
 
 #include "lib/core/embedded_data.hpp"
 #include "lib/core/error.hpp"
+#include "lib/core/nearest_names.hpp"
 #include "lib/core/units.hpp"
 #include "lib/models/model_builder.hpp"
 
@@ -79,12 +80,19 @@ ModelDesc ModelCatalog::resolve(std::string_view raw_name, std::string_view quan
       }
     }
   }
-  if (!entry)
+  if (!entry) {
+    // Suggest full names with a quantization ("deepseek-v3.1-4bit") when one was given.
+    std::vector<std::string> candidates;
+    for (const auto& e : entries_) {
+      candidates.push_back(e.name);
+      for (const auto& qn : e.quantizations)
+        candidates.push_back(e.name + "-" + qn);
+    }
     throw input_error(
-        "unknown model \"{}\"; known models: {} (add a quantization such as -4bit; see `meshplan "
-        "models`), or give "
-        "the path of a model folder or config.json",
-        raw_name, names());
+        "unknown model \"{}\"{}; known models: {} (add a quantization such as -4bit; see "
+        "`meshplan models`), or give the path of a model folder or config.json",
+        raw_name, did_you_mean(raw_name, candidates), names());
+  }
   if (!quant.empty()) q = to_lower(quant);
   return model(*entry, q);
 }

@@ -50,6 +50,7 @@ PlanRanks read_plan_ranks(const DocNode& root) {
   PlanRanks out;
   if (auto* b = root.find("backend"); b && b->is_string()) out.backend = b->text();
   if (auto* s = root.find("strategy"); s && s->is_string()) out.strategy = s->text();
+  if (auto* t = root.find("transport"); t && t->is_string()) out.transport = t->text();
   if (auto* m = root.find("made_for")) out.made_for = read_made_for(*m);
   const DocNode& ranks = root.at("ranks").require_array();
   if (ranks.items().empty()) ranks.fail("expected at least one rank");

@@ -21,6 +21,7 @@ struct PlanRank {
 struct PlanRanks {
   std::string backend;          // the plan's backend, "" when absent
   std::string strategy;         // "pipeline", "tensor", "expert", "" when absent
+  std::string transport;        // "rdma", "thunderbolt", "network", "local", "" when absent
   std::optional<ClusterPrint> made_for;  // the hardware it was made for, when recorded
   std::vector<PlanRank> ranks;  // in rank order
   std::vector<std::string> hosts() const;
