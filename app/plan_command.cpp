@@ -1,8 +1,8 @@
 #include <memory>
 
+#include <nlohmann/json.hpp>
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
-#include <nlohmann/json.hpp>
 
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
@@ -94,8 +94,9 @@ int64_t token_count(const std::string& flag, const std::string& text) {
 // "10%", "0.1" (a fraction of each host's usable memory) or "8GiB" (bytes per host).
 void parse_headroom(const std::string& text, PlanRequest& r) {
   std::string t = trim(text);
-  const char* form = "expected a fraction of each host's usable memory (0.1 or 10%) or a size "
-                     "(8GiB)";
+  const char* form =
+      "expected a fraction of each host's usable memory (0.1 or 10%) or a size "
+      "(8GiB)";
   if (!t.empty() && t.back() == '%') {
     try {
       size_t used = 0;

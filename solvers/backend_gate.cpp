@@ -17,8 +17,7 @@ BackendGate::BackendGate(const TopologyContext& topology, const PlanningProblem&
     names_.push_back(problem.host(i).name);
     int h = topology.cluster.host_index(problem.host(i).name);
     if (h < 0) continue;
-    for (const CheckIssue& issue :
-         rdma_host_issues(topology, {static_cast<size_t>(h)}, "jaccl")) {
+    for (const CheckIssue& issue : rdma_host_issues(topology, {static_cast<size_t>(h)}, "jaccl")) {
       if (issue.severity != Severity::kError) continue;
       no_rdma_.push_back(i);
       no_rdma_reasons_.push_back(issue.message);

@@ -110,9 +110,10 @@ void PlanningProblem::build(const Cluster& cluster, const Catalog& catalog, cons
     if (request.headroom_fraction > 0 || request.headroom_bytes > 0) {
       h.usable_bytes =
           std::max(0.0, h.usable_bytes * (1 - request.headroom_fraction) - request.headroom_bytes);
-      h.usable_rule += request.headroom_bytes > 0
-                           ? fmt::format(", less --headroom {}", format_gib(request.headroom_bytes))
-                           : fmt::format(", less --headroom {:g} %", 100 * request.headroom_fraction);
+      h.usable_rule +=
+          request.headroom_bytes > 0
+              ? fmt::format(", less --headroom {}", format_gib(request.headroom_bytes))
+              : fmt::format(", less --headroom {:g} %", 100 * request.headroom_fraction);
     }
     in.hosts.push_back(std::move(h));
   }

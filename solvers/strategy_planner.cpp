@@ -62,7 +62,9 @@ struct Outcome {
   std::vector<Attempt> attempts;
 };
 
-double tps(const Plan& p) { return p.predicted.decode_tokens_per_s; }
+double tps(const Plan& p) {
+  return p.predicted.decode_tokens_per_s;
+}
 
 Alternative alternative(const Outcome& o, const Plan* chosen) {
   Alternative a;
@@ -117,8 +119,8 @@ void refuse_flags_that_do_not_apply(const ModelDesc& model, const PlanRequest& r
         r.solver, s);
   }
   if (r.allow_uneven && (s == "pipeline" || s == "expert"))
-    throw input_error("--allow-uneven sets tensor-parallel shares; it does not apply to --strategy {}",
-                      s);
+    throw input_error(
+        "--allow-uneven sets tensor-parallel shares; it does not apply to --strategy {}", s);
   if (r.expert_load && (s == "pipeline" || s == "tensor"))
     throw input_error("--expert-load places experts; it does not apply to --strategy {}", s);
   if (r.expert_load && !model.is_moe())
@@ -153,7 +155,8 @@ Outcome plan_strategy(const Strategy& strategy, const std::vector<PlanningProble
     }
     if (a.plan) {
       a.invalid = gate.settle(*a.plan, routes[b].backend, routes[b].transport);
-      if (a.invalid.empty() && (!o.plan || tps(*a.plan) > tps(*o.plan) * (1 + 1e-9))) o.plan = a.plan;
+      if (a.invalid.empty() && (!o.plan || tps(*a.plan) > tps(*o.plan) * (1 + 1e-9)))
+        o.plan = a.plan;
     }
     o.attempts.push_back(std::move(a));
   }
@@ -185,9 +188,9 @@ void note_rejected(Plan& chosen, const std::vector<Outcome>& outcomes, const Bac
   for (const Outcome& o : outcomes)
     for (const Attempt& a : o.attempts) {
       if (!a.plan || a.invalid.empty() || tps(*a.plan) <= tps(chosen) * (1 + 1e-9)) continue;
-      chosen.notes.push_back(fmt::format(
-          "{} over {} would predict {:.1f} tokens/s but is not valid for its hosts: {}",
-          o.strategy, a.backend, tps(*a.plan), first_error(a.invalid)));
+      chosen.notes.push_back(
+          fmt::format("{} over {} would predict {:.1f} tokens/s but is not valid for its hosts: {}",
+                      o.strategy, a.backend, tps(*a.plan), first_error(a.invalid)));
     }
   std::vector<std::string> blocked;
   for (size_t k = 0; k < gate.no_rdma().size(); ++k) {
@@ -242,7 +245,8 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
     if (o.plan && (!fastest || tps(*o.plan) > tps(*fastest->plan) * (1 + 1e-9))) fastest = &o;
   }
   if (!fastest) {
-    if (chosen) throw failure("{} parallel is not possible for {}: {}", s, model.name, outcomes[0].reason);
+    if (chosen)
+      throw failure("{} parallel is not possible for {}: {}", s, model.name, outcomes[0].reason);
     std::string why;
     for (const auto& o : outcomes)
       why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", o.strategy, o.reason);

@@ -20,10 +20,10 @@ void mark_wired_limits(Plan& plan, const PlanningProblem& problem) {
       // own margin stays.
       const double target = std::max(h.usable_bytes + 0.0, r.total_bytes);
       r.wired_limit_mb = static_cast<int64_t>(std::ceil(target / (1024.0 * 1024.0)));
-      hosts.push_back(fmt::format("{} (holds {}, macOS wires {} by default: sudo sysctl "
-                                  "iogpu.wired_limit_mb={})",
-                                  r.host, format_gib(r.total_bytes),
-                                  format_gib(h.default_wired_bytes), r.wired_limit_mb));
+      hosts.push_back(fmt::format(
+          "{} (holds {}, macOS wires {} by default: sudo sysctl "
+          "iogpu.wired_limit_mb={})",
+          r.host, format_gib(r.total_bytes), format_gib(h.default_wired_bytes), r.wired_limit_mb));
     }
   }
   if (!hosts.empty())

@@ -74,8 +74,8 @@ TEST(plan_trust_test, plans_only_over_a_backend_check_accepts_for_their_hosts) {
         }
     }
     EXPECT_EQ(p["transport"], backend == "jaccl" || backend == "jaccl-ring" ? "rdma"
-                              : backend == "ethernet"                      ? "network"
-                                                                           : p["transport"]);
+                              : backend == "ethernet"                       ? "network"
+                                                                            : p["transport"]);
     // emit uses the plan's backend.
     std::string plan_file = write_file("plan.json", p.dump());
     auto e = run_meshplan({"emit", "mlx-hostfile", "-c", cluster, "--plan", plan_file});
@@ -120,8 +120,8 @@ TEST(plan_trust_test, emit_refuses_a_plan_made_for_other_hardware) {
   size_t at = text.find("memory: 512GiB", text.find("name: m3-ultra-2"));
   text.replace(at, 14, "memory: 256GiB");
   std::string changed = write_file("changed.yaml", text);
-  for (const auto& cmd : {std::vector<std::string>{"emit", "mlx-hostfile"},
-                          std::vector<std::string>{"dot"}}) {
+  for (const auto& cmd :
+       {std::vector<std::string>{"emit", "mlx-hostfile"}, std::vector<std::string>{"dot"}}) {
     std::vector<std::string> args = cmd;
     for (const auto& a : {"-c", changed.c_str(), "--plan", plan_file.c_str()})
       args.push_back(a);
@@ -156,8 +156,8 @@ TEST(plan_trust_test, identical_hosts_get_balanced_memory_and_the_wired_limit_is
   auto s = run_meshplan({"setup", "-c", kEth, "--plan", plan_file});
   ASSERT_EQ(s.exit_code, 0) << s.err;
   std::regex line("sudo sysctl iogpu\\.wired_limit_mb=[0-9]+");
-  auto n = std::distance(std::sregex_iterator(s.out.begin(), s.out.end(), line),
-                         std::sregex_iterator());
+  auto n =
+      std::distance(std::sregex_iterator(s.out.begin(), s.out.end(), line), std::sregex_iterator());
   EXPECT_EQ(n, marked) << s.out;
 
   // --headroom takes a fraction or bytes off every host's usable memory.
@@ -169,9 +169,9 @@ TEST(plan_trust_test, identical_hosts_get_balanced_memory_and_the_wired_limit_is
     EXPECT_NEAR(kept["hosts"][i]["usable_bytes"].get<double>(), 0.8 * u, 2);
     EXPECT_NEAR(bytes["hosts"][i]["usable_bytes"].get<double>(), u - 8.0 * (1 << 30), 2);
   }
-  EXPECT_EQ(run_meshplan({"plan", "-c", kEth, "-m", "llama-3.3-70b-4bit", "--headroom", "1.5"})
-                .exit_code,
-            2);
+  EXPECT_EQ(
+      run_meshplan({"plan", "-c", kEth, "-m", "llama-3.3-70b-4bit", "--headroom", "1.5"}).exit_code,
+      2);
 }
 
 TEST(plan_trust_test, memory_units_and_limits) {
@@ -265,9 +265,8 @@ TEST(plan_trust_test, small_hosts_are_left_out_and_flags_that_do_not_apply_are_r
   EXPECT_NE(err["error"].get<std::string>().find("does not fit"), std::string::npos);
 
   // A plan file given as the cluster is named as such.
-  std::string plan_file = write_file("plan.json", plan_json({"-c", kM3, "-m",
-                                                             "llama-3.3-70b-4bit"})
-                                                      .dump());
+  std::string plan_file =
+      write_file("plan.json", plan_json({"-c", kM3, "-m", "llama-3.3-70b-4bit"}).dump());
   r = run_meshplan({"check", "-c", plan_file});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("this is a plan file"), std::string::npos) << r.err;
@@ -275,8 +274,8 @@ TEST(plan_trust_test, small_hosts_are_left_out_and_flags_that_do_not_apply_are_r
 
 TEST(plan_trust_test, left_out_hosts_are_named_for_every_strategy_citing_only_given_flags) {
   std::string cluster = m3_with_last_host(kOldMacos);
-  auto r = run_meshplan({"plan", "-c", cluster, "-m", "qwen3-235b-a22b-8bit", "--strategy",
-                         "expert"});
+  auto r =
+      run_meshplan({"plan", "-c", cluster, "-m", "qwen3-235b-a22b-8bit", "--strategy", "expert"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("left out: m3-ultra-4 (cannot use RDMA"), std::string::npos) << r.out;
   json p = plan_json({"-c", kM3, "-m", "llama-3.3-70b-4bit", "--strategy", "pipeline", "--pin",

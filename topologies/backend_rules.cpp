@@ -64,12 +64,12 @@ CheckIssue ring_missing(const TopologyContext& ctx, const std::vector<size_t>& m
     if ((rdma_only ? ctx.fabric.tb5_port_count(h) : ctx.fabric.ports(h).size()) == 0)
       portless.push_back(host_name(ctx, h));
   if (!portless.empty()) {
-    issue.fix = fmt::format("{} no {}port, so no cable can join {} into the ring; leave {} out, "
-                            "or use the ring over a network (ethernet)",
-                            join_names(portless) + (portless.size() == 1 ? " has" : " have"),
-                            rdma_only ? "Thunderbolt 5 " : "Thunderbolt ",
-                            portless.size() == 1 ? "it" : "them",
-                            portless.size() == 1 ? "it" : "them");
+    issue.fix = fmt::format(
+        "{} no {}port, so no cable can join {} into the ring; leave {} out, "
+        "or use the ring over a network (ethernet)",
+        join_names(portless) + (portless.size() == 1 ? " has" : " have"),
+        rdma_only ? "Thunderbolt 5 " : "Thunderbolt ", portless.size() == 1 ? "it" : "them",
+        portless.size() == 1 ? "it" : "them");
     return issue;
   }
   RingAdvice advice = fewest_cables_for_ring(ctx.fabric, members, rdma_only);
@@ -110,10 +110,11 @@ void mesh_pair_issue(const TopologyContext& ctx, size_t i, size_t j, PortAllocat
     for (size_t h : {i, j})
       if (f.tb5_port_count(h) == 0) portless.push_back(host_name(ctx, h));
     if (!portless.empty()) {
-      issue.fix = fmt::format("{} no Thunderbolt 5 port, so no cable can join them for RDMA; leave "
-                              "{} out of the mesh or use a backend over the network",
-                              join_names(portless) + (portless.size() == 1 ? " has" : " have"),
-                              portless.size() == 1 ? "it" : "them");
+      issue.fix = fmt::format(
+          "{} no Thunderbolt 5 port, so no cable can join them for RDMA; leave "
+          "{} out of the mesh or use a backend over the network",
+          join_names(portless) + (portless.size() == 1 ? " has" : " have"),
+          portless.size() == 1 ? "it" : "them");
       v.issues.push_back(std::move(issue));
       return;
     }

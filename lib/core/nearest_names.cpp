@@ -24,7 +24,9 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 namespace {
 
 // The first dash-separated part, and the first two: "deepseek-v3-4bit" -> "deepseek", "v3".
-std::string stem(std::string_view s) { return std::string(s.substr(0, s.find('-'))); }
+std::string stem(std::string_view s) {
+  return std::string(s.substr(0, s.find('-')));
+}
 
 }  // namespace
 
@@ -37,8 +39,10 @@ std::vector<std::string> nearest_names(std::string_view word, const std::vector<
     const std::string n = to_lower(name);
     size_t d = edit_distance(w, n);
     // Same family name and a close rest (a version or a quantization off) still counts.
-    if (d > limit && stem(w) == stem(n) && stem(w).size() >= 3) d = limit + 1 + d / 4;
-    else if (d > limit) continue;
+    if (d > limit && stem(w) == stem(n) && stem(w).size() >= 3)
+      d = limit + 1 + d / 4;
+    else if (d > limit)
+      continue;
     scored.emplace_back(d, name);
   }
   std::stable_sort(scored.begin(), scored.end(),

@@ -27,13 +27,14 @@ void require_plan_matches(const TopologyContext& topology, const PlanRanks& plan
   Transport t = !several                 ? Transport::kAny
                 : plan.transport.empty() ? transport_for_backend(plan.backend)
                                          : transport_named(plan.transport);
-  ClusterPrint now =
-      cluster_print(topology.cluster, topology.graph, plan.hosts(), t, plan.made_for->message_bytes);
+  ClusterPrint now = cluster_print(topology.cluster, topology.graph, plan.hosts(), t,
+                                   plan.made_for->message_bytes);
   std::vector<std::string> diffs = print_differences(*plan.made_for, now);
   if (diffs.empty()) return;
-  throw failure("the cluster differs from the one the plan was made for: {}; plan again with this "
-                "cluster",
-                fmt::join(diffs, "; "));
+  throw failure(
+      "the cluster differs from the one the plan was made for: {}; plan again with this "
+      "cluster",
+      fmt::join(diffs, "; "));
 }
 
 }  // namespace meshplan

@@ -144,7 +144,8 @@ ArchConfig read_arch_config(const DocNode& root) {
   for (const char* key : {"max_position_embeddings", "max_seq_len"})
     if (const DocNode* v = cfg.find(key); v && c.max_context == 0) {
       c.max_context = v->as_int();
-      if (c.max_context <= 0) v->fail(fmt::format("expected a positive number of tokens, got {}", v->text()));
+      if (c.max_context <= 0)
+        v->fail(fmt::format("expected a positive number of tokens, got {}", v->text()));
     }
   if (c.sliding_window.size() != static_cast<size_t>(c.num_layers))
     c.sliding_window.assign(static_cast<size_t>(c.num_layers), 0);

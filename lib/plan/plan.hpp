@@ -115,8 +115,8 @@ struct Plan {
   uint64_t total_bytes = 0;
   int64_t context = 0;
   int64_t prompt = 0;
-  std::string strategy;  // "pipeline", "tensor", "expert"
-  std::string backend;   // "jaccl", "jaccl-ring", "ring", "ethernet", "none"
+  std::string strategy;   // "pipeline", "tensor", "expert"
+  std::string backend;    // "jaccl", "jaccl-ring", "ring", "ethernet", "none"
   std::string transport;  // what the prediction assumed: "rdma", "thunderbolt", "network", "local"
   std::vector<RankPlan> ranks;
   Prediction predicted;

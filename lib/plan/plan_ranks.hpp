@@ -15,15 +15,15 @@ struct PlanRank {
   int rank = 0;
   std::string host;
   std::optional<std::pair<int, int>> layers;  // [start, end)
-  int64_t wired_limit_mb = 0;                  // iogpu.wired_limit_mb the rank needs, 0 = none
+  int64_t wired_limit_mb = 0;                 // iogpu.wired_limit_mb the rank needs, 0 = none
 };
 
 struct PlanRanks {
-  std::string backend;          // the plan's backend, "" when absent
-  std::string strategy;         // "pipeline", "tensor", "expert", "" when absent
-  std::string transport;        // "rdma", "thunderbolt", "network", "local", "" when absent
+  std::string backend;    // the plan's backend, "" when absent
+  std::string strategy;   // "pipeline", "tensor", "expert", "" when absent
+  std::string transport;  // "rdma", "thunderbolt", "network", "local", "" when absent
   std::optional<ClusterPrint> made_for;  // the hardware it was made for, when recorded
-  std::vector<PlanRank> ranks;  // in rank order
+  std::vector<PlanRank> ranks;           // in rank order
   std::vector<std::string> hosts() const;
 };
 
