@@ -76,6 +76,9 @@ struct Host {
   uint64_t memory = 0;
   std::optional<uint64_t> usable_memory;
   std::vector<Gpu> gpus;
+  // How each pair of GPUs is joined, as `nvidia-smi topo -m` says: "NV18" (18 NVLinks), "PIX",
+  // "PXB", "PHB", "NODE" or "SYS" (PCIe paths), "X" on the diagonal. Empty when unknown.
+  std::vector<std::vector<std::string>> gpu_links;
   std::vector<ThunderboltPort> ports;
   std::vector<NetInterface> interfaces;
   std::optional<bool> rdma_enabled;

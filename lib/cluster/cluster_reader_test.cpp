@@ -122,6 +122,34 @@ TEST(cluster_reader_test, usable_memory_cannot_exceed_memory) {
             std::string::npos);
 }
 
+TEST(cluster_reader_test, gpu_links_by_matrix_nvlink_count_or_fabric) {
+  const std::string two =
+      "hosts:\n  - name: g\n    memory: 256GiB\n    gpus: [{chip: h200}, {chip: h200}]\n";
+  Cluster c = load(two + "    nvlink: 18\n");
+  EXPECT_EQ(c.hosts[0].gpu_links,
+            (std::vector<std::vector<std::string>>{{"X", "NV18"}, {"NV18", "X"}}));
+  c = load(two + "    gpu_fabric: pcie\n");
+  EXPECT_EQ(c.hosts[0].gpu_links[1][0], "PHB");
+  c = load(two + "    gpu_links: [[X, NV4], [NV4, X]]\n");
+  EXPECT_EQ(c.hosts[0].gpu_links[0][1], "NV4");
+  // Written as the matrix, read back the same.
+  EXPECT_EQ(load(write_cluster_json(c), "c.json"), c);
+
+  EXPECT_NE(load_error(two + "    gpu_links: [[X, NV4]]\n").find("expected 2 rows"),
+            std::string::npos);
+  EXPECT_NE(load_error(two + "    gpu_links: [[X, FAST], [NV4, X]]\n").find("got \"FAST\""),
+            std::string::npos);
+  EXPECT_NE(load_error(two + "    gpu_links: [[NV4, NV4], [NV4, X]]\n").find("X on the diagonal"),
+            std::string::npos);
+  EXPECT_NE(load_error(two + "    gpu_fabric: infiniband\n").find("nvswitch or pcie"),
+            std::string::npos);
+  EXPECT_NE(load_error(two + "    nvlink: 18\n    gpu_fabric: pcie\n").find("give one of"),
+            std::string::npos);
+  EXPECT_NE(load_error("hosts:\n  - {name: g, memory: 64GiB, gpus: [{chip: h200}], nvlink: 18}\n")
+                .find("at least 2"),
+            std::string::npos);
+}
+
 TEST(cluster_reader_test, round_trip_read_write_read_gives_the_same_cluster) {
   for (const char* example :
        {"mac-studio-m3-ultra-x4.yaml", "studio-air-fabric.yaml", "ethernet-5-node.yaml",

@@ -70,6 +70,7 @@ ojson host_json(const Host& h) {
       gpus.push_back(x);
     }
     j["gpus"] = gpus;
+    if (!h.gpu_links.empty()) j["gpu_links"] = h.gpu_links;
   }
   if (!h.ports.empty()) {
     ojson ports = ojson::array();

@@ -8,6 +8,7 @@
 
 #include "lib/cluster/cluster_reader.hpp"
 #include "lib/core/units.hpp"
+#include "lib/discovery/gpu_topology_parser.hpp"
 #include "lib/discovery/hardware_parser.hpp"
 #include "lib/discovery/ibv_parser.hpp"
 #include "lib/discovery/ifconfig_parser.hpp"
@@ -341,6 +342,14 @@ class Builder {
             h.gpus.push_back(std::move(gpu));
           }
         });
+      // The GPU link matrix, when it describes the GPUs nvidia-smi listed.
+      if (const ProbeOutput* t = probes_.find("nvidia_topo"); t && h.gpus.size() > 1) {
+        if (take("nvidia_topo"))
+          parse("nvidia_topo", [&] {
+            GpuTopology topo = parse_gpu_topology(t->out);
+            if (topo.gpus.size() == h.gpus.size()) h.gpu_links = topo.links;
+          });
+      }
     }
     if (auto* p = take("ip_addr"))
       parse("ip_addr", [&] {

@@ -196,5 +196,28 @@ TEST(host_builder_test, linux_gpu_host) {
   EXPECT_EQ(b.failure, HostFailureKind::kOutputNotUnderstood);
 }
 
+TEST(host_builder_test, two_gpu_host_records_its_nvlinks) {
+  ProbeSet s;
+  s.probes["uname"].out = "Linux\n";
+  s.probes["meminfo"].out =
+      read_text(fixture_path("linux/device_meminfo_and_torch_nccl_versions_h100.txt"));
+  s.probes["nvidia_smi"].out = read_text(fixture_path("linux/nvidia-smi_query-gpu_h200x2.csv"));
+  s.probes["nvidia_topo"].out = read_text(fixture_path("linux/nvidia-smi_topo-m_h200x2.txt"));
+  BuiltHost b = build("h200", s);
+  ASSERT_EQ(b.failure, HostFailureKind::kNone) << b.failure_message;
+  ASSERT_EQ(b.host.gpus.size(), 2u);
+  EXPECT_EQ(b.host.gpu_links,
+            (std::vector<std::vector<std::string>>{{"X", "NV18"}, {"NV18", "X"}}));
+  // A matrix for other GPUs than nvidia-smi listed is not recorded.
+  s.probes["nvidia_topo"].out = read_text(
+      fixture_path("linux/nvidia-smi_topo-m_HGX-H100x8_10NIC_EXCERPT_nccl-issue1264.txt"));
+  EXPECT_TRUE(build("h200", s).host.gpu_links.empty());
+  // Output that is not the matrix is reported, the host kept.
+  s.probes["nvidia_topo"].out = "NVIDIA-SMI has failed\n";
+  b = build("h200", s);
+  EXPECT_EQ(b.failure, HostFailureKind::kNone);
+  EXPECT_FALSE(b.findings.empty());
+}
+
 }  // namespace
 }  // namespace meshplan

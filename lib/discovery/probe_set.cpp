@@ -32,6 +32,7 @@ const std::vector<ProbeSpec>& probe_specs() {
        "nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,memory.total "
        "--format=csv,noheader,nounits",
        false},
+      {"nvidia_topo", "txt", ProbeOs::kLinux, "nvidia-smi topo -m", false},
       {"ip_addr", "json", ProbeOs::kLinux, "ip -j addr show", false},
       {"ibv_devinfo", "txt", ProbeOs::kAny, "ibv_devinfo", false},
   };
