@@ -45,7 +45,7 @@ void must(const std::string& cmd) {
     throw std::runtime_error("command failed (" + std::to_string(rc) + "): " + cmd + "\n" + out);
 }
 
-std::string quoted(const std::string& s) {
+std::string sh_quoted(const std::string& s) {
   std::string q = "'";
   for (char c : s)
     q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -112,7 +112,7 @@ NetnsFarm::NetnsFarm() {
   dir_ = temp_dir();
   std::filesystem::create_directories(home());
   tag_ = std::to_string(getpid() % 100000);
-  must("ssh-keygen -q -t ed25519 -N '' -C meshplan-test -f " + quoted(dir_ + "/client"));
+  must("ssh-keygen -q -t ed25519 -N '' -C meshplan-test -f " + sh_quoted(dir_ + "/client"));
   client_key_ = dir_ + "/client";
   std::ofstream(dir_ + "/authorized_keys") << SshdFarm::public_key(client_key_) << "\n";
   chmod((dir_ + "/authorized_keys").c_str(), 0600);
@@ -159,7 +159,7 @@ NetnsHost& NetnsFarm::add_host(const std::string& name) {
   // across it sees nothing.
   must("ip netns exec " + r.netns + " sysctl -q -w net.ipv6.conf.mgmt0.disable_ipv6=1");
   r.host_key = dir_ + "/host_" + name;
-  must("ssh-keygen -q -t ed25519 -N '' -C meshplan-test -f " + quoted(r.host_key));
+  must("ssh-keygen -q -t ed25519 -N '' -C meshplan-test -f " + sh_quoted(r.host_key));
   return r;
 }
 
@@ -250,7 +250,7 @@ void NetnsFarm::stop() {
 std::string NetnsFarm::exec(const std::string& host_name, const std::string& command) const {
   for (const auto& h : hosts_) {
     if (h.name != host_name) continue;
-    auto [out, rc] = capture("ip netns exec " + h.netns + " sh -c " + quoted(command));
+    auto [out, rc] = capture("ip netns exec " + h.netns + " sh -c " + sh_quoted(command));
     if (rc != 0)
       throw std::runtime_error("in " + host_name + ": `" + command + "` exited " +
                                std::to_string(rc));
@@ -262,7 +262,8 @@ std::string NetnsFarm::exec(const std::string& host_name, const std::string& com
 int NetnsFarm::exec_status(const std::string& host_name, const std::string& command) const {
   for (const auto& h : hosts_) {
     if (h.name == host_name)
-      return capture("ip netns exec " + h.netns + " sh -c " + quoted(command) + " >/dev/null 2>&1")
+      return capture("ip netns exec " + h.netns + " sh -c " + sh_quoted(command) +
+                     " >/dev/null 2>&1")
           .second;
   }
   throw std::runtime_error("no farm host " + host_name);
