@@ -114,22 +114,20 @@ ThunderboltBridge read_bridge(const DocNode& n) {
 // than the chip can have is a typo; Apple's "512GB" means GiB, which decimal "GB" is not.
 uint64_t read_host_memory(const DocNode& v, const Host& h, const Catalog& catalog,
                           std::vector<std::string>& warnings) {
-  const bool bare =
-      v.is_number() || (v.is_string() && !v.text().empty() &&
-                        v.text().find_first_not_of("0123456789. ") == std::string::npos);
+  const bool bare = v.is_number() || (v.is_string() && !v.text().empty() &&
+                                      v.text().find_first_not_of("0123456789. ") == std::string::npos);
   if (bare && v.is_string()) {
     v.fail(fmt::format("expected a size with a unit, e.g. 512GiB, got {}", v.describe_value()));
   }
   uint64_t bytes = read_size(v);
   if (bare && bytes < (uint64_t{1} << 20))
-    v.fail(
-        fmt::format("expected a size with a unit, e.g. 512GiB, got the bare number {} (that "
-                    "would be {} bytes); add a unit",
-                    v.text(), v.text()));
+    v.fail(fmt::format("expected a size with a unit, e.g. 512GiB, got the bare number {} (that "
+                       "would be {} bytes); add a unit",
+                       v.text(), v.text()));
   const ChipSpec* chip = h.chip.empty() ? nullptr : catalog.find_chip(h.chip);
   if (chip && chip->unified_memory && chip->max_memory > 0 && bytes > chip->max_memory)
-    v.fail(fmt::format("memory {} is more than {} can have (at most {})", format_gib(bytes), h.chip,
-                       format_gib(chip->max_memory)));
+    v.fail(fmt::format("memory {} is more than {} can have (at most {})", format_gib(bytes),
+                       h.chip, format_gib(chip->max_memory)));
   if (v.is_string() && chip && chip->unified_memory) {
     std::string t = to_lower(trim(v.text()));
     if (t.size() > 2 && (t.ends_with("gb") || t.ends_with("tb")) && !t.ends_with("ib")) {
@@ -426,18 +424,15 @@ const MachineSpec* host_machine(const Host& host, const Catalog& catalog) {
 Cluster read_cluster(const DocNode& root, const Catalog& catalog) {
   root.require_object();
   // Another meshplan file where a cluster is expected: say which, rather than "unknown key".
-  std::string schema =
-      root.find("schema") && root.find("schema")->is_string() ? root.find("schema")->text() : "";
-  if (schema == "meshplan.plan/1" ||
-      (schema.empty() && root.find("ranks") && root.find("predicted")))
-    root.fail(
-        "this is a plan file (meshplan.plan/1), not a cluster file; give the cluster file "
-        "with -c and the plan with --plan");
-  if (schema == "meshplan.check/1" ||
-      (schema.empty() && root.find("backends") && root.find("chosen")))
-    root.fail(
-        "this is a check report (meshplan.check/1), not a cluster file; give the cluster "
-        "file that was checked");
+  std::string schema = root.find("schema") && root.find("schema")->is_string()
+                           ? root.find("schema")->text()
+                           : "";
+  if (schema == "meshplan.plan/1" || (schema.empty() && root.find("ranks") && root.find("predicted")))
+    root.fail("this is a plan file (meshplan.plan/1), not a cluster file; give the cluster file "
+              "with -c and the plan with --plan");
+  if (schema == "meshplan.check/1" || (schema.empty() && root.find("backends") && root.find("chosen")))
+    root.fail("this is a check report (meshplan.check/1), not a cluster file; give the cluster "
+              "file that was checked");
   root.check_keys({"schema", "name", "hosts", "links", "findings"});
   Cluster cluster;
   if (auto* s = root.find("schema")) {
