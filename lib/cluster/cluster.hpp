@@ -56,6 +56,9 @@ struct NetInterface {
   std::string ipv4;
   int prefix = 0;
   double speed_gbps = 0;
+  std::string mac;          // "b6:d4:2f:da:c0:d1" (Linux discovery)
+  std::string state;        // operational state: "up", "down", ... (Linux discovery)
+  std::string rdma_device;  // "mlx5_0" when /sys/class/infiniband names this interface
   bool operator==(const NetInterface&) const = default;
 };
 
@@ -101,6 +104,8 @@ struct Host {
 struct Endpoint {
   std::string host;
   std::string port;  // receptacle id; empty for network cables without a Thunderbolt port
+  // The network interface of a direct cable between Linux hosts ("enp1s0f0"); empty otherwise.
+  std::string interface {};
   bool operator==(const Endpoint&) const = default;
 };
 

@@ -74,7 +74,7 @@ ThunderboltPort read_port(const DocNode& n) {
 }
 
 NetInterface read_interface(const DocNode& n) {
-  n.check_keys({"name", "kind", "ipv4", "prefix", "speed_gbps"});
+  n.check_keys({"name", "kind", "ipv4", "prefix", "speed_gbps", "mac", "state", "rdma_device"});
   NetInterface i;
   i.name = n.at("name").as_string();
   if (auto* v = n.find("kind")) {
@@ -89,6 +89,9 @@ NetInterface read_interface(const DocNode& n) {
   if (auto* v = n.find("ipv4")) i.ipv4 = read_ipv4(*v, &i.prefix);
   if (auto* v = n.find("prefix")) i.prefix = read_prefix(*v);
   if (auto* v = n.find("speed_gbps")) i.speed_gbps = v->as_number();
+  if (auto* v = n.find("mac")) i.mac = v->as_string();
+  if (auto* v = n.find("state")) i.state = v->as_string();
+  if (auto* v = n.find("rdma_device")) i.rdma_device = v->as_string();
   return i;
 }
 
@@ -121,7 +124,7 @@ void read_gpu_links(const DocNode& n, Host& h) {
   auto uniform = [&](const std::string& entry) {
     h.gpu_links.assign(g, std::vector<std::string>(g, entry));
     for (size_t i = 0; i < g; ++i)
-      h.gpu_links[i][i] = "X";
+      h.gpu_links[i][i].assign(1, 'X');  // not = "X": GCC 12 warns falsely (-Wrestrict)
   };
   const DocNode* links = n.find("gpu_links");
   const DocNode* nvlink = n.find("nvlink");
@@ -295,7 +298,7 @@ Host read_host(const DocNode& n, const Catalog& catalog, std::vector<std::string
   return h;
 }
 
-// "mac-1" or "mac-1:3" or {host, port}.
+// "mac-1" or "mac-1:3" or {host, port} or {host, interface} (a direct network cable).
 Endpoint read_endpoint(const DocNode& n, const Cluster& cluster) {
   Endpoint e;
   if (n.is_string()) {
@@ -303,9 +306,14 @@ Endpoint read_endpoint(const DocNode& n, const Cluster& cluster) {
     e.host = n.text().substr(0, colon);
     if (colon != std::string::npos) e.port = n.text().substr(colon + 1);
   } else {
-    n.check_keys({"host", "port"});
+    n.check_keys({"host", "port", "interface"});
     e.host = n.at("host").as_string();
     if (auto* p = n.find("port")) e.port = p->as_string();
+    if (auto* i = n.find("interface")) {
+      if (!e.port.empty()) i->fail("give a Thunderbolt port or an interface, not both");
+      e.interface = i->as_string();
+      if (e.interface.empty()) i->fail("expected an interface name such as \"enp1s0f0\"");
+    }
   }
   const Host* h = cluster.find_host(e.host);
   if (!h) n.fail(fmt::format("unknown host \"{}\"; hosts must be listed under hosts", e.host));
@@ -315,6 +323,13 @@ Endpoint read_endpoint(const DocNode& n, const Cluster& cluster) {
       ids += (ids.empty() ? "" : ", ") + p.id;
     n.fail(fmt::format("host {} has no Thunderbolt port \"{}\"; its ports are {}", e.host, e.port,
                        ids));
+  }
+  if (!e.interface.empty() && !h->interfaces.empty() && !h->find_interface(e.interface)) {
+    std::string names;
+    for (const auto& i : h->interfaces)
+      names += (names.empty() ? "" : ", ") + i.name;
+    n.fail(fmt::format("host {} has no interface \"{}\"; its interfaces are {}", e.host,
+                       e.interface, names));
   }
   return e;
 }
@@ -375,18 +390,24 @@ void read_link(const DocNode& n, const Catalog& catalog, Cluster* cluster) {
       n.at("b").fail(fmt::format("a cable needs two different hosts, got {} twice", c.a.host));
     for (const auto& other : cluster->cables) {
       for (const auto& [end, node] : {std::pair{c.a, "a"}, std::pair{c.b, "b"}}) {
-        if (end.port.empty()) continue;
+        if (end.port.empty() && end.interface.empty()) continue;
         if (other.a == end || other.b == end)
-          n.at(node).fail(fmt::format("port {} of {} is already used by the cable {} - {}",
-                                      end.port, end.host, other.a.host, other.b.host));
+          n.at(node).fail(fmt::format("{} {} of {} is already used by the cable {} - {}",
+                                      end.port.empty() ? "interface" : "port",
+                                      end.port.empty() ? end.interface : end.port, end.host,
+                                      other.a.host, other.b.host));
       }
     }
     c.kind = read_kind(n.at("kind"));
     c.speed_gbps = catalog.default_speed_gbps(c.kind);
     if (auto* v = n.find("speed_gbps")) c.speed_gbps = read_positive(*v, "speed in Gb/s");
     if (auto* v = n.find("rdma")) c.rdma = v->as_bool();
-    if (c.rdma && c.kind != LinkKind::kTb5)
-      n.at("rdma").fail("rdma needs kind tb5 (RDMA over Thunderbolt needs Thunderbolt 5)");
+    // A direct network cable records RDMA (RoCE, InfiniBand) when both of its ends have it.
+    bool network_ends = !c.a.interface.empty() && !c.b.interface.empty();
+    if (c.rdma && c.kind != LinkKind::kTb5 && !network_ends)
+      n.at("rdma").fail(
+          "rdma needs kind tb5 (RDMA over Thunderbolt needs Thunderbolt 5) or, for a direct "
+          "network cable, an interface at both ends");
     if (auto* v = n.find("latency_us")) c.latency_us = read_positive(*v, "latency in microseconds");
     if (auto* v = n.find("bandwidth_gbps"))
       c.bandwidth_gbps = read_positive(*v, "bandwidth in Gb/s");

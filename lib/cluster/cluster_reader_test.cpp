@@ -182,5 +182,49 @@ TEST(cluster_reader_test, ipv4_validation) {
             std::string::npos);
 }
 
+constexpr const char* kSparks = R"(
+hosts:
+  - name: spark-1
+    os: linux
+    memory: 128GiB
+    interfaces:
+      - {name: enp1s0f0np0, kind: ethernet, speed_gbps: 200, mac: "aa:00:00:00:01:02", state: up, rdma_device: mlx5_0}
+  - name: spark-2
+    os: linux
+    memory: 128GiB
+    interfaces:
+      - {name: enp1s0f0np0, kind: ethernet, state: down}
+links:
+)";
+
+TEST(cluster_reader_test, a_direct_network_cable_by_interface_names) {
+  Cluster c = load(std::string(kSparks) +
+                   "  - {a: {host: spark-1, interface: enp1s0f0np0}, b: {host: spark-2, "
+                   "interface: enp1s0f0np0}, kind: 100gbe, speed_gbps: 200, rdma: true}\n");
+  ASSERT_EQ(c.cables.size(), 1u);
+  EXPECT_EQ(c.cables[0].a, (Endpoint{"spark-1", "", "enp1s0f0np0"}));
+  EXPECT_EQ(c.cables[0].b.interface, "enp1s0f0np0");
+  EXPECT_TRUE(c.cables[0].rdma);
+  const NetInterface& i = c.hosts[0].interfaces[0];
+  EXPECT_EQ(i.mac, "aa:00:00:00:01:02");
+  EXPECT_EQ(i.state, "up");
+  EXPECT_EQ(i.rdma_device, "mlx5_0");
+  EXPECT_EQ(c.hosts[1].interfaces[0].state, "down");
+  // Written and read back, the same cluster.
+  Cluster again = load(cluster_to_json(c).dump(), "c.json");
+  EXPECT_EQ(again, c);
+
+  EXPECT_NE(load_error(std::string(kSparks) +
+                       "  - {a: {host: spark-1, interface: eth7}, b: {host: spark-2, interface: "
+                       "enp1s0f0np0}, kind: 10gbe}\n")
+                .find("host spark-1 has no interface \"eth7\"; its interfaces are enp1s0f0np0"),
+            std::string::npos);
+  EXPECT_NE(load_error(std::string(kSparks) +
+                       "  - {a: {host: spark-1, interface: enp1s0f0np0}, b: spark-2, kind: 10gbe, "
+                       "rdma: true}\n")
+                .find("an interface at both ends"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace meshplan

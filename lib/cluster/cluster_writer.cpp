@@ -24,6 +24,9 @@ ojson interface_json(const NetInterface& i) {
   if (!i.ipv4.empty()) j["ipv4"] = i.ipv4;
   if (i.prefix) j["prefix"] = i.prefix;
   if (i.speed_gbps > 0) j["speed_gbps"] = json_number(i.speed_gbps);
+  if (!i.mac.empty()) j["mac"] = i.mac;
+  if (!i.state.empty()) j["state"] = i.state;
+  if (!i.rdma_device.empty()) j["rdma_device"] = i.rdma_device;
   return j;
 }
 
@@ -91,6 +94,7 @@ ojson endpoint_json(const Endpoint& e) {
   ojson j;
   j["host"] = e.host;
   if (!e.port.empty()) j["port"] = e.port;
+  if (!e.interface.empty()) j["interface"] = e.interface;
   return j;
 }
 

@@ -35,6 +35,13 @@ std::string via_text(const TbPeer& p) {
   return " behind " + s;
 }
 
+size_t hosts_position(const std::vector<Host>& hosts, const std::string& name) {
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    if (hosts[i].name == name) return i;
+  }
+  return hosts.size();
+}
+
 int port_number(const std::string& id) {
   int v = 0;
   for (char c : id) {
@@ -207,7 +214,93 @@ class Matcher {
   CableMatch out_;
 };
 
+struct IfRef {
+  size_t host = 0;
+  std::string interface;
+  auto operator<=>(const IfRef&) const = default;
+};
+
 }  // namespace
+
+LinkKind ethernet_kind_for_speed(double speed_gbps) {
+  if (speed_gbps >= 100) return LinkKind::k100gbe;
+  if (speed_gbps >= 25) return LinkKind::k25gbe;
+  if (speed_gbps >= 10) return LinkKind::k10gbe;
+  if (speed_gbps >= 5) return LinkKind::k5gbe;
+  if (speed_gbps >= 2.5) return LinkKind::k2_5gbe;
+  return LinkKind::k1gbe;
+}
+
+CableMatch match_network_cables(const std::vector<Host>& hosts,
+                                const std::vector<std::vector<NetSighting>>& sightings,
+                                const Catalog& catalog) {
+  // Which probed interface owns each MAC; a MAC on two interfaces (bonds, clones) is ambiguous.
+  std::map<std::string, IfRef> owner;
+  std::set<std::string> ambiguous;
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    for (const auto& i : hosts[h].interfaces) {
+      if (i.mac.empty()) continue;
+      if (!owner.emplace(i.mac, IfRef{h, i.name}).second) ambiguous.insert(i.mac);
+    }
+  }
+  for (const auto& m : ambiguous)
+    owner.erase(m);
+  // The one probed interface a sighting sees, or nothing when it sees none or several, or any
+  // device that is not a probed interface of another host.
+  std::map<IfRef, std::optional<IfRef>> sole;
+  for (size_t h = 0; h < sightings.size() && h < hosts.size(); ++h) {
+    for (const auto& s : sightings[h]) {
+      std::optional<IfRef> peer;
+      bool direct = !s.macs.empty();
+      for (const auto& mac : s.macs) {
+        auto it = owner.find(mac);
+        if (it == owner.end() || it->second.host == h || (peer && *peer != it->second)) {
+          direct = false;
+          break;
+        }
+        peer = it->second;
+      }
+      sole[IfRef{h, s.interface}] = direct ? peer : std::nullopt;
+    }
+  }
+  CableMatch out;
+  std::set<IfRef> used;
+  for (const auto& [from, to] : sole) {
+    if (!to || used.count(from) || used.count(*to)) continue;
+    auto back = sole.find(*to);
+    bool seen_back = back != sole.end();
+    if (seen_back && back->second != from) continue;  // the far end sees a switch or another host
+    used.insert(from);
+    used.insert(*to);
+    IfRef x = from, y = *to;
+    if (y < x) std::swap(x, y);
+    const NetInterface* ix = hosts[x.host].find_interface(x.interface);
+    const NetInterface* iy = hosts[y.host].find_interface(y.interface);
+    Cable c;
+    c.a = {hosts[x.host].name, "", x.interface};
+    c.b = {hosts[y.host].name, "", y.interface};
+    double sx = ix ? ix->speed_gbps : 0, sy = iy ? iy->speed_gbps : 0;
+    double speed = (sx > 0 && sy > 0) ? std::min(sx, sy) : std::max(sx, sy);
+    c.kind = ethernet_kind_for_speed(speed);
+    c.speed_gbps = speed > 0 ? speed : catalog.default_speed_gbps(c.kind);
+    c.rdma = ix && iy && !ix->rdma_device.empty() && !iy->rdma_device.empty();
+    out.cables.push_back(std::move(c));
+    if (!seen_back)
+      out.findings.push_back(
+          {"one-sided-cable", hosts[from.host].name, from.interface, hosts[to->host].name,
+           fmt::format("{} {} sees {} {} across its cable, but {} reported no neighbours on {}; "
+                       "the cable is recorded from one side",
+                       hosts[from.host].name, from.interface, hosts[to->host].name, to->interface,
+                       hosts[to->host].name, to->interface)});
+  }
+  std::stable_sort(out.cables.begin(), out.cables.end(), [&](const Cable& p, const Cable& q) {
+    return std::tuple(hosts_position(hosts, p.a.host), p.a.interface,
+                      hosts_position(hosts, p.b.host),
+                      p.b.interface) < std::tuple(hosts_position(hosts, q.a.host), q.a.interface,
+                                                  hosts_position(hosts, q.b.host), q.b.interface);
+  });
+  return out;
+}
 
 CableMatch match_cables(const std::vector<Host>& hosts,
                         const std::vector<std::vector<TbBus>>& buses, const Catalog& catalog) {

@@ -87,6 +87,7 @@ DiscoveryResult discover(const std::vector<HostTarget>& targets, ProbeSource& so
 
   DiscoveryResult out;
   std::vector<std::vector<TbBus>> buses;
+  std::vector<std::vector<NetSighting>> sightings;
   for (size_t i = 0; i < n; ++i) {
     const HostTarget& t = targets[i];
     if (!results[i].probes.probes.empty()) out.raw.emplace_back(t.name, results[i].probes);
@@ -97,6 +98,7 @@ DiscoveryResult discover(const std::vector<HostTarget>& targets, ProbeSource& so
     } else {
       out.cluster.hosts.push_back(std::move(built[i].host));
       buses.push_back(std::move(built[i].buses));
+      sightings.push_back(std::move(built[i].sightings));
       for (auto& f : built[i].findings)
         out.cluster.findings.push_back(std::move(f));
     }
@@ -104,6 +106,11 @@ DiscoveryResult discover(const std::vector<HostTarget>& targets, ProbeSource& so
   CableMatch cables = match_cables(out.cluster.hosts, buses, catalog);
   out.cluster.cables = std::move(cables.cables);
   for (auto& f : cables.findings)
+    out.cluster.findings.push_back(std::move(f));
+  CableMatch network = match_network_cables(out.cluster.hosts, sightings, catalog);
+  for (auto& c : network.cables)
+    out.cluster.cables.push_back(std::move(c));
+  for (auto& f : network.findings)
     out.cluster.findings.push_back(std::move(f));
   out.cluster.networks = group_networks(out.cluster.hosts, catalog);
   return out;

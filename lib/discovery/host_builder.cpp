@@ -364,9 +364,12 @@ class Builder {
             n.ipv4 = i.ipv4;
             n.prefix = i.prefix;
           }
+          n.mac = i.mac;
+          n.state = lower_text(i.operstate);
           h.interfaces.push_back(std::move(n));
         }
       });
+    add_link_facts();
     if (const ProbeOutput* p = probes_.find("ibv_devinfo");
         p && p->status != ProbeStatus::kMissing) {
       if (ibv_reports_no_devices(p->out + p->err)) {
@@ -380,6 +383,52 @@ class Builder {
     if (r_.failure == HostFailureKind::kNone && h.memory == 0)
       r_.findings.push_back(
           {"unknown-memory", h.name, "", "", "memory size unknown (no /proc/meminfo output)"});
+  }
+
+  // MAC, state and speed from /sys/class/net, RDMA devices from /sys/class/infiniband, and the
+  // neighbours each interface sees (for cable matching). /sys wins over `ip -j addr`.
+  void add_link_facts() {
+    Host& h = r_.host;
+    auto find = [&](const std::string& name) -> NetInterface* {
+      for (auto& n : h.interfaces)
+        if (n.name == name) return &n;
+      return nullptr;
+    };
+    if (auto* p = take("sys_net"))
+      parse("sys_net", [&] {
+        for (const auto& s : parse_sys_net(p->out)) {
+          NetInterface* n = find(s.name);
+          if (!n) continue;  // loopback, or not in `ip -j addr`
+          if (!s.mac.empty()) n->mac = s.mac;
+          if (!s.operstate.empty()) n->state = s.operstate;
+          if (s.speed_mbps > 0) n->speed_gbps = static_cast<double>(s.speed_mbps) / 1000.0;
+        }
+      });
+    if (auto* p = take("rdma_net"))
+      parse("rdma_net", [&] {
+        for (const auto& r : parse_rdma_net(p->out)) {
+          if (NetInterface* n = find(r.interface)) n->rdma_device = r.device;
+        }
+      });
+    if (auto* p = take("neigh"))
+      parse("neigh", [&] {
+        for (const auto& nb : parse_ip_neigh(p->out)) {
+          auto it = std::find_if(r_.sightings.begin(), r_.sightings.end(),
+                                 [&](const NetSighting& x) { return x.interface == nb.interface; });
+          if (it == r_.sightings.end()) {
+            r_.sightings.push_back({nb.interface, {}});
+            it = r_.sightings.end() - 1;
+          }
+          if (std::find(it->macs.begin(), it->macs.end(), nb.mac) == it->macs.end())
+            it->macs.push_back(nb.mac);
+        }
+      });
+  }
+
+  static std::string lower_text(std::string s) {
+    for (char& c : s)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
   }
 
   const ProbeSet& probes_;

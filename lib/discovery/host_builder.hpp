@@ -8,6 +8,7 @@
 
 #include "lib/cluster/catalog.hpp"
 #include "lib/cluster/cluster.hpp"
+#include "lib/discovery/cable_matcher.hpp"
 #include "lib/discovery/host_list.hpp"
 #include "lib/discovery/probe_set.hpp"
 #include "lib/discovery/remote_executor.hpp"
@@ -18,6 +19,7 @@ namespace meshplan {
 struct BuiltHost {
   Host host;
   std::vector<TbBus> buses;                          // the Thunderbolt buses, for cable matching
+  std::vector<NetSighting> sightings;                // what Linux interfaces see, for cables
   std::vector<Finding> findings;                     // degraded facts
   HostFailureKind failure = HostFailureKind::kNone;  // an essential probe failed
   std::string failure_message;

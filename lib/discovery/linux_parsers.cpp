@@ -123,6 +123,8 @@ std::vector<LinuxInterface> parse_ip_addr(std::string_view json_text) {
       i.link_type = j["link_type"].get<std::string>();
     if (j.contains("operstate") && j["operstate"].is_string())
       i.operstate = j["operstate"].get<std::string>();
+    if (j.contains("address") && j["address"].is_string() && i.link_type == "ether")
+      i.mac = j["address"].get<std::string>();
     if (j.contains("flags") && j["flags"].is_array()) {
       for (const auto& f : j["flags"])
         i.up = i.up || (f.is_string() && f.get<std::string>() == "UP");
@@ -161,6 +163,92 @@ OsRelease parse_os_release(std::string_view text) {
       r.pretty_name = value;
   }
   return r;
+}
+
+namespace {
+
+bool valid_mac(const std::string& mac) {
+  if (mac.size() != 17) return false;
+  for (size_t i = 0; i < mac.size(); ++i) {
+    if (i % 3 == 2 ? mac[i] != ':' : !std::isxdigit(static_cast<unsigned char>(mac[i])))
+      return false;
+  }
+  return true;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+std::vector<SysNetInterface> parse_sys_net(std::string_view text) {
+  std::vector<SysNetInterface> out;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) {
+    if (trim(line).empty()) continue;
+    std::vector<std::string> f;
+    std::istringstream cells(line);
+    std::string cell;
+    while (std::getline(cells, cell, '|'))
+      f.push_back(trim(cell));
+    if (line.back() == '|') f.emplace_back();  // getline drops a trailing empty field
+    if (f.size() != 4 || f[0].empty())
+      throw ProbeParseError(fmt::format(
+          "/sys/class/net: expected \"NAME|ADDRESS|OPERSTATE|SPEED\", got \"{}\"", line));
+    SysNetInterface i;
+    i.name = f[0];
+    i.mac = valid_mac(f[1]) ? lower(f[1]) : "";
+    i.operstate = lower(f[2]);
+    const std::string& sp = f[3];
+    if (!sp.empty() && sp.size() < 12 && sp.find_first_not_of("0123456789") == std::string::npos)
+      i.speed_mbps = std::stoll(sp);
+    else if (!sp.empty() && sp != "-1")
+      throw ProbeParseError(
+          fmt::format("/sys/class/net/{}/speed: expected Mb/s, got \"{}\"", i.name, sp));
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+std::vector<RdmaNetInterface> parse_rdma_net(std::string_view text) {
+  std::vector<RdmaNetInterface> out;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    RdmaNetInterface r;
+    if (!(words >> r.device)) continue;
+    std::string extra;
+    if (!(words >> r.interface) || (words >> extra))
+      throw ProbeParseError(
+          fmt::format("/sys/class/infiniband: expected \"DEVICE INTERFACE\", got \"{}\"", line));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<Neighbour> parse_ip_neigh(std::string_view json_text) {
+  using nlohmann::json;
+  std::string t = trim(std::string(json_text));
+  if (t.empty()) return {};  // older iproute2 prints nothing for an empty table
+  json doc = json::parse(t, nullptr, false);
+  if (doc.is_discarded() || !doc.is_array())
+    throw ProbeParseError("expected the JSON array of `ip -j -6 neigh show`");
+  std::vector<Neighbour> out;
+  for (const auto& j : doc) {
+    if (!j.is_object()) throw ProbeParseError("expected objects in `ip -j -6 neigh show`");
+    auto str = [&](const char* key) {
+      return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+    };
+    Neighbour n{str("dev"), str("dst"), lower(str("lladdr"))};
+    if (n.interface.empty() || !valid_mac(n.mac)) continue;
+    out.push_back(std::move(n));
+  }
+  return out;
 }
 
 }  // namespace meshplan

@@ -1,5 +1,6 @@
-// Linux host facts: /proc/meminfo, `nvidia-smi --query-gpu=... --format=csv`, `ip -j addr show`
-// and /etc/os-release.
+// Linux host facts: /proc/meminfo, `nvidia-smi --query-gpu=... --format=csv`, `ip -j addr show`,
+// /etc/os-release, the /sys/class/net and /sys/class/infiniband readings of the probe script and
+// `ip -j -6 neigh show` (what each interface sees across its wire).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +37,7 @@ struct LinuxInterface {
   bool up = false;        // the UP flag
   std::string ipv4;       // first IPv4 address
   int prefix = 0;
+  std::string mac;  // "address" of an ether link
 };
 
 // `ip -j addr show` (compact or pretty JSON). Throws ProbeParseError when it is not that JSON.
@@ -48,5 +50,33 @@ struct OsRelease {
 };
 
 OsRelease parse_os_release(std::string_view text);
+
+// One line per interface of the probe's /sys/class/net reading: "NAME|ADDRESS|OPERSTATE|SPEED".
+// SPEED is in Mb/s; the kernel refuses to read it on a down link, and reports -1 or 0 when it
+// does not know it: speed_mbps is 0 then.
+struct SysNetInterface {
+  std::string name;
+  std::string mac;
+  std::string operstate;  // "up", "down", "unknown", "lowerlayerdown", ...
+  int64_t speed_mbps = 0;
+};
+std::vector<SysNetInterface> parse_sys_net(std::string_view text);
+
+// One line per RDMA-capable interface: "DEVICE INTERFACE" (from
+// /sys/class/infiniband/DEVICE/device/net/INTERFACE).
+struct RdmaNetInterface {
+  std::string device;
+  std::string interface;
+};
+std::vector<RdmaNetInterface> parse_rdma_net(std::string_view text);
+
+// `ip -j -6 neigh show`: the link-layer addresses each interface has seen. Entries without an
+// lladdr (INCOMPLETE, FAILED) are left out.
+struct Neighbour {
+  std::string interface;
+  std::string address;  // IPv6, usually fe80::...
+  std::string mac;
+};
+std::vector<Neighbour> parse_ip_neigh(std::string_view json_text);
 
 }  // namespace meshplan

@@ -92,5 +92,70 @@ TEST(linux_parsers_test, os_release) {
   EXPECT_EQ(r.pretty_name, "Debian GNU/Linux 12 (bookworm)");
 }
 
+// Read in a network namespace: eth1 cabled and up, eth2 down (the kernel refuses its speed),
+// eth3 up but its peer down.
+constexpr const char* kSysNet =
+    "eth1|06:bb:04:27:76:6a|up|10000\n"
+    "eth2|9e:f2:65:13:ef:3a|down|\n"
+    "eth3|72:A4:03:44:20:5B|lowerlayerdown|10000\n"
+    "lo|00:00:00:00:00:00|down|\n";
+
+TEST(linux_parsers_test, sys_net_reading_with_a_down_interface) {
+  auto ifs = parse_sys_net(kSysNet);
+  ASSERT_EQ(ifs.size(), 4u);
+  EXPECT_EQ(ifs[0].name, "eth1");
+  EXPECT_EQ(ifs[0].mac, "06:bb:04:27:76:6a");
+  EXPECT_EQ(ifs[0].operstate, "up");
+  EXPECT_EQ(ifs[0].speed_mbps, 10000);
+  EXPECT_EQ(ifs[1].name, "eth2");
+  EXPECT_EQ(ifs[1].operstate, "down");
+  EXPECT_EQ(ifs[1].speed_mbps, 0);             // unreadable on a down link
+  EXPECT_EQ(ifs[2].mac, "72:a4:03:44:20:5b");  // lower case, as ip -j prints it
+  EXPECT_EQ(ifs[2].operstate, "lowerlayerdown");
+  EXPECT_EQ(ifs[3].name, "lo");
+  // A NIC that does not know its speed reports -1.
+  EXPECT_EQ(parse_sys_net("enp1s0|aa:bb:cc:dd:ee:ff|up|-1\n")[0].speed_mbps, 0);
+  EXPECT_THROW(parse_sys_net("eth0 up 1000\n"), ProbeParseError);
+  EXPECT_THROW(parse_sys_net("eth0|aa:bb:cc:dd:ee:ff|up|fast\n"), ProbeParseError);
+}
+
+TEST(linux_parsers_test, rdma_net_names_device_and_interface) {
+  auto r = parse_rdma_net("mlx5_0 enp1s0f0np0\nmlx5_1 enp1s0f1np1\n\n");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].device, "mlx5_0");
+  EXPECT_EQ(r[0].interface, "enp1s0f0np0");
+  EXPECT_EQ(r[1].interface, "enp1s0f1np1");
+  EXPECT_TRUE(parse_rdma_net("").empty());
+  EXPECT_THROW(parse_rdma_net("mlx5_0\n"), ProbeParseError);
+}
+
+TEST(linux_parsers_test, ip_neigh_json) {
+  auto n = parse_ip_neigh(
+      R"([{"dst":"fe80::10f5:d7ff:fe3b:69cb","dev":"eth1","lladdr":"12:f5:d7:3b:69:cb","state":["DELAY"]},)"
+      R"({"dst":"fe80::1","dev":"eth2","state":["FAILED"]},)"
+      R"({"dst":"fe80::2","dev":"eth3","lladdr":"AA:BB:CC:DD:EE:01","router":null,"state":["STALE"]}])");
+  ASSERT_EQ(n.size(), 2u);  // the FAILED entry has no link-layer address
+  EXPECT_EQ(n[0].interface, "eth1");
+  EXPECT_EQ(n[0].mac, "12:f5:d7:3b:69:cb");
+  EXPECT_EQ(n[0].address, "fe80::10f5:d7ff:fe3b:69cb");
+  EXPECT_EQ(n[1].mac, "aa:bb:cc:dd:ee:01");
+  EXPECT_TRUE(parse_ip_neigh("[]").empty());
+  EXPECT_TRUE(parse_ip_neigh("").empty());
+  EXPECT_THROW(parse_ip_neigh("fe80::1 dev eth1 lladdr 12:f5:d7:3b:69:cb DELAY"), ProbeParseError);
+}
+
+TEST(linux_parsers_test, ip_addr_records_the_mac_and_a_down_state) {
+  auto ifs = parse_ip_addr(read_text(fixture_path("linux/ip-j_addr_netns_veth.json")));
+  EXPECT_EQ(ifs[0].mac, "");  // loopback
+  EXPECT_EQ(ifs[1].mac, "2a:a0:f7:1b:8b:90");
+  auto down = parse_ip_addr(
+      R"([{"ifindex":3,"ifname":"eth2","flags":["BROADCAST","MULTICAST"],"operstate":"DOWN",)"
+      R"("link_type":"ether","address":"9e:f2:65:13:ef:3a","addr_info":[]}])");
+  ASSERT_EQ(down.size(), 1u);
+  EXPECT_FALSE(down[0].up);
+  EXPECT_EQ(down[0].operstate, "DOWN");
+  EXPECT_EQ(down[0].mac, "9e:f2:65:13:ef:3a");
+}
+
 }  // namespace
 }  // namespace meshplan

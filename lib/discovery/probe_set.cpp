@@ -34,6 +34,26 @@ const std::vector<ProbeSpec>& probe_specs() {
        false},
       {"nvidia_topo", "txt", ProbeOs::kLinux, "nvidia-smi topo -m", false},
       {"ip_addr", "json", ProbeOs::kLinux, "ip -j addr show", false},
+      // MAC, operational state and speed of every interface (speed cannot be read on a down
+      // link: the field stays empty).
+      {"sys_net", "txt", ProbeOs::kLinux,
+       "sh -c 'for d in /sys/class/net/*; do printf \"%s|%s|%s|%s\\n\" \"${d##*/}\" "
+       "\"$(cat $d/address 2>/dev/null)\" \"$(cat $d/operstate 2>/dev/null)\" "
+       "\"$(cat $d/speed 2>/dev/null)\"; done'",
+       false},
+      // The interfaces an RDMA device sits on (RoCE, InfiniBand).
+      {"rdma_net", "txt", ProbeOs::kLinux,
+       "sh -c 'for n in /sys/class/infiniband/*/device/net/*; do [ -e \"$n\" ] || continue; "
+       "d=${n#/sys/class/infiniband/}; echo \"${d%%/*} ${n##*/}\"; done'",
+       false},
+      // What each link that is up sees across its wire: one all-nodes ping per interface makes
+      // every IPv6 neighbour on it answer, which fills the neighbour table without configuring
+      // anything; matching the MACs seen against the other hosts' interfaces finds the cables.
+      {"neigh", "json", ProbeOs::kLinux,
+       "sh -c 'for d in /sys/class/net/*; do i=${d##*/}; [ \"$i\" = lo ] && continue; "
+       "[ \"$(cat $d/operstate 2>/dev/null)\" = up ] || continue; "
+       "ping -6 -c1 -W1 \"ff02::1%$i\" >/dev/null 2>&1 & done; wait; ip -j -6 neigh show'",
+       false},
       {"ibv_devinfo", "txt", ProbeOs::kAny, "ibv_devinfo", false},
   };
   return specs;

@@ -16,8 +16,10 @@ std::string memory_text(uint64_t bytes) {
   return fmt::format("{:.1f} GiB", gib);
 }
 
-// "port 1 (en2)" for one end of a cable.
-std::string end_label(const Host& host, const std::string& port) {
+// "port 1 (en2)" for one end of a cable; the interface of a direct network cable.
+std::string end_label(const Host& host, const Endpoint& end) {
+  if (!end.interface.empty()) return end.interface;
+  const std::string& port = end.port;
   if (port.empty()) return "";
   const ThunderboltPort* p = host.find_port(port);
   if (!p || p->interface.empty()) return "port " + port;
@@ -32,7 +34,7 @@ std::string cable_edge(const Cluster& cluster, const LinkFigures& link) {
   const Cable& c = cluster.cables[static_cast<size_t>(link.cable)];
   const Host& a = *cluster.find_host(c.a.host);
   const Host& b = *cluster.find_host(c.b.host);
-  std::string ends = end_label(a, c.a.port) + " / " + end_label(b, c.b.port);
+  std::string ends = end_label(a, c.a) + " / " + end_label(b, c.b);
   if (ends == " / ") ends = "";
   std::string kind, style;
   if (link.rdma) {
