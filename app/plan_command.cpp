@@ -10,8 +10,8 @@
 #include "lib/models/model_loader.hpp"
 #include "lib/plan/plan_json.hpp"
 #include "lib/plan/plan_report.hpp"
-#include "solvers/plan_request.hpp"
 #include "lib/plan/plan_serving.hpp"
+#include "solvers/plan_request.hpp"
 #include "solvers/serving_planner.hpp"
 #include "solvers/strategy_planner.hpp"
 #include "solvers/workload.hpp"
@@ -67,7 +67,8 @@ Serving: --concurrency N decodes N streams per replica (weights read once per st
 its own KV) and reports per-stream and aggregate tokens/s, the streams' KV and the most that fit.
 --objective throughput maximises aggregate tokens/s (with --min-stream-tps X, every stream gets at
 least X) and may split the hosts into replicas; --workload FILE places several models (README);
-with any of these, prompts of 8192 tokens and more also compare prefill on one host with decode on another.)";
+with any of these, the plan also compares serving shapes by end-to-end time per request, among them
+prefill on one host and decode on another (it pays for prompts of 8192 tokens and more).)";
 
 // "m3-ultra-1=0-20" -> host m3-ultra-1, layers [0, 21).
 LayerPin parse_pin(const std::string& text) {
@@ -192,7 +193,7 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   Plan plan;
   try {
     plan = request.serving() ? plan_serving(cluster, ctx.catalog, model, request, ctx.clock)
-               : plan_model(cluster, ctx.catalog, model, request, ctx.clock);
+                             : plan_model(cluster, ctx.catalog, model, request, ctx.clock);
   } catch (const Error& e) {
     // --json readers get an object on stdout for a plan that cannot be made, too.
     if (o.json && e.kind() == ErrorKind::kFailed) {

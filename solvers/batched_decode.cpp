@@ -43,8 +43,8 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
     kv_per_stream_ += r.kv_bytes;
     if (r.kv_bytes > 0) {
       double free = r.usable_bytes - (r.total_bytes - r.kv_bytes);
-      int n = static_cast<int>(std::clamp(std::floor(free / r.kv_bytes), 1.0,
-                                          static_cast<double>(kMaxStreams)));
+      int n = static_cast<int>(
+          std::clamp(std::floor(free / r.kv_bytes), 1.0, static_cast<double>(kMaxStreams)));
       if (n < max_streams_ || tightest_.empty()) tightest_ = r.host;
       max_streams_ = std::min(max_streams_, n);
     }

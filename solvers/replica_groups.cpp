@@ -42,9 +42,8 @@ ReplicaSet replica_set(std::vector<Plan> plans) {
     r.concurrency = p.serving->concurrency;
     r.stream_tokens_per_s = p.serving->stream_tokens_per_s;
     r.aggregate_tokens_per_s = p.serving->aggregate_tokens_per_s;
-    r.request_share = set.aggregate_tokens_per_s > 0
-                          ? r.aggregate_tokens_per_s / set.aggregate_tokens_per_s
-                          : 0;
+    r.request_share =
+        set.aggregate_tokens_per_s > 0 ? r.aggregate_tokens_per_s / set.aggregate_tokens_per_s : 0;
     r.ranks = p.ranks;
     set.replicas.push_back(std::move(r));
   }
@@ -80,7 +79,8 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
     std::vector<std::vector<size_t>> groups(k);
     std::vector<double> memory(k, 0);
     for (size_t h : by_memory) {
-      size_t g = static_cast<size_t>(std::min_element(memory.begin(), memory.end()) - memory.begin());
+      size_t g =
+          static_cast<size_t>(std::min_element(memory.begin(), memory.end()) - memory.begin());
       groups[g].push_back(h);
       memory[g] += whole.hosts[h].usable_bytes;
     }

@@ -35,8 +35,7 @@ std::pair<double, std::string> aggregate_bound(const Plan& plan, const ModelDesc
   }
   double compute = F / flops_per_token;
   double memory = kv_per_token > 0 ? BW / kv_per_token : compute;
-  if (compute <= memory)
-    return {compute, "every candidate's FLOP/s over the FLOPs of one token"};
+  if (compute <= memory) return {compute, "every candidate's FLOP/s over the FLOPs of one token"};
   return {memory, "every candidate's bandwidth over one stream's KV read per token"};
 }
 
@@ -57,8 +56,8 @@ void apply_serving(Plan& plan, const ModelDesc& model, const PlanRequest& reques
           "which holds at most {} beside its weights",
           n, n, request.context, decode.tightest_host(), decode.max_streams());
     if (decode.at(n).stream_tokens_per_s + 1e-12 < request.min_stream_tps)
-      throw failure("--min-stream-tps {}: {} streams get {:.1f} tokens/s each", request.min_stream_tps,
-                    n, decode.at(n).stream_tokens_per_s);
+      throw failure("--min-stream-tps {}: {} streams get {:.1f} tokens/s each",
+                    request.min_stream_tps, n, decode.at(n).stream_tokens_per_s);
   } else if (s.objective == "throughput") {
     // The best aggregate whose streams all get the minimum; ties go to fewer streams.
     double best = -1;
@@ -139,8 +138,7 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
       first.replicas = set->replicas;
       first.notes.push_back(fmt::format(
           "{} replicas serve {:.1f} tokens/s in all against {:.1f} for one copy over the hosts",
-          set->replicas.size(), set->aggregate_tokens_per_s,
-          plan.serving->aggregate_tokens_per_s));
+          set->replicas.size(), set->aggregate_tokens_per_s, plan.serving->aggregate_tokens_per_s));
       plan = std::move(first);
     }
     for (BaselineInfo* b : {&lat, &prop}) {
@@ -150,7 +148,7 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
     }
   }
 
-  if (request.prompt >= kDisaggregationPrompt && plan.hosts.size() >= 2) {
+  if (plan.hosts.size() >= 2) {
     plan.shapes = compare_shapes(cluster, catalog, model, request, plan, clock);
     plan.output_tokens = request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens;
   }
@@ -162,8 +160,8 @@ std::vector<ShapeInfo> compare_shapes(const Cluster& cluster, const Catalog& cat
                                       const Plan& whole, const Clock& clock) {
   PlanningProblem problem(cluster, catalog, model, request);
   const PlanInputs& in = problem.inputs();
-  const double output = static_cast<double>(
-      request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens);
+  const double output =
+      static_cast<double>(request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens);
   // Each candidate alone, where the model fits.
   std::vector<std::optional<Plan>> alone(in.size());
   std::vector<ShapeInfo> shapes;
@@ -204,7 +202,7 @@ std::vector<ShapeInfo> compare_shapes(const Cluster& cluster, const Catalog& cat
   for (const LayerInfo& l : model.layers)
     kv += l.kv_bytes(request.prompt);
   const double L = std::max(1, model.num_layers());
-  for (size_t p = 0; p < in.size(); ++p) {
+  for (size_t p = 0; p < in.size() && request.prompt >= kDisaggregationPrompt; ++p) {
     for (size_t d = 0; d < in.size(); ++d) {
       if (p == d || !alone[p] || !alone[d] || !in.any[p][d]) continue;
       const LinkFigures& link = *in.any[p][d];

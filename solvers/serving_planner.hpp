@@ -1,8 +1,9 @@
 // Serving more than one stream (SPEC section 7, "Serving"): a plan of any strategy given N
 // streams (--concurrency) or the objective (--objective latency|throughput, --min-stream-tps),
 // replicas (groups of hosts that each hold a copy, each planned with the existing strategies)
-// and, for long prompts, prefill on one host and decode on another compared with the plain
-// shapes. Every serving plan keeps its bound and baselines for the objective.
+// and prefill on one host with decode on another compared with the plain shapes by end-to-end
+// time per request (it wins for long prompts, 8192 tokens and more, on a compute-rich prefill
+// host). Every serving plan keeps its bound and baselines for the objective.
 #pragma once
 
 #include <string>
@@ -17,8 +18,11 @@
 
 namespace meshplan {
 
-// Prompts from this length on also consider disaggregated prefill and decode.
+// Prompts from this length on also consider disaggregated prefill and decode (issue 16: for
+// prompt-heavy work); below it the handoff of a request between two engines is not worth its
+// setup, which the cost model does not price.
 inline constexpr int64_t kDisaggregationPrompt = 8192;
+
 // Tokens generated per request for end-to-end times when --output-tokens is not given.
 inline constexpr int64_t kDefaultOutputTokens = 256;
 
@@ -28,7 +32,7 @@ inline constexpr int64_t kDefaultOutputTokens = 256;
 void apply_serving(Plan& plan, const ModelDesc& model, const PlanRequest& request);
 
 // The serving plan: the strategies' plan over all candidates, or replicas of it over groups of
-// hosts when that serves more (throughput objective), with the shapes compared for long prompts.
+// hosts when that serves more (throughput objective), with the shapes compared.
 Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
                   const PlanRequest& request, const Clock& clock);
 

@@ -14,9 +14,9 @@ namespace meshplan {
 inline constexpr const char* kWorkloadSchema = "meshplan.workload/1";
 
 struct WorkloadEntry {
-  std::string model;  // a name of `meshplan models`, a folder or a config.json
-  std::string quant;  // "" = the name's
-  double share = 1;   // of the requests, normalised over the entries
+  std::string model;    // a name of `meshplan models`, a folder or a config.json
+  std::string quant;    // "" = the name's
+  double share = 1;     // of the requests, normalised over the entries
   int concurrency = 0;  // streams per replica; 0 = the best that fits
   int64_t prompt = 512;
   int64_t output = 256;

@@ -40,8 +40,8 @@ class Assigner {
     single_.assign(models.size(), std::vector<std::optional<Plan>>(names_.size()));
     for (size_t m = 0; m < models.size(); ++m)
       for (size_t h = 0; h < names_.size(); ++h)
-        single_[m][h] = plan_group(cluster, catalog, *models[m].model, requests_[m], {names_[h]},
-                                   clock);
+        single_[m][h] =
+            plan_group(cluster, catalog, *models[m].model, requests_[m], {names_[h]}, clock);
   }
 
   const std::string& objective() const { return objective_; }
@@ -127,7 +127,8 @@ std::optional<std::vector<int>> enumerate(Assigner& a) {
       best_owner = owner;
     }
     size_t i = 0;
-    while (i < n && owner[i] == static_cast<int>(M) - 1) owner[i++] = -1;
+    while (i < n && owner[i] == static_cast<int>(M) - 1)
+      owner[i++] = -1;
     if (i == n) break;
     ++owner[i];
   }
@@ -217,9 +218,10 @@ WorkloadPlan plan_workload(const Cluster& cluster, const Catalog& catalog,
         }
       }
       if (plans.empty())
-        throw failure("{}: no host is left for it and none has the memory to hold it beside "
-                      "the models placed already",
-                      models[m].model->name);
+        throw failure(
+            "{}: no host is left for it and none has the memory to hold it beside "
+            "the models placed already",
+            models[m].model->name);
     }
     ReplicaSet set = replica_set(plans);
     Plan plan = set.plans.front();

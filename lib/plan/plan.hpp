@@ -113,13 +113,13 @@ struct HostInfo {
 struct ServingInfo {
   std::string objective;  // "latency" or "throughput"
   double min_stream_tps = 0;
-  int concurrency = 1;          // streams per replica
-  int max_concurrency = 1;      // the most streams whose KV fits on every rank
-  std::string bound_by;         // what stops more streams helping: memory, compute or bandwidth
-  double step_s = 0;            // one decode step of all streams of a replica
+  int concurrency = 1;      // streams per replica
+  int max_concurrency = 1;  // the most streams whose KV fits on every rank
+  std::string bound_by;     // what stops more streams helping: memory, compute or bandwidth
+  double step_s = 0;        // one decode step of all streams of a replica
   double stream_tokens_per_s = 0;
-  double aggregate_tokens_per_s = 0;  // over every replica
-  double kv_bytes = 0;                // KV of all streams of one replica at the context
+  double aggregate_tokens_per_s = 0;        // over every replica
+  double kv_bytes = 0;                      // KV of all streams of one replica at the context
   double bound_aggregate_tokens_per_s = 0;  // upper bound: every candidate's FLOP/s and bandwidth
   std::string bound_method;
 };

@@ -91,8 +91,8 @@ std::string render_serving(const Plan& plan) {
         "{} for the streams; at most {} fit; bound by {}\n",
         s.objective, s.concurrency, s.concurrency == 1 ? "" : "s", s.stream_tokens_per_s,
         s.aggregate_tokens_per_s, format_gib(s.kv_bytes), s.max_concurrency, s.bound_by);
-    out += fmt::format("Upper bound: {:.1f} tokens/s in all ({})\n",
-                       s.bound_aggregate_tokens_per_s, s.bound_method);
+    out += fmt::format("Upper bound: {:.1f} tokens/s in all ({})\n", s.bound_aggregate_tokens_per_s,
+                       s.bound_method);
   }
   for (size_t i = 0; i < plan.replicas.size(); ++i) {
     const ReplicaInfo& r = plan.replicas[i];
