@@ -10,8 +10,12 @@
 #include "lib/models/model_loader.hpp"
 #include "lib/plan/plan_json.hpp"
 #include "lib/plan/plan_report.hpp"
+#include "lib/plan/plan_serving.hpp"
 #include "solvers/plan_request.hpp"
+#include "solvers/serving_planner.hpp"
 #include "solvers/strategy_planner.hpp"
+#include "solvers/workload.hpp"
+#include "solvers/workload_planner.hpp"
 #include "topologies/cluster_loader.hpp"
 
 namespace meshplan {
@@ -28,6 +32,8 @@ struct PlanOptions {
   std::string context = "4096";
   std::string prompt = "512";
   std::string headroom;
+  std::string workload;
+  std::string output_tokens;
   bool json = false;
   PlanRequest request;
 };
@@ -55,7 +61,14 @@ Prints one row per rank (host, layer range, weight and KV bytes, usable bytes, s
 the predicted decode tokens/s, time per token and time to first token, the lower bound, and the
 speed-up over the memory-proportional split and the best single host. --json prints the plan
 file (meshplan.plan/1); -o writes it atomically. A model that does not fit exits with 1 and names
-the host and the bytes missing.)";
+the host and the bytes missing.
+
+Serving: --concurrency N decodes N streams per replica (weights read once per step, each stream
+its own KV) and reports per-stream and aggregate tokens/s, the streams' KV and the most that fit.
+--objective throughput maximises aggregate tokens/s (with --min-stream-tps X, every stream gets at
+least X) and may split the hosts into replicas; --workload FILE places several models (README);
+with any of these, the plan also compares serving shapes by end-to-end time per request, among them
+prefill on one host and decode on another (it pays for prompts of 8192 tokens and more).)";
 
 // "m3-ultra-1=0-20" -> host m3-ultra-1, layers [0, 21).
 LayerPin parse_pin(const std::string& text) {
@@ -124,10 +137,50 @@ void parse_headroom(const std::string& text, PlanRequest& r) {
   r.headroom_bytes = *bytes;
 }
 
+// Several models from a workload file: each model's plan, with its share of the requests.
+int run_workload(const PlanOptions& o, const Cluster& cluster, const PlanRequest& request,
+                 AppContext& ctx) {
+  Workload w = parse_workload(read_input(ctx, o.workload), o.workload);
+  std::vector<ModelDesc> descs;
+  descs.reserve(w.models.size());
+  for (const WorkloadEntry& e : w.models) {
+    try {
+      descs.push_back(load_model(e.model, e.quant, ctx.fs));
+    } catch (const Error& err) {
+      throw Error(err.kind(), fmt::format("{}: {}", e.where.describe(), err.what()));
+    }
+  }
+  std::vector<WorkloadModel> models;
+  std::vector<const ModelDesc*> pointers;
+  for (size_t i = 0; i < descs.size(); ++i) {
+    models.push_back({&descs[i], w.models[i]});
+    pointers.push_back(&descs[i]);
+  }
+  WorkloadPlan plan = plan_workload(cluster, ctx.catalog, models, request, ctx.clock);
+  std::string json = write_workload_json(plan.objective, plan.plans, pointers, plan.shares);
+  if (!o.output.empty()) write_output(ctx, o.output, json);
+  if (o.json)
+    ctx.console.data(json);
+  else if (o.output != "-")
+    ctx.console.data(render_workload(plan.objective, plan.plans, plan.shares));
+  return 0;
+}
+
 int run_plan(const PlanOptions& o, AppContext& ctx) {
   Cluster cluster = read_cluster_arg(ctx, o.cluster);
-  ModelDesc model = load_model(o.model, o.quant, ctx.fs);
   PlanRequest request = o.request;
+  if (request.min_stream_tps < 0)
+    throw input_error("--min-stream-tps {}: expected tokens/s, 0 or more", request.min_stream_tps);
+  if (request.min_stream_tps > 0 && request.objective.empty()) request.objective = "throughput";
+  if (!o.output_tokens.empty())
+    request.output_tokens = token_count("--output-tokens", o.output_tokens);
+  if (!o.workload.empty()) {
+    if (!o.model.empty())
+      throw input_error("--workload lists the models; leave out -m/--model {}", o.model);
+    return run_workload(o, cluster, request, ctx);
+  }
+  if (o.model.empty()) throw input_error("--model is required (or --workload FILE)");
+  ModelDesc model = load_model(o.model, o.quant, ctx.fs);
   request.context = token_count("--context", o.context);
   request.prompt = o.prompt == "0" ? 0 : token_count("--prompt", o.prompt);
   if (!o.headroom.empty()) parse_headroom(o.headroom, request);
@@ -139,7 +192,8 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   }
   Plan plan;
   try {
-    plan = plan_model(cluster, ctx.catalog, model, request, ctx.clock);
+    plan = request.serving() ? plan_serving(cluster, ctx.catalog, model, request, ctx.clock)
+                             : plan_model(cluster, ctx.catalog, model, request, ctx.clock);
   } catch (const Error& e) {
     // --json readers get an object on stdout for a plan that cannot be made, too.
     if (o.json && e.kind() == ErrorKind::kFailed) {
@@ -176,8 +230,7 @@ void add_plan_command(CLI::App& app, AppContext& ctx) {
   sub->add_option("-c,--cluster", o->cluster, "Cluster file (JSON or YAML, - for stdin)")
       ->required();
   sub->add_option("-m,--model", o->model,
-                  "Model name (see `meshplan models`), model folder or config.json")
-      ->required();
+                  "Model name (see `meshplan models`), model folder or config.json");
   sub->add_option("--quant", o->quant,
                   "Quantization, overriding the model name's (4bit, 8bit, bf16, ...)");
   sub->add_option("--context", o->context,
@@ -221,6 +274,19 @@ void add_plan_command(CLI::App& app, AppContext& ctx) {
                   "Use at most this many hosts (optimal solver)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--pin", o->pins, "Fix a host's layers: HOST=FIRST-LAST (inclusive), repeatable");
+  sub->add_option("--concurrency", o->request.concurrency,
+                  "Streams decoded together per replica (default: 1, or the best that fits for "
+                  "--objective throughput)")
+      ->check(CLI::Range(1, 4096));
+  sub->add_option("--objective", o->request.objective,
+                  "latency (time per token of one stream) or throughput (aggregate tokens/s)")
+      ->check(CLI::IsMember({"latency", "throughput"}));
+  sub->add_option("--min-stream-tps", o->request.min_stream_tps,
+                  "With --objective throughput: tokens/s every stream must get at least");
+  sub->add_option("--output-tokens", o->output_tokens,
+                  "Tokens generated per request, for end-to-end times of the serving shapes (256)");
+  sub->add_option("--workload", o->workload,
+                  "Several models: a workload file (JSON or YAML, README \"Workload file\")");
   sub->add_flag("--json", o->json, "Print the plan file (JSON) instead of the table");
   sub->add_option("-o,--output", o->output, "Write the plan file (JSON) here, atomically");
   sub->callback([o, &ctx] { ctx.run = [o, &ctx] { return run_plan(*o, ctx); }; });

@@ -35,6 +35,16 @@ struct PlanRequest {
   // Tensor and expert parallel.
   bool allow_uneven = false;              // tensor shares proportional to speed and memory
   std::optional<ExpertLoad> expert_load;  // per-layer expert frequencies; empty = uniform
+  // Serving (solvers/serving_planner.hpp): streams decoded together per replica (0 = not given:
+  // one stream, or the best that fits for the throughput objective), what is optimised, the
+  // least tokens/s every stream must get, and the tokens generated per request.
+  int concurrency = 0;
+  std::string objective;  // "" (latency, today's plan), "latency", "throughput"
+  double min_stream_tps = 0;
+  int64_t output_tokens = 0;  // 0 = not given (kDefaultOutputTokens)
+  bool serving() const {
+    return concurrency > 0 || !objective.empty() || min_stream_tps > 0 || output_tokens > 0;
+  }
 };
 
 }  // namespace meshplan

@@ -108,6 +108,46 @@ struct HostInfo {
   std::string left_out;  // why a candidate the plan does not use was left out
 };
 
+// Batched decode (--concurrency, --objective): N streams per replica share each step's weight
+// reads; each reads its own KV.
+struct ServingInfo {
+  std::string objective;  // "latency" or "throughput"
+  double min_stream_tps = 0;
+  int concurrency = 1;      // streams per replica
+  int max_concurrency = 1;  // the most streams whose KV fits on every rank
+  std::string bound_by;     // what stops more streams helping: memory, compute or bandwidth
+  double step_s = 0;        // one decode step of all streams of a replica
+  double stream_tokens_per_s = 0;
+  double aggregate_tokens_per_s = 0;        // over every replica
+  double kv_bytes = 0;                      // KV of all streams of one replica at the context
+  double bound_aggregate_tokens_per_s = 0;  // upper bound: every candidate's FLOP/s and bandwidth
+  std::string bound_method;
+};
+
+// One copy of the model on a group of hosts, and the part of the requests it should get.
+struct ReplicaInfo {
+  std::vector<std::string> hosts;
+  std::string strategy;
+  std::string backend;
+  int concurrency = 1;
+  double stream_tokens_per_s = 0;
+  double aggregate_tokens_per_s = 0;
+  double request_share = 0;  // by capacity: its aggregate over the sum
+  std::vector<RankPlan> ranks;
+};
+
+// One serving shape compared for end-to-end time per request (prompt then output tokens).
+struct ShapeInfo {
+  std::string shape;  // "single", "pipeline", "disaggregated"
+  std::vector<std::string> prefill_hosts;
+  std::vector<std::string> decode_hosts;
+  double ttft_s = 0;
+  double kv_transfer_s = 0;  // disaggregated: KV bytes over the link, overlapped with prefill
+  double decode_tokens_per_s = 0;
+  double end_to_end_s = 0;
+  bool chosen = false;
+};
+
 struct Plan {
   std::string model_name;
   std::string quantization;
@@ -130,6 +170,11 @@ struct Plan {
   double stage_overhead_s = 0;
   double activation_bytes = 0;  // per token crossing a hop (2h)
   ClusterPrint cluster;         // the hardware the plan was made for (its hosts, their links)
+  // Serving, present only when asked for (--concurrency, --objective, --workload, long prompts).
+  std::optional<ServingInfo> serving;
+  std::vector<ReplicaInfo> replicas;  // two or more when the hosts are split into copies
+  std::vector<ShapeInfo> shapes;      // prefill/decode shapes compared, the chosen one marked
+  int64_t output_tokens = 0;          // with shapes: tokens generated per request
 };
 
 }  // namespace meshplan

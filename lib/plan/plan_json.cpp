@@ -1,6 +1,7 @@
 #include "lib/plan/plan_json.hpp"
 
 #include "lib/models/model_json.hpp"
+#include "lib/plan/plan_serving.hpp"
 
 namespace meshplan {
 namespace {
@@ -168,6 +169,7 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
     layers.push_back(layer_json(l));
   f["layers"] = layers;
   j["figures"] = f;
+  add_serving_json(plan, j);
   return j;
 }
 

@@ -6,6 +6,7 @@
 
 #include "lib/core/text_table.hpp"
 #include "lib/core/units.hpp"
+#include "lib/plan/plan_serving.hpp"
 
 namespace meshplan {
 
@@ -123,6 +124,7 @@ std::string render_plan(const Plan& plan) {
     out += fmt::format("Lower bound: {} per token; this plan is within {:.1f} % of it\n",
                        format_duration(plan.bound->token_latency_s), plan.bound->gap_percent);
   }
+  out += render_serving(plan);
   for (const auto& b : plan.baselines) {
     if (b.feasible) {
       out += fmt::format("Baseline {}: {:.1f} tokens/s on {} host{}; this plan is {:.2f}x\n",

@@ -1,0 +1,143 @@
+#include "lib/plan/plan_serving.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "lib/core/units.hpp"
+#include "lib/plan/plan_json.hpp"
+#include "lib/plan/plan_report.hpp"
+
+namespace meshplan {
+namespace {
+
+ojson tps(double v) {
+  return json_number(std::round(v * 1000) / 1000);
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v)
+    out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+}  // namespace
+
+void add_serving_json(const Plan& plan, ojson& j) {
+  if (plan.serving) {
+    const ServingInfo& s = *plan.serving;
+    ojson x;
+    x["objective"] = s.objective;
+    if (s.min_stream_tps > 0) x["min_stream_tokens_per_s"] = json_number(s.min_stream_tps);
+    x["concurrency"] = s.concurrency;
+    x["max_concurrency"] = s.max_concurrency;
+    x["bound_by"] = s.bound_by;
+    x["step_ms"] = json_ms(s.step_s);
+    x["stream_tokens_per_s"] = tps(s.stream_tokens_per_s);
+    x["aggregate_tokens_per_s"] = tps(s.aggregate_tokens_per_s);
+    x["kv_bytes"] = json_number(std::round(s.kv_bytes));
+    x["bound"] = ojson{{"aggregate_tokens_per_s", tps(s.bound_aggregate_tokens_per_s)},
+                       {"method", s.bound_method}};
+    j["serving"] = x;
+  }
+  if (!plan.replicas.empty()) {
+    ojson rs = ojson::array();
+    for (const ReplicaInfo& r : plan.replicas) {
+      ojson x;
+      x["hosts"] = r.hosts;
+      x["strategy"] = r.strategy;
+      x["backend"] = r.backend;
+      x["concurrency"] = r.concurrency;
+      x["stream_tokens_per_s"] = tps(r.stream_tokens_per_s);
+      x["aggregate_tokens_per_s"] = tps(r.aggregate_tokens_per_s);
+      x["request_share"] = json_number(std::round(r.request_share * 10000) / 10000);
+      ojson ranks = ojson::array();
+      for (const RankPlan& k : r.ranks)
+        ranks.push_back(ojson{{"rank", k.rank},
+                              {"host", k.host},
+                              {"layers", ojson::array({k.layer_start, k.layer_end})},
+                              {"holds_head", k.holds_head}});
+      x["ranks"] = ranks;
+      rs.push_back(x);
+    }
+    j["replicas"] = rs;
+  }
+  if (!plan.shapes.empty()) {
+    ojson ss = ojson::array();
+    for (const ShapeInfo& s : plan.shapes) {
+      ojson x;
+      x["shape"] = s.shape;
+      x["prefill_hosts"] = s.prefill_hosts;
+      x["decode_hosts"] = s.decode_hosts;
+      x["ttft_ms"] = json_ms(s.ttft_s);
+      if (s.shape == "disaggregated") x["kv_transfer_ms"] = json_ms(s.kv_transfer_s);
+      x["decode_tokens_per_s"] = tps(s.decode_tokens_per_s);
+      x["end_to_end_ms"] = json_ms(s.end_to_end_s);
+      x["chosen"] = s.chosen;
+      ss.push_back(x);
+    }
+    j["output_tokens"] = plan.output_tokens;
+    j["shapes"] = ss;
+  }
+}
+
+std::string render_serving(const Plan& plan) {
+  std::string out;
+  if (plan.serving) {
+    const ServingInfo& s = *plan.serving;
+    out += fmt::format(
+        "Serving ({}): {} stream{} per replica, {:.1f} tokens/s each, {:.1f} tokens/s in all; KV "
+        "{} for the streams; at most {} fit; bound by {}\n",
+        s.objective, s.concurrency, s.concurrency == 1 ? "" : "s", s.stream_tokens_per_s,
+        s.aggregate_tokens_per_s, format_gib(s.kv_bytes), s.max_concurrency, s.bound_by);
+    out += fmt::format("Upper bound: {:.1f} tokens/s in all ({})\n", s.bound_aggregate_tokens_per_s,
+                       s.bound_method);
+  }
+  for (size_t i = 0; i < plan.replicas.size(); ++i) {
+    const ReplicaInfo& r = plan.replicas[i];
+    out += fmt::format(
+        "Replica {}: {} ({}), {} streams, {:.1f} tokens/s in all, {:.0f} % of the requests\n",
+        i + 1, joined(r.hosts), r.strategy, r.concurrency, r.aggregate_tokens_per_s,
+        r.request_share * 100);
+  }
+  for (const ShapeInfo& s : plan.shapes) {
+    out += fmt::format(
+        "Shape {} (prefill {}, decode {}): TTFT {}, {:.1f} tokens/s, {} per request of {} "
+        "tokens{}\n",
+        s.shape, joined(s.prefill_hosts), joined(s.decode_hosts), format_duration(s.ttft_s),
+        s.decode_tokens_per_s, format_duration(s.end_to_end_s), plan.output_tokens,
+        s.chosen ? " (chosen)" : "");
+  }
+  return out;
+}
+
+std::string write_workload_json(const std::string& objective, const std::vector<Plan>& plans,
+                                const std::vector<const ModelDesc*>& models,
+                                const std::vector<double>& shares) {
+  ojson j;
+  j["schema"] = kWorkloadPlanSchema;
+  j["objective"] = objective;
+  ojson ps = ojson::array();
+  for (size_t i = 0; i < plans.size(); ++i) {
+    ojson x;
+    x["share"] = json_number(std::round(shares[i] * 10000) / 10000);
+    x["plan"] = plan_to_json(plans[i], *models[i]);
+    ps.push_back(x);
+  }
+  j["plans"] = ps;
+  return j.dump(2) + "\n";
+}
+
+std::string render_workload(const std::string& objective, const std::vector<Plan>& plans,
+                            const std::vector<double>& shares) {
+  std::string out = fmt::format("Workload of {} models, objective {}\n", plans.size(), objective);
+  for (size_t i = 0; i < plans.size(); ++i) {
+    out += fmt::format("\n== {} ({:.0f} % of the requests) ==\n", plans[i].model_name,
+                       shares[i] * 100);
+    out += render_plan(plans[i]);
+  }
+  return out;
+}
+
+}  // namespace meshplan

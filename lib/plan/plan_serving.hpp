@@ -1,0 +1,29 @@
+// The serving part of a plan (--concurrency, --objective, replicas, shapes) in the plan file and
+// the table, and the file of a workload's plans (meshplan.workload-plan/1). Added only when a plan
+// has it, so plans made without serving flags keep their exact form.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lib/core/json_util.hpp"
+#include "lib/models/model.hpp"
+#include "lib/plan/plan.hpp"
+
+namespace meshplan {
+
+inline constexpr const char* kWorkloadPlanSchema = "meshplan.workload-plan/1";
+
+// Adds "serving", "replicas" and "shapes" to a plan's JSON when present.
+void add_serving_json(const Plan& plan, ojson& j);
+// The table's serving lines ("" when the plan has none).
+std::string render_serving(const Plan& plan);
+
+// Several models' plans with their shares of the requests.
+std::string write_workload_json(const std::string& objective, const std::vector<Plan>& plans,
+                                const std::vector<const ModelDesc*>& models,
+                                const std::vector<double>& shares);
+std::string render_workload(const std::string& objective, const std::vector<Plan>& plans,
+                            const std::vector<double>& shares);
+
+}  // namespace meshplan

@@ -1,0 +1,102 @@
+#include "solvers/batched_decode.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace meshplan {
+
+BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
+    : pipeline_(plan.strategy == "pipeline"),
+      token_latency_s_(plan.predicted.token_latency_s),
+      activation_bytes_(plan.activation_bytes) {
+  double total_weight = 0;
+  for (const RankPlan& r : plan.ranks)
+    total_weight += r.weight_bytes;
+  max_streams_ = kMaxStreams;
+  for (const RankPlan& r : plan.ranks) {
+    RankCost c;
+    // The part of every layer this rank computes: a tensor share, an expert rank's part of the
+    // weights, or all of its layer range.
+    double part = 1;
+    if (r.share)
+      part = *r.share;
+    else if (!r.experts.empty() && total_weight > 0)
+      part = r.weight_bytes / total_weight;
+    for (int l = r.layer_start; l < r.layer_end && l < model.num_layers(); ++l) {
+      const LayerInfo& layer = model.layers[static_cast<size_t>(l)];
+      c.flops += part * layer.flops;
+      c.read += part * static_cast<double>(layer.read_bytes);
+    }
+    c.kv = r.kv_bytes;
+    if (r.holds_head) {
+      c.head_flops = model.head_flops();
+      c.head_read = static_cast<double>(model.head_read_bytes());
+    }
+    c.F = r.flops > 0 ? r.flops : 1;
+    c.BW = r.bandwidth > 0 ? r.bandwidth : 1;
+    c.stage_s = r.stage_s;
+    if (r.hop_to_next) {
+      c.hop_latency_s = r.hop_to_next->latency_s;
+      c.hop_bandwidth = r.hop_to_next->bandwidth;
+    }
+    ranks_.push_back(c);
+    kv_per_stream_ += r.kv_bytes;
+    if (r.kv_bytes > 0) {
+      double free = r.usable_bytes - (r.total_bytes - r.kv_bytes);
+      int n = static_cast<int>(
+          std::clamp(std::floor(free / r.kv_bytes), 1.0, static_cast<double>(kMaxStreams)));
+      if (n < max_streams_ || tightest_.empty()) tightest_ = r.host;
+      max_streams_ = std::min(max_streams_, n);
+    }
+  }
+  if (plan.collective && plan.collective->bandwidth > 0) {
+    // Two all-reduces of the activations per layer; their bytes grow with the streams.
+    collective_extra_per_stream_s_ =
+        plan.collective->layers * 2.0 * activation_bytes_ / plan.collective->bandwidth;
+  }
+}
+
+double BatchedDecode::rank_time(const RankCost& r, int n) const {
+  const double N = n;
+  double t = std::max(N * r.flops / r.F, (r.read + N * r.kv) / r.BW);
+  if (r.head_flops > 0) t += std::max(N * r.head_flops / r.F, r.head_read / r.BW);
+  return t;
+}
+
+double BatchedDecode::hop_time(const RankCost& r, int n) const {
+  if (r.hop_bandwidth <= 0) return 0;
+  return r.hop_latency_s + n * activation_bytes_ / r.hop_bandwidth;
+}
+
+BatchedStep BatchedDecode::at(int streams) const {
+  BatchedStep s;
+  s.streams = std::max(1, streams);
+  const int n = s.streams;
+  for (const RankCost& r : ranks_)
+    s.compute_bound = s.compute_bound || r.flops / r.F >= (r.read + n * r.kv) / (n * r.BW);
+  // One micro-batch of b streams through every rank: the strategy's latency plus what the
+  // extra streams add (summed along a pipeline, the slowest rank when ranks work side by side).
+  auto sequential = [&](int b) {
+    double extra = 0;
+    for (const RankCost& r : ranks_) {
+      double d = rank_time(r, b) - rank_time(r, 1) + hop_time(r, b) - hop_time(r, 1);
+      extra = pipeline_ ? extra + d : std::max(extra, d);
+    }
+    return token_latency_s_ + extra + (b - 1) * collective_extra_per_stream_s_;
+  };
+  if (pipeline_ && ranks_.size() > 1) {
+    const int k = std::min<int>(n, static_cast<int>(ranks_.size()));
+    const int b = (n + k - 1) / k;
+    double slowest = 0;
+    for (const RankCost& r : ranks_)
+      slowest = std::max(slowest, r.stage_s + rank_time(r, b) - rank_time(r, 1) + hop_time(r, b));
+    s.round_s = std::max(sequential(b), k * slowest);
+  } else {
+    s.round_s = sequential(n);
+  }
+  s.stream_tokens_per_s = 1 / s.round_s;
+  s.aggregate_tokens_per_s = n / s.round_s;
+  return s;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,54 @@
+// Batched decode (SPEC section 7, "Serving"): N streams decoded together by one copy of the model.
+// Per step each rank reads its weights once and every stream's KV, and computes for every stream;
+// activations crossing hops and collectives scale with N. A pipeline keeps its ranks busy with
+// up to one micro-batch per rank. The figures start from the strategy's own single-stream
+// prediction and add what the extra streams cost, so N = 1 is exactly the plan's prediction.
+#pragma once
+
+#include "lib/models/model.hpp"
+#include "lib/plan/plan.hpp"
+
+namespace meshplan {
+
+struct BatchedStep {
+  int streams = 1;
+  double round_s = 0;  // time between two tokens of one stream
+  double stream_tokens_per_s = 0;
+  double aggregate_tokens_per_s = 0;
+  bool compute_bound = false;  // some rank's FLOPs outweigh its memory reads
+};
+
+class BatchedDecode {
+ public:
+  BatchedDecode(const Plan& plan, const ModelDesc& model);
+  // The most streams whose KV at the context fits beside the weights on every rank (at least 1
+  // for a feasible plan; capped at kMaxStreams).
+  int max_streams() const { return max_streams_; }
+  // The rank that runs out of memory first.
+  const std::string& tightest_host() const { return tightest_; }
+  BatchedStep at(int streams) const;
+  double kv_bytes(int streams) const { return kv_per_stream_ * streams; }
+
+  static constexpr int kMaxStreams = 4096;
+
+ private:
+  struct RankCost {
+    double flops = 0, read = 0, kv = 0;  // per token / per step, one stream
+    double head_flops = 0, head_read = 0;
+    double F = 1, BW = 1;
+    double stage_s = 0;
+    double hop_latency_s = 0, hop_bandwidth = 0;  // hop to the next rank, if any
+  };
+  double rank_time(const RankCost& r, int n) const;  // compute/memory part of one rank, n streams
+  double hop_time(const RankCost& r, int n) const;
+  bool pipeline_ = false;
+  double token_latency_s_ = 0;
+  double activation_bytes_ = 0;
+  double collective_extra_per_stream_s_ = 0;  // bandwidth part of a token's collectives
+  std::vector<RankCost> ranks_;
+  int max_streams_ = 1;
+  std::string tightest_;
+  double kv_per_stream_ = 0;
+};
+
+}  // namespace meshplan

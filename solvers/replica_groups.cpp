@@ -1,0 +1,115 @@
+#include "solvers/replica_groups.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "lib/core/error.hpp"
+#include "solvers/serving_planner.hpp"
+#include "solvers/strategy_planner.hpp"
+
+namespace meshplan {
+
+std::optional<Plan> plan_group(const Cluster& cluster, const Catalog& catalog,
+                               const ModelDesc& model, const PlanRequest& request,
+                               const std::vector<std::string>& hosts, const Clock& clock) {
+  PlanRequest r = request;
+  r.hosts = hosts;
+  r.min_hosts = r.max_hosts = 0;
+  r.pins.clear();
+  try {
+    Plan p = plan_model(cluster, catalog, model, r, clock);
+    apply_serving(p, model, r);
+    return p;
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kFailed) throw;
+    return std::nullopt;
+  }
+}
+
+ReplicaSet replica_set(std::vector<Plan> plans) {
+  ReplicaSet set;
+  for (const Plan& p : plans)
+    set.aggregate_tokens_per_s += p.serving->aggregate_tokens_per_s;
+  for (const Plan& p : plans) {
+    ReplicaInfo r;
+    for (const auto& rank : p.ranks)
+      r.hosts.push_back(rank.host);
+    r.strategy = p.strategy;
+    r.backend = p.backend;
+    r.concurrency = p.serving->concurrency;
+    r.stream_tokens_per_s = p.serving->stream_tokens_per_s;
+    r.aggregate_tokens_per_s = p.serving->aggregate_tokens_per_s;
+    r.request_share =
+        set.aggregate_tokens_per_s > 0 ? r.aggregate_tokens_per_s / set.aggregate_tokens_per_s : 0;
+    r.ranks = p.ranks;
+    set.replicas.push_back(std::move(r));
+  }
+  set.plans = std::move(plans);
+  return set;
+}
+
+std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& catalog,
+                                        const ModelDesc& model, const PlanRequest& request,
+                                        const Plan& whole, const Clock& clock) {
+  const size_t n = whole.hosts.size();
+  if (n < 2) return std::nullopt;
+  // Candidates by usable memory, largest first.
+  std::vector<size_t> by_memory(n);
+  std::iota(by_memory.begin(), by_memory.end(), 0);
+  std::stable_sort(by_memory.begin(), by_memory.end(), [&](size_t a, size_t b) {
+    return whole.hosts[a].usable_bytes > whole.hosts[b].usable_bytes;
+  });
+  std::map<std::vector<size_t>, std::optional<Plan>> cache;
+  auto group_plan = [&](std::vector<size_t> members) -> const std::optional<Plan>& {
+    std::sort(members.begin(), members.end());  // candidate (ring) order
+    auto it = cache.find(members);
+    if (it != cache.end()) return it->second;
+    std::vector<std::string> names;
+    for (size_t m : members)
+      names.push_back(whole.hosts[m].name);
+    return cache.emplace(members, plan_group(cluster, catalog, model, request, names, clock))
+        .first->second;
+  };
+  std::vector<std::vector<std::vector<size_t>>> splits;
+  // k groups balanced by memory: each host, largest first, joins the group with the least.
+  for (size_t k = 2; k <= n; ++k) {
+    std::vector<std::vector<size_t>> groups(k);
+    std::vector<double> memory(k, 0);
+    for (size_t h : by_memory) {
+      size_t g =
+          static_cast<size_t>(std::min_element(memory.begin(), memory.end()) - memory.begin());
+      groups[g].push_back(h);
+      memory[g] += whole.hosts[h].usable_bytes;
+    }
+    splits.push_back(groups);
+  }
+  // Every host that holds the model alone is a replica; the others form one more group.
+  {
+    std::vector<std::vector<size_t>> groups;
+    std::vector<size_t> rest;
+    for (size_t h : by_memory) {
+      if (group_plan({h}))
+        groups.push_back({h});
+      else
+        rest.push_back(h);
+    }
+    if (!rest.empty()) groups.push_back(rest);
+    splits.push_back(groups);
+  }
+  std::optional<ReplicaSet> best;
+  for (const auto& groups : splits) {
+    std::vector<Plan> plans;
+    for (const auto& g : groups)
+      if (const auto& p = group_plan(g)) plans.push_back(*p);
+    if (plans.size() < 2) continue;
+    ReplicaSet set = replica_set(std::move(plans));
+    if (!best || set.aggregate_tokens_per_s > best->aggregate_tokens_per_s * 1.000001)
+      best = std::move(set);
+  }
+  return best;
+}
+
+}  // namespace meshplan

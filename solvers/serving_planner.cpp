@@ -1,0 +1,229 @@
+#include "solvers/serving_planner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "lib/core/error.hpp"
+#include "lib/core/units.hpp"
+#include "solvers/batched_decode.hpp"
+#include "solvers/planning_problem.hpp"
+#include "solvers/replica_groups.hpp"
+#include "solvers/strategy_planner.hpp"
+
+namespace meshplan {
+namespace {
+
+std::string objective_of(const PlanRequest& r) {
+  return r.objective.empty() ? "latency" : r.objective;
+}
+
+// Upper bound on the aggregate tokens/s of any plan over the candidates: every FLOP of every
+// candidate spent on tokens, and every candidate's bandwidth reading only KV.
+std::pair<double, std::string> aggregate_bound(const Plan& plan, const ModelDesc& model) {
+  double flops_per_token = model.head_flops(), kv_per_token = 0;
+  for (const LayerInfo& l : model.layers) {
+    flops_per_token += l.flops;
+    kv_per_token += l.kv_bytes(plan.context);
+  }
+  double F = 0, BW = 0;
+  for (const HostInfo& h : plan.hosts) {
+    F += h.flops;
+    BW += h.bandwidth;
+  }
+  double compute = F / flops_per_token;
+  double memory = kv_per_token > 0 ? BW / kv_per_token : compute;
+  if (compute <= memory) return {compute, "every candidate's FLOP/s over the FLOPs of one token"};
+  return {memory, "every candidate's bandwidth over one stream's KV read per token"};
+}
+
+}  // namespace
+
+void apply_serving(Plan& plan, const ModelDesc& model, const PlanRequest& request) {
+  BatchedDecode decode(plan, model);
+  ServingInfo s;
+  s.objective = objective_of(request);
+  s.min_stream_tps = request.min_stream_tps;
+  s.max_concurrency = decode.max_streams();
+  int n = 1;
+  if (request.concurrency > 0) {
+    n = request.concurrency;
+    if (n > decode.max_streams())
+      throw failure(
+          "--concurrency {}: the KV cache of {} streams at a context of {} does not fit on {}, "
+          "which holds at most {} beside its weights",
+          n, n, request.context, decode.tightest_host(), decode.max_streams());
+    if (decode.at(n).stream_tokens_per_s + 1e-12 < request.min_stream_tps)
+      throw failure("--min-stream-tps {}: {} streams get {:.1f} tokens/s each",
+                    request.min_stream_tps, n, decode.at(n).stream_tokens_per_s);
+  } else if (s.objective == "throughput") {
+    // The best aggregate whose streams all get the minimum; ties go to fewer streams.
+    double best = -1;
+    for (int k = 1; k <= decode.max_streams(); ++k) {
+      BatchedStep st = decode.at(k);
+      if (st.stream_tokens_per_s + 1e-12 < request.min_stream_tps) break;
+      if (st.aggregate_tokens_per_s > best * 1.005) {
+        best = st.aggregate_tokens_per_s;
+        n = k;
+      }
+    }
+    if (best < 0)
+      throw failure("--min-stream-tps {}: even one stream gets only {:.1f} tokens/s on this plan",
+                    request.min_stream_tps, decode.at(1).stream_tokens_per_s);
+  } else if (decode.at(1).stream_tokens_per_s + 1e-12 < request.min_stream_tps) {
+    throw failure("--min-stream-tps {}: one stream gets only {:.1f} tokens/s on this plan",
+                  request.min_stream_tps, decode.at(1).stream_tokens_per_s);
+  }
+  BatchedStep st = decode.at(n);
+  s.concurrency = n;
+  s.step_s = st.round_s;
+  s.stream_tokens_per_s = st.stream_tokens_per_s;
+  s.aggregate_tokens_per_s = st.aggregate_tokens_per_s;
+  s.kv_bytes = decode.kv_bytes(n);
+  s.bound_by = n >= decode.max_streams() ? "memory" : st.compute_bound ? "compute" : "bandwidth";
+  auto [bound, method] = aggregate_bound(plan, model);
+  s.bound_aggregate_tokens_per_s = std::max(bound, s.aggregate_tokens_per_s);
+  s.bound_method = method;
+  plan.serving = s;
+}
+
+Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
+                  const PlanRequest& request, const Clock& clock) {
+  Plan plan = plan_model(cluster, catalog, model, request, clock);
+  apply_serving(plan, model, request);
+  const bool throughput = objective_of(request) == "throughput";
+
+  if (throughput) {
+    // Baselines for the objective: one copy of the latency plan, and the memory-proportional
+    // pipeline, each at its own best number of streams.
+    BaselineInfo lat{"latency-plan", true, 0, 0, 0, {}, ""};
+    lat.token_latency_s = 1 / plan.serving->stream_tokens_per_s;
+    lat.decode_tokens_per_s = plan.serving->aggregate_tokens_per_s;
+    for (const auto& r : plan.ranks)
+      lat.hosts.push_back(r.host);
+    lat.note = "one copy of the latency plan, aggregate tokens/s";
+    BaselineInfo prop{"proportional-serving", false, 0, 0, 0, {}, ""};
+    try {
+      PlanRequest p = request;
+      p.strategy = "pipeline";
+      p.solver = "proportional";
+      p.pins.clear();
+      Plan pp = plan_model(cluster, catalog, model, p, clock);
+      apply_serving(pp, model, p);
+      prop.feasible = true;
+      prop.token_latency_s = 1 / pp.serving->stream_tokens_per_s;
+      prop.decode_tokens_per_s = pp.serving->aggregate_tokens_per_s;
+      for (const auto& r : pp.ranks)
+        prop.hosts.push_back(r.host);
+      prop.note = "memory-proportional pipeline, aggregate tokens/s";
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kFailed) throw;
+      prop.note = e.what();
+    }
+
+    std::optional<ReplicaSet> set = best_replicas(cluster, catalog, model, request, plan, clock);
+    if (set && set->aggregate_tokens_per_s > plan.serving->aggregate_tokens_per_s * 1.000001) {
+      Plan first = set->plans.front();
+      ServingInfo s = *first.serving;
+      double worst = s.stream_tokens_per_s;
+      for (const Plan& p : set->plans)
+        worst = std::min(worst, p.serving->stream_tokens_per_s);
+      s.aggregate_tokens_per_s = set->aggregate_tokens_per_s;
+      s.stream_tokens_per_s = worst;  // a request may land on the slowest replica
+      s.bound_aggregate_tokens_per_s =
+          std::max(plan.serving->bound_aggregate_tokens_per_s, s.aggregate_tokens_per_s);
+      first.serving = s;
+      first.replicas = set->replicas;
+      first.notes.push_back(fmt::format(
+          "{} replicas serve {:.1f} tokens/s in all against {:.1f} for one copy over the hosts",
+          set->replicas.size(), set->aggregate_tokens_per_s, plan.serving->aggregate_tokens_per_s));
+      plan = std::move(first);
+    }
+    for (BaselineInfo* b : {&lat, &prop}) {
+      if (b->feasible && b->decode_tokens_per_s > 0)
+        b->speedup = plan.serving->aggregate_tokens_per_s / b->decode_tokens_per_s;
+      plan.baselines.push_back(*b);
+    }
+  }
+
+  if (plan.hosts.size() >= 2) {
+    plan.shapes = compare_shapes(cluster, catalog, model, request, plan, clock);
+    plan.output_tokens = request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens;
+  }
+  return plan;
+}
+
+std::vector<ShapeInfo> compare_shapes(const Cluster& cluster, const Catalog& catalog,
+                                      const ModelDesc& model, const PlanRequest& request,
+                                      const Plan& whole, const Clock& clock) {
+  PlanningProblem problem(cluster, catalog, model, request);
+  const PlanInputs& in = problem.inputs();
+  const double output =
+      static_cast<double>(request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens);
+  // Each candidate alone, where the model fits.
+  std::vector<std::optional<Plan>> alone(in.size());
+  std::vector<ShapeInfo> shapes;
+  for (size_t i = 0; i < in.size(); ++i) {
+    PlanRequest r = request;
+    r.hosts = {in.hosts[i].name};
+    r.min_hosts = r.max_hosts = 0;
+    r.pins.clear();
+    try {
+      alone[i] = plan_model(cluster, catalog, model, r, clock);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kFailed) throw;
+      continue;
+    }
+    ShapeInfo s;
+    s.shape = "single";
+    s.prefill_hosts = s.decode_hosts = {in.hosts[i].name};
+    s.ttft_s = alone[i]->predicted.ttft_s;
+    s.decode_tokens_per_s = alone[i]->predicted.decode_tokens_per_s;
+    s.end_to_end_s = s.ttft_s + output * alone[i]->predicted.token_latency_s;
+    shapes.push_back(s);
+  }
+  if (whole.ranks.size() > 1) {
+    ShapeInfo s;
+    s.shape = whole.strategy;
+    for (const auto& r : whole.ranks)
+      s.prefill_hosts.push_back(r.host);
+    s.decode_hosts = s.prefill_hosts;
+    s.ttft_s = whole.predicted.ttft_s;
+    s.decode_tokens_per_s = whole.predicted.decode_tokens_per_s;
+    s.end_to_end_s = s.ttft_s + output * whole.predicted.token_latency_s;
+    shapes.push_back(s);
+  }
+  // Prefill on p, decode on d: layer l's KV leaves p as soon as p finishes layer l, so the last
+  // byte arrives after the prefill plus one layer's transfer, or after the first layer's prefill
+  // plus the whole transfer, whichever is later.
+  double kv = 0;
+  for (const LayerInfo& l : model.layers)
+    kv += l.kv_bytes(request.prompt);
+  const double L = std::max(1, model.num_layers());
+  for (size_t p = 0; p < in.size() && request.prompt >= kDisaggregationPrompt; ++p) {
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (p == d || !alone[p] || !alone[d] || !in.any[p][d]) continue;
+      const LinkFigures& link = *in.any[p][d];
+      const double prefill = alone[p]->predicted.ttft_s;
+      const double transfer = kv / link.bandwidth;
+      ShapeInfo s;
+      s.shape = "disaggregated";
+      s.prefill_hosts = {in.hosts[p].name};
+      s.decode_hosts = {in.hosts[d].name};
+      s.kv_transfer_s = link.latency_s + transfer;
+      s.ttft_s = std::max(prefill + transfer / L, prefill / L + transfer) + link.latency_s;
+      s.decode_tokens_per_s = alone[d]->predicted.decode_tokens_per_s;
+      s.end_to_end_s = s.ttft_s + output * alone[d]->predicted.token_latency_s;
+      shapes.push_back(s);
+    }
+  }
+  auto best = std::min_element(shapes.begin(), shapes.end(), [](const auto& a, const auto& b) {
+    return a.end_to_end_s < b.end_to_end_s;
+  });
+  if (best != shapes.end()) best->chosen = true;
+  return shapes;
+}
+
+}  // namespace meshplan

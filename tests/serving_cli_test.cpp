@@ -1,0 +1,233 @@
+// `meshplan plan` serving more than one stream, as a user runs it: batched decode and what binds
+// it, replicas against one copy, several models from a workload file, and disaggregated prefill
+// and decode against single hosts.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/test_support.hpp"
+
+namespace meshplan {
+namespace {
+
+using nlohmann::json;
+using testing::fixture_path;
+using testing::run_meshplan;
+using testing::source_path;
+using testing::temp_dir;
+
+const std::string kAir = source_path("examples/clusters/studio-air-fabric.yaml");
+const std::string kPair = source_path("tests/fixtures/clusters/unequal-pair.yaml");
+const std::string kSpark = source_path("tests/fixtures/clusters/spark-m3-ultra-10gbe.yaml");
+
+json plan(const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"plan", "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto r = run_meshplan(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? json::parse(r.out) : json();
+}
+
+double num(const json& j) {
+  return j.get<double>();
+}
+
+TEST(serving_cli_test, aggregate_rises_with_concurrency_until_compute_binds) {
+  const std::vector<std::string> base = {"-c",      kAir,      "-m", "llama-3.3-70b-4bit",
+                                         "--hosts", "studio-a"};
+  double last_aggregate = 0, last_stream = 1e9, kv_one = 0;
+  for (int n : {1, 2, 4, 8, 16}) {
+    auto args = base;
+    args.insert(args.end(), {"--concurrency", std::to_string(n)});
+    json s = plan(args)["serving"];
+    ASSERT_EQ(s["concurrency"], n);
+    EXPECT_GT(num(s["aggregate_tokens_per_s"]), last_aggregate * 1.2) << n;
+    EXPECT_LE(num(s["stream_tokens_per_s"]), last_stream) << n;
+    EXPECT_NEAR(num(s["aggregate_tokens_per_s"]), n * num(s["stream_tokens_per_s"]),
+                0.01 * n + 1e-3);
+    if (n == 1) kv_one = num(s["kv_bytes"]);
+    EXPECT_NEAR(num(s["kv_bytes"]), n * kv_one, n * 2.0);
+    last_aggregate = num(s["aggregate_tokens_per_s"]);
+    last_stream = num(s["stream_tokens_per_s"]);
+  }
+  // One stream is the plan's own prediction.
+  json one =
+      plan({"-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-a", "--concurrency", "1"});
+  EXPECT_NEAR(num(one["serving"]["stream_tokens_per_s"]),
+              num(one["predicted"]["decode_tokens_per_s"]), 1e-3);
+  // Asked for the best: more streams stop helping once the GPU's FLOPs run out, long before the
+  // memory does; the plan says so and stays under its bound.
+  json best = plan(
+      {"-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-a", "--objective", "throughput"});
+  json s = best["serving"];
+  EXPECT_EQ(s["bound_by"], "compute");
+  EXPECT_LT(s["concurrency"].get<int>(), s["max_concurrency"].get<int>());
+  EXPECT_GT(num(s["aggregate_tokens_per_s"]), last_aggregate);
+  EXPECT_LE(num(s["aggregate_tokens_per_s"]), num(s["bound"]["aggregate_tokens_per_s"]));
+}
+
+TEST(serving_cli_test, memory_binds_at_a_long_context_and_limits_concurrency) {
+  json p = plan({"-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-b", "--context", "128k",
+                 "--objective", "throughput"});
+  json s = p["serving"];
+  EXPECT_EQ(s["bound_by"], "memory");
+  EXPECT_EQ(s["concurrency"], s["max_concurrency"]);
+  // The streams' KV and the weights fit in the host's usable memory, one more stream would not.
+  const json& r = p["ranks"][0];
+  const double kv_one = num(r["kv_bytes"]);
+  const double weights = num(r["weight_bytes"]);
+  EXPECT_LE(weights + num(s["kv_bytes"]), num(r["usable_bytes"]));
+  EXPECT_GT(weights + num(s["kv_bytes"]) + kv_one, num(r["usable_bytes"]));
+  // Asking for more than fits fails and names the host and the limit.
+  auto over = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-b",
+                            "--context", "128k", "--concurrency",
+                            std::to_string(s["max_concurrency"].get<int>() + 1)});
+  EXPECT_EQ(over.exit_code, 1);
+  EXPECT_NE(over.err.find("studio-b"), std::string::npos) << over.err;
+  EXPECT_NE(over.err.find("at most " + std::to_string(s["max_concurrency"].get<int>())),
+            std::string::npos)
+      << over.err;
+}
+
+TEST(serving_cli_test, min_stream_tps_keeps_every_stream_above_the_floor) {
+  json free = plan({"-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-a", "--objective",
+                    "throughput"})["serving"];
+  json floor = plan({"-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-a", "--objective",
+                     "throughput", "--min-stream-tps", "8"})["serving"];
+  EXPECT_GE(num(floor["stream_tokens_per_s"]), 8.0);
+  EXPECT_LT(floor["concurrency"].get<int>(), free["concurrency"].get<int>());
+  EXPECT_LT(num(floor["aggregate_tokens_per_s"]), num(free["aggregate_tokens_per_s"]));
+  auto none = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.3-70b-4bit", "--objective",
+                            "throughput", "--min-stream-tps", "500"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("--min-stream-tps 500"), std::string::npos) << none.err;
+}
+
+TEST(serving_cli_test, replicas_beat_one_pipeline_for_throughput_and_lose_for_latency) {
+  // Both hosts hold the model; at one stream per copy two copies serve more than one.
+  json thr = plan(
+      {"-c", kPair, "-m", "llama-3.3-70b-4bit", "--objective", "throughput", "--concurrency", "1"});
+  json lat = plan({"-c", kPair, "-m", "llama-3.3-70b-4bit", "--objective", "latency"});
+  ASSERT_EQ(thr["replicas"].size(), 2u);
+  EXPECT_FALSE(lat.contains("replicas"));
+  double shares = 0, sum = 0;
+  for (const auto& r : thr["replicas"]) {
+    shares += num(r["request_share"]);
+    sum += num(r["aggregate_tokens_per_s"]);
+    EXPECT_NEAR(num(r["request_share"]),
+                num(r["aggregate_tokens_per_s"]) / num(thr["serving"]["aggregate_tokens_per_s"]),
+                1e-3);
+  }
+  EXPECT_NEAR(shares, 1.0, 1e-3);
+  EXPECT_NEAR(sum, num(thr["serving"]["aggregate_tokens_per_s"]), 1e-2);
+  // Throughput: the replicas beat one copy of the latency plan (its baseline).
+  EXPECT_GT(num(thr["serving"]["aggregate_tokens_per_s"]),
+            num(lat["serving"]["aggregate_tokens_per_s"]) * 1.3);
+  bool found = false;
+  for (const auto& b : thr["baselines"]) {
+    if (b["solver"] != "latency-plan") continue;
+    found = true;
+    EXPECT_GT(num(b["speedup"]), 1.3);
+  }
+  EXPECT_TRUE(found);
+  // Latency: a request sent to the slower replica waits longer per token than on the one plan.
+  EXPECT_LT(num(thr["serving"]["stream_tokens_per_s"]),
+            num(lat["serving"]["stream_tokens_per_s"]) * 0.9);
+}
+
+TEST(serving_cli_test, two_models_on_the_studio_air_fabric_each_where_it_fits_best) {
+  const std::string file = source_path("tests/fixtures/workloads/two-models.yaml");
+  auto r = run_meshplan({"plan", "--json", "-c", kAir, "--workload", file});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json w = json::parse(r.out);
+  EXPECT_EQ(w["schema"], "meshplan.workload-plan/1");
+  ASSERT_EQ(w["plans"].size(), 2u);
+  const json& big = w["plans"][0]["plan"];
+  const json& small = w["plans"][1]["plan"];
+  EXPECT_EQ(big["model"]["name"], "qwen3-235b-a22b-8bit");
+  // The 235B model only fits the 444 GB Studio; the 70B model gets the other one.
+  ASSERT_EQ(big["ranks"].size(), 1u);
+  ASSERT_EQ(small["ranks"].size(), 1u);
+  EXPECT_EQ(big["ranks"][0]["host"], "studio-a");
+  EXPECT_EQ(small["ranks"][0]["host"], "studio-b");
+  for (const json* p : {&big, &small}) {
+    const json& rank = (*p)["ranks"][0];
+    EXPECT_LE(num(rank["weight_bytes"]) + num((*p)["serving"]["kv_bytes"]),
+              num(rank["usable_bytes"]));
+  }
+  // Each model's figures are its plan alone on that host at the workload's lengths.
+  json alone = plan({"-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-b", "--context",
+                     "8192", "--prompt", "1000", "--objective", "throughput"});
+  EXPECT_NEAR(num(small["serving"]["aggregate_tokens_per_s"]),
+              num(alone["serving"]["aggregate_tokens_per_s"]), 1e-2);
+  EXPECT_NEAR(num(small["predicted"]["ttft_ms"]), num(alone["predicted"]["ttft_ms"]), 1e-3);
+}
+
+TEST(serving_cli_test, workload_file_errors_name_file_position_and_form) {
+  const std::string dir = temp_dir();
+  const std::string bad = dir + "/bad.yaml";
+  std::ofstream(bad) << "schema: meshplan.workload/1\nmodels:\n  - {model: llama-3.3-70b-4bit, "
+                        "share: -1}\n";
+  auto r = run_meshplan({"plan", "-c", kAir, "--workload", bad});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad.yaml:3:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/models/0/share"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("expected a share"), std::string::npos) << r.err;
+  const std::string unknown = dir + "/unknown.yaml";
+  std::ofstream(unknown) << "schema: meshplan.workload/1\nmodels:\n  - {model: llama-3.3-70b-4bit, "
+                            "streams: 4}\n";
+  r = run_meshplan({"plan", "-c", kAir, "--workload", unknown});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("streams"), std::string::npos) << r.err;
+  r = run_meshplan({"plan", "-c", kAir, "--workload", unknown, "-m", "llama-3.3-70b-4bit"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(serving_cli_test, long_prompt_picks_disaggregation_and_a_short_one_does_not) {
+  // exo 1.0's setup: Llama 3.1 8B FP16, an 8192-token prompt, prefill on the Spark.
+  json p = plan({"-c", kSpark, "-m", "llama-3.1-8b-fp16", "--prompt", "8192", "--output-tokens",
+                 "32", "--objective", "latency"});
+  ASSERT_FALSE(p["shapes"].empty());
+  EXPECT_EQ(p["output_tokens"], 32);
+  json chosen, spark, studio;
+  for (const auto& s : p["shapes"]) {
+    if (s["chosen"].get<bool>()) chosen = s;
+    if (s["shape"] == "single" && s["decode_hosts"][0] == "spark") spark = s;
+    if (s["shape"] == "single" && s["decode_hosts"][0] == "studio") studio = s;
+  }
+  ASSERT_FALSE(chosen.is_null());
+  EXPECT_EQ(chosen["shape"], "disaggregated");
+  EXPECT_EQ(chosen["prefill_hosts"][0], "spark");
+  EXPECT_EQ(chosen["decode_hosts"][0], "studio");
+  EXPECT_LT(num(chosen["end_to_end_ms"]), num(spark["end_to_end_ms"]));
+  EXPECT_LT(num(chosen["end_to_end_ms"]), num(studio["end_to_end_ms"]));
+  // The KV cache is streamed while the Spark still computes: TTFT is below prefill + transfer.
+  EXPECT_LT(num(chosen["ttft_ms"]), num(spark["ttft_ms"]) + num(chosen["kv_transfer_ms"]));
+  EXPECT_GE(num(chosen["ttft_ms"]), num(spark["ttft_ms"]));
+  EXPECT_NEAR(num(chosen["decode_tokens_per_s"]), num(studio["decode_tokens_per_s"]), 1e-3);
+
+  json s = plan({"-c", kSpark, "-m", "llama-3.1-8b-fp16", "--prompt", "256", "--output-tokens",
+                 "32", "--objective", "latency"});
+  ASSERT_FALSE(s["shapes"].empty());
+  // Below 8192 tokens the single hosts are compared and the Studio, decoding faster, is chosen.
+  for (const auto& shape : s["shapes"]) {
+    EXPECT_NE(shape["shape"], "disaggregated");
+    if (shape["chosen"].get<bool>()) {
+      EXPECT_EQ(shape["decode_hosts"][0], "studio");
+    }
+  }
+}
+
+TEST(serving_cli_test, plain_plans_have_no_serving_keys) {
+  json p = plan({"-c", kAir, "-m", "llama-3.3-70b-4bit"});
+  EXPECT_FALSE(p.contains("serving"));
+  EXPECT_FALSE(p.contains("replicas"));
+  EXPECT_FALSE(p.contains("shapes"));
+  auto r = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.3-70b-4bit", "--concurrency", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Serving (latency): 4 streams per replica"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace meshplan
