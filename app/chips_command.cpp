@@ -1,9 +1,12 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "app/commands.hpp"
+#include "lib/core/error.hpp"
 #include "lib/core/json_util.hpp"
+#include "lib/core/nearest_names.hpp"
 #include "lib/core/text_table.hpp"
 #include "lib/core/units.hpp"
 
@@ -11,15 +14,19 @@ namespace meshplan {
 namespace {
 
 constexpr const char* kChipsHelp =
-    R"(List the built-in chip and machine catalog with the cost-model defaults.
+    R"(List the built-in chip and machine catalog with the cost-model defaults, or one entry.
 
 Examples:
   meshplan chips
+  meshplan chips m3-ultra
+  meshplan chips mac-studio-m3-ultra
   meshplan chips --json
 
-Bandwidth and FP16 FLOP/s are spec-sheet figures; plans multiply them by the efficiencies shown
-at the end (override per host in the cluster file: mem_bandwidth, flops, bandwidth_efficiency,
-flops_efficiency). Every figure names its source in --json.)";
+Without NAME: one row per chip and one row per machine (with the chips it comes with). NAME is a
+chip (m3-ultra-80c), a chip family (m3-ultra, h100) or a machine (mac-mini-m4-pro): its figures
+and where each comes from. Bandwidth and FP16 FLOP/s are spec-sheet figures; plans multiply them
+by the efficiencies shown at the end (override per host in the cluster file: mem_bandwidth, flops,
+bandwidth_efficiency, flops_efficiency). Every figure names its source in --json.)";
 
 std::vector<std::string> machines_of(const Catalog& c, const std::string& chip) {
   std::vector<std::string> out;
@@ -29,71 +36,173 @@ std::vector<std::string> machines_of(const Catalog& c, const std::string& chip) 
   return out;
 }
 
-int run_chips(bool json, AppContext& ctx) {
-  const Catalog& c = ctx.catalog;
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items)
+    out += (out.empty() ? "" : ", ") + s;
+  return out.empty() ? "-" : out;
+}
+
+// "apple-newsroom" -> "apple-newsroom: Apple newsroom and ..." when the key is a known source.
+std::string source_text(const Catalog& c, const std::string& src) {
+  std::string key = src.substr(0, src.find(' '));
+  auto it = c.chip_sources().find(key);
+  return it == c.chip_sources().end() ? src : src + ": " + it->second;
+}
+
+ojson chip_json(const Catalog& c, const ChipSpec& chip) {
+  ojson j;
+  j["name"] = chip.key;
+  j["display_name"] = chip.name;
+  j["brand"] = chip.brand;
+  if (!chip.aliases.empty()) j["aliases"] = chip.aliases;
+  j["vendor"] = chip.vendor;
+  if (chip.gpu_cores) j["gpu_cores"] = chip.gpu_cores;
+  j["mem_bandwidth_bytes_per_s"] = json_number(chip.mem_bandwidth);
+  j["fp16_flops"] = json_number(chip.fp16_flops);
+  j["max_memory_bytes"] = chip.max_memory;
+  if (chip.gpu_memory) j["gpu_memory_bytes"] = chip.gpu_memory;
+  j["unified_memory"] = chip.unified_memory;
+  if (chip.thunderbolt) j["thunderbolt"] = chip.thunderbolt;
+  if (!chip.nvlink.empty()) j["nvlink"] = chip.nvlink;
+  const Efficiency& e = c.efficiency(chip.vendor);
+  j["bandwidth_efficiency"] = json_number(e.bandwidth);
+  j["flops_efficiency"] = json_number(e.flops);
+  j["machines"] = machines_of(c, chip.key);
+  ojson sources;
+  for (const auto& [figure, src] : chip.sources)
+    sources[figure] = source_text(c, src);
+  j["sources"] = sources;
+  return j;
+}
+
+std::string chip_table(const std::vector<const ChipSpec*>& chips) {
+  using A = TextTable::Align;
+  TextTable t({"chip", "name", "GPU cores", "bandwidth", "FP16", "max memory", "TB"},
+              {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight});
+  for (const ChipSpec* chip : chips) {
+    t.add_row({chip->key, chip->name, chip->gpu_cores ? std::to_string(chip->gpu_cores) : "-",
+               fmt::format("{:.0f} GB/s", chip->mem_bandwidth / 1e9),
+               fmt::format("{:.1f} TFLOPS", chip->fp16_flops / 1e12),
+               format_gib(static_cast<double>(chip->max_memory)),
+               chip->thunderbolt ? std::to_string(chip->thunderbolt) : "-"});
+  }
+  return t.render();
+}
+
+// Each machine once, with the chips it comes with.
+std::string machine_table(const std::vector<const MachineSpec*>& machines) {
+  using A = TextTable::Align;
+  TextTable mt({"machine", "name", "Thunderbolt", "ports", "Ethernet", "chips"},
+               {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kLeft, A::kLeft});
+  for (const MachineSpec* m : machines) {
+    mt.add_row({m->key, m->name, m->tb_generation ? fmt::format("TB{}", m->tb_generation) : "-",
+                std::to_string(m->tb_interfaces.size()),
+                m->ethernet ? link_kind_name(*m->ethernet) : "-", joined(m->chips)});
+  }
+  return mt.render();
+}
+
+std::string chip_detail(const Catalog& c, const ChipSpec& chip) {
+  std::string out = fmt::format("{} ({})\n", chip.name, chip.key);
+  out += fmt::format("  reported as      {}\n", joined([&] {
+                       std::vector<std::string> names{chip.brand};
+                       names.insert(names.end(), chip.aliases.begin(), chip.aliases.end());
+                       return names;
+                     }()));
+  auto figure = [&](const char* label, const std::string& value, const char* key) {
+    auto it = chip.sources.find(key);
+    out += fmt::format("  {:<16} {}{}\n", label, value,
+                       it == chip.sources.end() ? "" : "  [" + source_text(c, it->second) + "]");
+  };
+  figure("bandwidth", fmt::format("{:.0f} GB/s", chip.mem_bandwidth / 1e9), "mem_bandwidth_GBps");
+  figure("FP16", fmt::format("{:.1f} TFLOPS", chip.fp16_flops / 1e12), "fp16_tflops");
+  figure("max memory", format_gib(static_cast<double>(chip.max_memory)), "max_memory_GiB");
+  if (chip.gpu_cores) out += fmt::format("  {:<16} {}\n", "GPU cores", chip.gpu_cores);
+  if (chip.thunderbolt) out += fmt::format("  {:<16} TB{}\n", "Thunderbolt", chip.thunderbolt);
+  if (!chip.nvlink.empty()) out += fmt::format("  {:<16} {}\n", "NVLink", chip.nvlink);
+  out += fmt::format("  {:<16} {}\n", "machines", joined(machines_of(c, chip.key)));
+  return out;
+}
+
+std::string machine_detail(const Catalog& c, const MachineSpec& m) {
+  std::string out = fmt::format("{} ({})\n", m.name, m.key);
+  out += fmt::format("  {:<16} {}\n", "chips", joined(m.chips));
+  out += fmt::format("  {:<16} {}\n", "model ids", joined(m.model_ids));
+  if (m.tb_generation)
+    out += fmt::format("  {:<16} TB{}, ports 1..{} = {}\n", "Thunderbolt", m.tb_generation,
+                       m.tb_interfaces.size(), joined(m.tb_interfaces));
+  out += fmt::format("  {:<16} {}\n", "Ethernet", m.ethernet ? link_kind_name(*m.ethernet) : "-");
+  out += fmt::format("  {:<16} {}\n", "management", m.management_interface);
+  std::vector<std::string> sources;
+  for (const auto& s : m.sources)
+    sources.push_back(source_text(c, s));
+  out += fmt::format("  {:<16} {}\n", "sources", joined(sources));
+  return out;
+}
+
+// A chip key, a family prefix ("m3-ultra" -> m3-ultra-60c, m3-ultra-80c) or a machine key.
+int show_one(const Catalog& c, const std::string& name, bool json, AppContext& ctx) {
+  std::vector<const ChipSpec*> chips;
+  for (const auto& chip : c.chips()) {
+    if (chip.key == name || chip.key.starts_with(name + "-") || chip.brand == name)
+      chips.push_back(&chip);
+  }
+  const MachineSpec* machine = c.find_machine(name);
+  if (chips.empty() && !machine) {
+    std::vector<std::string> names;
+    for (const auto& chip : c.chips())
+      names.push_back(chip.key);
+    for (const auto& m : c.machines())
+      names.push_back(m.key);
+    throw input_error("unknown chip or machine \"{}\"{}; `meshplan chips` lists them all", name,
+                      did_you_mean(name, names));
+  }
   if (json) {
     ojson list = ojson::array();
-    for (const auto& chip : c.chips()) {
-      ojson j;
-      j["name"] = chip.key;
-      j["display_name"] = chip.name;
-      j["brand"] = chip.brand;
-      j["vendor"] = chip.vendor;
-      if (chip.gpu_cores) j["gpu_cores"] = chip.gpu_cores;
-      j["mem_bandwidth_bytes_per_s"] = json_number(chip.mem_bandwidth);
-      j["fp16_flops"] = json_number(chip.fp16_flops);
-      j["max_memory_bytes"] = chip.max_memory;
-      if (chip.gpu_memory) j["gpu_memory_bytes"] = chip.gpu_memory;
-      j["unified_memory"] = chip.unified_memory;
-      if (chip.thunderbolt) j["thunderbolt"] = chip.thunderbolt;
-      const Efficiency& e = c.efficiency(chip.vendor);
-      j["bandwidth_efficiency"] = json_number(e.bandwidth);
-      j["flops_efficiency"] = json_number(e.flops);
-      j["machines"] = machines_of(c, chip.key);
-      ojson sources;
-      for (const auto& [figure, src] : chip.sources) {
-        std::string key = src.substr(0, src.find(' '));
-        auto it = c.chip_sources().find(key);
-        sources[figure] = it == c.chip_sources().end() ? src : src + ": " + it->second;
-      }
-      j["sources"] = sources;
-      list.push_back(j);
-    }
+    for (const ChipSpec* chip : chips)
+      list.push_back(chip_json(c, *chip));
     ctx.console.data(list.dump(2) + "\n");
     return 0;
   }
-  using A = TextTable::Align;
-  TextTable t(
-      {"chip", "name", "GPU cores", "bandwidth", "FP16", "max memory", "TB", "machines"},
-      {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight, A::kLeft});
-  for (const auto& chip : c.chips()) {
-    std::string machines;
-    for (const auto& m : machines_of(c, chip.key))
-      machines += (machines.empty() ? "" : ", ") + m;
-    t.add_row({chip.key, chip.name, chip.gpu_cores ? std::to_string(chip.gpu_cores) : "-",
-               fmt::format("{:.0f} GB/s", chip.mem_bandwidth / 1e9),
-               fmt::format("{:.1f} TFLOPS", chip.fp16_flops / 1e12),
-               format_gib(static_cast<double>(chip.max_memory)),
-               chip.thunderbolt ? std::to_string(chip.thunderbolt) : "-",
-               machines.empty() ? "-" : machines});
+  std::string out;
+  for (const ChipSpec* chip : chips)
+    out += (out.empty() ? "" : "\n") + chip_detail(c, *chip);
+  if (machine) out += (out.empty() ? "" : "\n") + machine_detail(c, *machine);
+  ctx.console.data(out);
+  return 0;
+}
+
+int run_chips(const std::string& name, bool json, AppContext& ctx) {
+  const Catalog& c = ctx.catalog;
+  if (!name.empty()) return show_one(c, name, json, ctx);
+  if (json) {
+    ojson list = ojson::array();
+    for (const auto& chip : c.chips())
+      list.push_back(chip_json(c, chip));
+    ctx.console.data(list.dump(2) + "\n");
+    return 0;
   }
-  std::string out = t.render();
-  TextTable mt({"machine", "name", "Thunderbolt", "ports", "Ethernet"},
-               {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kLeft});
-  for (const auto& m : c.machines()) {
-    mt.add_row({m.key, m.name, m.tb_generation ? fmt::format("TB{}", m.tb_generation) : "-",
-                std::to_string(m.tb_interfaces.size()),
-                m.ethernet ? link_kind_name(*m.ethernet) : "-"});
-  }
-  out += "\n" + mt.render();
+  std::vector<const ChipSpec*> chips;
+  for (const auto& chip : c.chips())
+    chips.push_back(&chip);
+  std::vector<const MachineSpec*> machines;
+  for (const auto& m : c.machines())
+    machines.push_back(&m);
+  std::string out = chip_table(chips) + "\n" + machine_table(machines);
   const Efficiency& apple = c.efficiency("apple");
   const Efficiency& nvidia = c.efficiency("nvidia");
+  const WiredRule& wired = c.macos_wired_rule();
   out += fmt::format(
       "\nCost-model defaults: Apple GPUs reach {:.0f} % of spec bandwidth and {:.0f} % of FP16 "
       "FLOP/s, NVIDIA {:.0f} % and {:.0f} %;\n"
-      "usable memory on macOS = memory - max(6 GiB, 15 %) unless iogpu.wired_limit_mb is set; "
+      "usable memory on macOS = memory - max(6 GiB, 15 %) unless iogpu.wired_limit_mb is set; a "
+      "plan "
+      "above what macOS wires by default\n({:.0f} % of memory, {:.0f} % up to {}) says which hosts "
+      "need sudo sysctl iogpu.wired_limit_mb=N; "
       "{:.1f} ms overhead per pipeline stage.\n",
       apple.bandwidth * 100, apple.flops * 100, nvidia.bandwidth * 100, nvidia.flops * 100,
+      wired.fraction * 100, wired.small_fraction * 100, format_gib(wired.small_max_bytes),
       c.stage_overhead_s() * 1e3);
   ctx.console.data(out);
   return 0;
@@ -103,9 +212,13 @@ int run_chips(bool json, AppContext& ctx) {
 
 void add_chips_command(CLI::App& app, AppContext& ctx) {
   auto json = std::make_shared<bool>(false);
+  auto name = std::make_shared<std::string>();
   CLI::App* sub = app.add_subcommand("chips", kChipsHelp);
-  sub->add_flag("--json", *json, "Print the catalog as JSON");
-  sub->callback([json, &ctx] { ctx.run = [json, &ctx] { return run_chips(*json, ctx); }; });
+  sub->add_option("NAME", *name, "A chip, chip family or machine to show with its sources");
+  sub->add_flag("--json", *json, "Print the catalog (or NAME's chips) as JSON");
+  sub->callback([json, name, &ctx] {
+    ctx.run = [json, name, &ctx] { return run_chips(*name, *json, ctx); };
+  });
 }
 
 }  // namespace meshplan

@@ -2,8 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "lib/core/embedded_data.hpp"
 #include "lib/core/error.hpp"
+#include "lib/core/nearest_names.hpp"
 
 namespace meshplan {
 namespace {
@@ -33,6 +36,7 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
       s.name = j.at("name");
       s.brand = j.at("brand");
       s.vendor = j.at("vendor");
+      if (j.contains("aliases")) s.aliases = j.at("aliases").get<std::vector<std::string>>();
       s.gpu_cores = j.value("gpu_cores", 0);
       s.mem_bandwidth = j.at("mem_bandwidth_GBps").get<double>() * 1e9;
       s.fp16_flops = j.at("fp16_tflops").get<double>() * 1e12;
@@ -42,6 +46,7 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
       }
       s.unified_memory = j.value("unified_memory", s.vendor == "apple");
       s.thunderbolt = j.value("thunderbolt", 0);
+      s.nvlink = j.value("nvlink", "");
       for (auto& [k, v] : j.at("sources").items())
         s.sources[k] = v.get<std::string>();
       c.chips_.push_back(std::move(s));
@@ -87,6 +92,13 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
     }
     for (auto& [kind, s] : d.at("link_speeds_gbps").items())
       c.speeds_[kind] = s.get<double>();
+    for (auto& [name, g] : d.at("gpu_links").items()) {
+      if (name == "note") continue;
+      c.gpu_links_[name] =
+          GpuLinkDefaults{g.value("per_link_GBps", 0.0) * 1e9, g.value("links_per_gpu", 0),
+                          g.value("bandwidth_GBps", 0.0) * 1e9,
+                          g.at("latency_us").get<double>() * 1e-6, g.at("source")};
+    }
   } catch (const nlohmann::json::exception& e) {
     throw internal_error("built-in catalog is malformed: {}", e.what());
   }
@@ -135,11 +147,33 @@ const MachineSpec* Catalog::machine_for_model_id(std::string_view model_id) cons
 const ChipSpec* Catalog::chip_for_brand(std::string_view brand, int gpu_cores) const {
   const ChipSpec* best = nullptr;
   for (const auto& c : chips_) {
-    if (c.brand != brand) continue;
+    if (c.brand != brand && std::find(c.aliases.begin(), c.aliases.end(), brand) == c.aliases.end())
+      continue;
     if (gpu_cores > 0 && c.gpu_cores == gpu_cores) return &c;
     if (gpu_cores <= 0 && (best == nullptr || c.gpu_cores > best->gpu_cores)) best = &c;
   }
   return gpu_cores > 0 ? nullptr : best;
+}
+
+std::string Catalog::suggest_chip(std::string_view word) const {
+  std::vector<std::string> names;
+  const bool reported = word.find(' ') != std::string_view::npos;
+  for (const auto& c : chips_) {
+    if (!reported) {
+      names.push_back(c.key);
+      continue;
+    }
+    if (std::find(names.begin(), names.end(), c.brand) == names.end()) names.push_back(c.brand);
+    names.insert(names.end(), c.aliases.begin(), c.aliases.end());
+  }
+  return did_you_mean(word, names);
+}
+
+std::string Catalog::suggest_machine(std::string_view word) const {
+  std::vector<std::string> names;
+  for (const auto& m : machines_)
+    names.push_back(m.key);
+  return did_you_mean(word, names);
 }
 
 std::string Catalog::chip_keys() const {
@@ -168,6 +202,11 @@ const LinkDefaults& Catalog::link_defaults(LinkKind kind, bool rdma) const {
   auto it = links_.find(key);
   if (it == links_.end()) throw internal_error("no link defaults for {}", key);
   return it->second;
+}
+
+const GpuLinkDefaults* Catalog::gpu_link_defaults(std::string_view name) const {
+  auto it = gpu_links_.find(std::string(name));
+  return it == gpu_links_.end() ? nullptr : &it->second;
 }
 
 double Catalog::default_speed_gbps(LinkKind kind) const {

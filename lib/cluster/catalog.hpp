@@ -12,10 +12,11 @@
 namespace meshplan {
 
 struct ChipSpec {
-  std::string key;     // "m3-ultra-80c"
-  std::string name;    // "Apple M3 Ultra (80-core GPU)"
-  std::string brand;   // what the OS reports: "Apple M3 Ultra"
-  std::string vendor;  // "apple" or "nvidia"
+  std::string key;                   // "m3-ultra-80c"
+  std::string name;                  // "Apple M3 Ultra (80-core GPU)"
+  std::string brand;                 // what the OS reports: "Apple M3 Ultra"
+  std::vector<std::string> aliases;  // other names the same part reports (PCIe, Server editions)
+  std::string vendor;                // "apple" or "nvidia"
   int gpu_cores = 0;
   double mem_bandwidth = 0;  // bytes/s (spec)
   double fp16_flops = 0;     // FLOP/s (spec, dense)
@@ -23,6 +24,7 @@ struct ChipSpec {
   uint64_t gpu_memory = 0;   // bytes per GPU, discrete GPUs only
   bool unified_memory = true;
   int thunderbolt = 0;                         // generation the chip's Macs ship with
+  std::string nvlink;                          // NVLink generation of an NVIDIA GPU: "nvlink4"
   std::map<std::string, std::string> sources;  // figure -> source note
 };
 
@@ -47,6 +49,16 @@ struct Efficiency {
 struct LinkDefaults {
   double latency_s = 0;
   double bandwidth = 0;  // bytes/s
+  std::string source;
+};
+
+// A link between two GPUs of one host (nvidia-smi topo -m): NVLink generations per link, PCIe and
+// cross-socket paths per GPU pair. Bandwidth is per direction.
+struct GpuLinkDefaults {
+  double per_link = 0;    // bytes/s per NVLink (0 for PCIe paths)
+  int links_per_gpu = 0;  // NVLinks a GPU of this generation has
+  double bandwidth = 0;   // bytes/s between two GPUs for PCIe paths
+  double latency_s = 0;
   std::string source;
 };
 
@@ -84,6 +96,10 @@ class Catalog {
   // "Apple M3 Ultra" with 80 GPU cores -> "m3-ultra-80c"; nullptr when unknown. With no core
   // count the largest bin is chosen.
   const ChipSpec* chip_for_brand(std::string_view brand, int gpu_cores) const;
+  // " (did you mean ...?)" for a chip key or an OS-reported name that is not in the catalog:
+  // the nearest keys for a key, the nearest reported names for a name ("Apple M5 Ultra").
+  std::string suggest_chip(std::string_view word) const;
+  std::string suggest_machine(std::string_view word) const;
   // Keys, comma-separated, for messages.
   std::string chip_keys() const;
   std::string machine_keys() const;
@@ -97,6 +113,9 @@ class Catalog {
   // Defaults of a link kind; `rdma` selects the RDMA figures of a TB5 cable.
   const LinkDefaults& link_defaults(LinkKind kind, bool rdma) const;
   double default_speed_gbps(LinkKind kind) const;
+  // nvlink3, nvlink4, nvlink5, pcie4, pcie5, sys; nullptr for another name.
+  const GpuLinkDefaults* gpu_link_defaults(std::string_view name) const;
+  const std::map<std::string, GpuLinkDefaults>& gpu_links() const { return gpu_links_; }
 
  private:
   std::vector<ChipSpec> chips_;
@@ -105,6 +124,7 @@ class Catalog {
   std::map<std::string, Efficiency> efficiency_;
   std::map<std::string, LinkDefaults> links_;
   std::map<std::string, double> speeds_;
+  std::map<std::string, GpuLinkDefaults> gpu_links_;
   double stage_overhead_s_ = 0;
   double activation_bytes_ = 2;
   MemoryRule unified_rule_;

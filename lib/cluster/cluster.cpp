@@ -11,10 +11,14 @@ struct KindName {
   const char* name;
 };
 
-constexpr std::array<KindName, 10> kKinds = {{
+constexpr std::array<KindName, 14> kKinds = {{
     {LinkKind::kTb5, "tb5"},
     {LinkKind::kTb4, "tb4"},
     {LinkKind::kTb3, "tb3"},
+    {LinkKind::kIbNdr, "ib-ndr"},
+    {LinkKind::kIbHdr, "ib-hdr"},
+    {LinkKind::k400gbe, "400gbe"},
+    {LinkKind::k200gbe, "200gbe"},
     {LinkKind::k100gbe, "100gbe"},
     {LinkKind::k25gbe, "25gbe"},
     {LinkKind::k10gbe, "10gbe"},
@@ -42,6 +46,21 @@ std::optional<LinkKind> parse_link_kind(std::string_view name) {
 
 bool is_thunderbolt(LinkKind kind) {
   return kind == LinkKind::kTb5 || kind == LinkKind::kTb4 || kind == LinkKind::kTb3;
+}
+
+bool is_infiniband(LinkKind kind) {
+  return kind == LinkKind::kIbNdr || kind == LinkKind::kIbHdr;
+}
+
+LinkKind ethernet_kind_for_speed(double speed_gbps) {
+  if (speed_gbps >= 400) return LinkKind::k400gbe;
+  if (speed_gbps >= 200) return LinkKind::k200gbe;
+  if (speed_gbps >= 100) return LinkKind::k100gbe;
+  if (speed_gbps >= 25) return LinkKind::k25gbe;
+  if (speed_gbps >= 10) return LinkKind::k10gbe;
+  if (speed_gbps >= 5) return LinkKind::k5gbe;
+  if (speed_gbps >= 2.5) return LinkKind::k2_5gbe;
+  return LinkKind::k1gbe;
 }
 
 std::string link_kind_names() {

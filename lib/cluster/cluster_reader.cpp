@@ -37,14 +37,29 @@ OsInfo read_os(const DocNode& n) {
   return os;
 }
 
+// The nearest catalog names when there are any, else every one.
+std::string unknown_chip(const std::string& chip, const Catalog& catalog) {
+  std::string near = catalog.suggest_chip(chip);
+  if (!near.empty())
+    return fmt::format("unknown chip \"{}\"{}; `meshplan chips` lists them all", chip, near);
+  return fmt::format("unknown chip \"{}\"; expected one of: {}", chip, catalog.chip_keys());
+}
+
+std::string unknown_machine(const std::string& machine, const Catalog& catalog) {
+  std::string near = catalog.suggest_machine(machine);
+  if (!near.empty())
+    return fmt::format("unknown machine \"{}\"{}; `meshplan chips` lists them all", machine, near);
+  return fmt::format("unknown machine \"{}\"; expected one of: {}", machine,
+                     catalog.machine_keys());
+}
+
 Gpu read_gpu(const DocNode& n, const Catalog& catalog) {
   n.check_keys({"name", "chip", "memory", "uuid", "pci_bus"});
   Gpu g;
   if (auto* v = n.find("name")) g.name = v->as_string();
   if (auto* v = n.find("chip")) {
     g.chip = v->as_string();
-    if (!catalog.find_chip(g.chip))
-      v->fail(fmt::format("unknown chip \"{}\"; expected one of: {}", g.chip, catalog.chip_keys()));
+    if (!catalog.find_chip(g.chip)) v->fail(unknown_chip(g.chip, catalog));
   }
   if (auto* v = n.find("memory")) g.memory = read_size(*v);
   if (auto* v = n.find("uuid")) g.uuid = v->as_string();
@@ -240,15 +255,12 @@ Host read_host(const DocNode& n, const Catalog& catalog, std::vector<std::string
   if (auto* v = n.find("os")) h.os = read_os(*v);
   if (auto* v = n.find("chip")) {
     h.chip = v->as_string();
-    if (!catalog.find_chip(h.chip))
-      v->fail(fmt::format("unknown chip \"{}\"; expected one of: {}", h.chip, catalog.chip_keys()));
+    if (!catalog.find_chip(h.chip)) v->fail(unknown_chip(h.chip, catalog));
   }
   if (auto* v = n.find("machine")) {
     h.machine = v->as_string();
     const MachineSpec* m = catalog.find_machine(h.machine);
-    if (!m)
-      v->fail(fmt::format("unknown machine \"{}\"; expected one of: {}", h.machine,
-                          catalog.machine_keys()));
+    if (!m) v->fail(unknown_machine(h.machine, catalog));
     if (!h.chip.empty() && std::find(m->chips.begin(), m->chips.end(), h.chip) == m->chips.end())
       v->fail(fmt::format("machine \"{}\" does not come with chip \"{}\"", h.machine, h.chip));
   }

@@ -87,6 +87,20 @@ TEST(cluster_reader_test, unknown_chip_lists_known_chips) {
   EXPECT_NE(msg.find("m3-ultra-80c"), std::string::npos) << msg;
 }
 
+TEST(cluster_reader_test, a_near_miss_chip_or_machine_gets_the_nearest_names) {
+  std::string msg = load_error("hosts:\n  - name: a\n    chip: m3-ultra\n");
+  EXPECT_NE(msg.find("c.yaml:3:11 (/hosts/0/chip): unknown chip \"m3-ultra\" (did you mean"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("\"m3-ultra-80c\""), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("m1-7c"), std::string::npos) << "not the whole catalog: " << msg;
+  msg = load_error("hosts:\n  - name: a\n    machine: mac-studio-m3ultra\n");
+  EXPECT_NE(msg.find("unknown machine \"mac-studio-m3ultra\" (did you mean "
+                     "\"mac-studio-m3-ultra\""),
+            std::string::npos)
+      << msg;
+}
+
 TEST(cluster_reader_test, cable_checks) {
   const std::string hosts =
       "hosts:\n  - {name: a, chip: m4-pro-20c}\n  - {name: b, chip: m4-pro-20c}\n  - {name: c, "

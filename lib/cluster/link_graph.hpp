@@ -34,11 +34,11 @@ struct LinkFigures {
 
 // Which links a backend may use.
 enum class Transport {
-  kAny,      // the fastest link of any kind
+  kAny,          // the fastest link of any kind
   kTcp,          // Thunderbolt as TCP (no RDMA) or a network
   kThunderbolt,  // MLX ring: Thunderbolt cables as TCP only (its hostfile lists their addresses)
-  kRdma,     // JACCL: RDMA-capable TB5 cables only
-  kNetwork,  // Ethernet / Wi-Fi networks only
+  kRdma,         // JACCL: RDMA-capable TB5 cables only
+  kNetwork,      // Ethernet / Wi-Fi networks only
 };
 
 Transport transport_for_backend(std::string_view backend);  // "auto", "ring", "jaccl", ...

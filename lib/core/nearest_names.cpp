@@ -39,7 +39,9 @@ std::vector<std::string> nearest_names(std::string_view word, const std::vector<
     const std::string n = to_lower(name);
     size_t d = edit_distance(w, n);
     // Same family name and a close rest (a version or a quantization off) still counts.
-    if (d > limit && stem(w) == stem(n) && stem(w).size() >= 3)
+    if (d > limit && n.starts_with(w + "-"))  // a family: "m3-ultra" -> "m3-ultra-80c"
+      d = limit;
+    else if (d > limit && stem(w) == stem(n) && stem(w).size() >= 3)
       d = limit + 1 + d / 4;
     else if (d > limit)
       continue;

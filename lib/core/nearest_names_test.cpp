@@ -19,5 +19,11 @@ TEST(nearest_names_test, typos_and_near_versions_are_suggested_nearest_first) {
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
 }
 
+TEST(nearest_names_test, a_family_prefix_suggests_its_members) {
+  std::vector<std::string> chips = {"m3-max-40c", "m3-ultra-60c", "m3-ultra-80c", "m4-max-40c"};
+  EXPECT_EQ(nearest_names("m3-ultra", chips),
+            (std::vector<std::string>{"m3-ultra-60c", "m3-ultra-80c"}));
+}
+
 }  // namespace
 }  // namespace meshplan

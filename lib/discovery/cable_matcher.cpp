@@ -222,15 +222,6 @@ struct IfRef {
 
 }  // namespace
 
-LinkKind ethernet_kind_for_speed(double speed_gbps) {
-  if (speed_gbps >= 100) return LinkKind::k100gbe;
-  if (speed_gbps >= 25) return LinkKind::k25gbe;
-  if (speed_gbps >= 10) return LinkKind::k10gbe;
-  if (speed_gbps >= 5) return LinkKind::k5gbe;
-  if (speed_gbps >= 2.5) return LinkKind::k2_5gbe;
-  return LinkKind::k1gbe;
-}
-
 CableMatch match_network_cables(const std::vector<Host>& hosts,
                                 const std::vector<std::vector<NetSighting>>& sightings,
                                 const Catalog& catalog) {

@@ -33,13 +33,10 @@ struct NetSighting {
 // host's interface, and nothing else, is cabled to it (a switch shows more than one neighbour,
 // or one that no probed host owns). The far end must not see anyone else; when it saw nothing
 // (no probe output), the cable is kept and named in a "one-sided-cable" finding. The kind comes
-// from the slower end's speed (1 to 100 GbE); `rdma` when both ends have an RDMA device.
+// from the slower end's speed (1 to 400 GbE); `rdma` when both ends have an RDMA device.
 // `sightings[i]` belong to `hosts[i]`.
 CableMatch match_network_cables(const std::vector<Host>& hosts,
                                 const std::vector<std::vector<NetSighting>>& sightings,
                                 const Catalog& catalog);
-
-// The Ethernet kind of a link of this speed (the largest kind not faster than it).
-LinkKind ethernet_kind_for_speed(double speed_gbps);
 
 }  // namespace meshplan

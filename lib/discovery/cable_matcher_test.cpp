@@ -212,7 +212,7 @@ TEST(cable_matcher_test, linux_interfaces_that_see_each_other_are_one_cable) {
   const Cable& c = m.cables[0];
   EXPECT_EQ(c.a, (Endpoint{"spark-1", "", "enp1s0f0np0"}));
   EXPECT_EQ(c.b, (Endpoint{"spark-2", "", "enp1s0f0np0"}));
-  EXPECT_EQ(c.kind, LinkKind::k100gbe);
+  EXPECT_EQ(c.kind, LinkKind::k200gbe);
   EXPECT_EQ(c.speed_gbps, 200);
   EXPECT_TRUE(c.rdma);
   EXPECT_TRUE(m.findings.empty());
@@ -248,7 +248,9 @@ TEST(cable_matcher_test, a_switch_or_a_one_sided_sighting_is_not_a_plain_cable) 
 }
 
 TEST(cable_matcher_test, ethernet_kind_from_speed) {
-  EXPECT_EQ(ethernet_kind_for_speed(400), LinkKind::k100gbe);
+  EXPECT_EQ(ethernet_kind_for_speed(400), LinkKind::k400gbe);
+  EXPECT_EQ(ethernet_kind_for_speed(200), LinkKind::k200gbe);
+  EXPECT_EQ(ethernet_kind_for_speed(100), LinkKind::k100gbe);
   EXPECT_EQ(ethernet_kind_for_speed(25), LinkKind::k25gbe);
   EXPECT_EQ(ethernet_kind_for_speed(10), LinkKind::k10gbe);
   EXPECT_EQ(ethernet_kind_for_speed(2.5), LinkKind::k2_5gbe);

@@ -297,9 +297,9 @@ class Builder {
     }
     r_.findings.push_back(
         {"unknown-chip", h.name, "", "",
-         fmt::format(
-             "\"{}\" is not in the chip catalog; set chip: (or mem_bandwidth and flops) by hand",
-             brand)});
+         fmt::format("\"{}\" is not in the chip catalog{}; set chip: (or mem_bandwidth and "
+                     "flops) by hand",
+                     brand, catalog_.suggest_chip(brand))});
   }
 
   // The bytes a model may use: the wired limit when it is set, else the catalog's unified-memory
@@ -335,7 +335,15 @@ class Builder {
           for (const auto& g : parse_nvidia_smi(p->out)) {
             Gpu gpu;
             gpu.name = g.name;
-            if (const ChipSpec* c = catalog_.chip_for_brand(g.name, 0)) gpu.chip = c->key;
+            bool seen = std::any_of(h.gpus.begin(), h.gpus.end(),
+                                    [&](const Gpu& o) { return o.name == g.name; });
+            if (const ChipSpec* c = catalog_.chip_for_brand(g.name, 0))
+              gpu.chip = c->key;
+            else if (!seen)  // one finding per kind of GPU, not per GPU
+              r_.findings.push_back(
+                  {"unknown-chip", h.name, "", "",
+                   fmt::format("GPU \"{}\" is not in the chip catalog{}; set its chip: by hand",
+                               g.name, catalog_.suggest_chip(g.name))});
             gpu.memory = g.memory;
             gpu.uuid = g.uuid;
             gpu.pci_bus = g.pci_bus;

@@ -153,7 +153,20 @@ TEST(host_builder_test, macs_the_catalog_does_not_know) {
   b = build("m5", m5);
   EXPECT_EQ(b.host.os.kind, "macos") << "no uname: a macOS probe says macOS";
   EXPECT_EQ(b.host.memory, 128 * kGiB);
-  EXPECT_TRUE(has_finding(b, "unknown-chip", "Apple M5 Max"));
+  EXPECT_EQ(b.host.chip, "m5-max-40c") << "M5 Max without a GPU core count: the largest bin";
+  EXPECT_EQ(b.host.machine, "macbook-pro-m5-max");
+  EXPECT_FALSE(has_finding(b, "unknown-chip", "Apple M5 Max"));
+
+  ProbeSet ultra;  // a chip announced after this catalog: the nearest names are suggested
+  std::string hardware =
+      read_text(fixture_path("macos/SPHardwareDataType_M5Max_MacBookPro_Mac17-6.json"));
+  hardware.replace(hardware.find("Apple M5 Max"), 12, "Apple M5 Ultra");
+  ultra.probes["hardware"].out = hardware;
+  b = build("next", ultra);
+  EXPECT_EQ(b.host.chip, "");
+  EXPECT_TRUE(has_finding(b, "unknown-chip",
+                          "\"Apple M5 Ultra\" is not in the chip catalog (did you mean"));
+  EXPECT_TRUE(has_finding(b, "unknown-chip", "\"Apple M3 Ultra\"?)"));
 
   ProbeSet rosetta;  // chip_type missing under Rosetta: the sysctl brand names the chip
   rosetta.probes["hardware"].out =
@@ -217,6 +230,31 @@ TEST(host_builder_test, two_gpu_host_records_its_nvlinks) {
   b = build("h200", s);
   EXPECT_EQ(b.failure, HostFailureKind::kNone);
   EXPECT_FALSE(b.findings.empty());
+}
+
+TEST(host_builder_test, gpus_by_their_reported_names_and_the_nearest_for_unknown_ones) {
+  ProbeSet s;
+  s.probes["uname"].out = "Linux\n";
+  s.probes["meminfo"].out =
+      read_text(fixture_path("linux/device_meminfo_and_torch_nccl_versions_h100.txt"));
+  s.probes["nvidia_smi"].out =
+      "0, NVIDIA A100 80GB PCIe, GPU-1, 00000000:17:00.0, 81920\n"
+      "1, NVIDIA RTX PRO 6000 Blackwell Server Edition, GPU-2, 00000000:18:00.0, 97887\n";
+  BuiltHost b = build("mixed", s);
+  ASSERT_EQ(b.failure, HostFailureKind::kNone) << b.failure_message;
+  ASSERT_EQ(b.host.gpus.size(), 2u);
+  EXPECT_EQ(b.host.gpus[0].chip, "a100-80gb") << "the PCIe name of the part";
+  EXPECT_EQ(b.host.gpus[1].chip, "rtx-pro-6000");
+  EXPECT_TRUE(b.findings.empty());
+
+  s.probes["nvidia_smi"].out =
+      "0, NVIDIA H100 NVL, GPU-1, 00000000:17:00.0, 95830\n"
+      "1, NVIDIA H100 NVL, GPU-2, 00000000:18:00.0, 95830\n";
+  b = build("nvl", s);
+  EXPECT_EQ(b.host.gpus[0].chip, "");
+  ASSERT_EQ(b.findings.size(), 1u) << "one finding for two GPUs of one kind";
+  EXPECT_TRUE(has_finding(b, "unknown-chip", "GPU \"NVIDIA H100 NVL\""));
+  EXPECT_TRUE(has_finding(b, "unknown-chip", "did you mean \"NVIDIA H100 PCIe\""));
 }
 
 }  // namespace

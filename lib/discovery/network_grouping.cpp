@@ -24,17 +24,7 @@ std::string ipv4_text(uint32_t v) {
   return fmt::format("{}.{}.{}.{}", v >> 24, (v >> 16) & 255, (v >> 8) & 255, v & 255);
 }
 
-// Ethernet kinds from slow to fast, with their speeds in Gb/s.
-LinkKind ethernet_kind(double gbps) {
-  if (gbps >= 100) return LinkKind::k100gbe;
-  if (gbps >= 25) return LinkKind::k25gbe;
-  if (gbps >= 10) return LinkKind::k10gbe;
-  if (gbps >= 5) return LinkKind::k5gbe;
-  if (gbps >= 2.5) return LinkKind::k2_5gbe;
-  return LinkKind::k1gbe;
-}
-
-// Slower kinds first: wifi, 1gbe, 2.5gbe, ... 100gbe.
+// Slower kinds first: wifi, 1gbe, 2.5gbe, ... 400gbe.
 int rank(LinkKind k) {
   switch (k) {
     case LinkKind::kWifi:
@@ -51,14 +41,18 @@ int rank(LinkKind k) {
       return 5;
     case LinkKind::k100gbe:
       return 6;
-    default:
+    case LinkKind::k200gbe:
       return 7;
+    case LinkKind::k400gbe:
+      return 8;
+    default:
+      return 9;
   }
 }
 
 LinkKind interface_kind(const Host& host, const NetInterface& n, const Catalog& catalog) {
   if (n.kind == "wifi") return LinkKind::kWifi;
-  if (n.speed_gbps > 0) return ethernet_kind(n.speed_gbps);
+  if (n.speed_gbps > 0) return ethernet_kind_for_speed(n.speed_gbps);
   if (const MachineSpec* m = host_machine(host, catalog)) {
     if (m->ethernet && m->management_interface == n.name) return *m->ethernet;
   }
