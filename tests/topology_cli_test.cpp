@@ -2,8 +2,10 @@
 // every example and fixture cluster, and the messages a user reads.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <cstdlib>
 #include <filesystem>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -74,7 +76,8 @@ TEST(topology_cli_test, dot_draws_cables_missing_cables_and_plan_ranges) {
   for (size_t p = r.out.find(" -- "); p != std::string::npos; p = r.out.find(" -- ", p + 1))
     ++edges;
   EXPECT_EQ(edges, 6u);
-  EXPECT_NE(r.out.find("\"m3-ultra-1\" -- \"m3-ultra-2\" [label=\"en2 / en2\\nTB5 RDMA 80 Gb/s\""),
+  EXPECT_NE(r.out.find("\"m3-ultra-1\" -- \"m3-ultra-2\" [label=\"m3-ultra-1 en2 / m3-ultra-2 "
+                       "en2\\nTB5 RDMA 80 Gb/s\""),
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("color=red"), std::string::npos);
@@ -92,12 +95,43 @@ TEST(topology_cli_test, dot_draws_cables_missing_cables_and_plan_ranges) {
 
   std::string m3 = source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml");
   std::string plan = testing::temp_dir() + "/plan.json";
-  r = run_meshplan({"plan", "-c", m3, "-m", "llama-3.3-70b-4bit", "-o", plan});
+  r = run_meshplan(
+      {"plan", "-c", m3, "-m", "llama-3.3-70b-4bit", "--strategy", "pipeline", "-o", plan});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = run_meshplan({"dot", "-c", m3, "--plan", plan});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("rank 0: layers [0, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(": pipeline plan over "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("m3-ultra-80c, 512 GiB"), std::string::npos);
+  EXPECT_TRUE(renders(r.out));
+}
+
+// Tensor ranks show their share, expert ranks their experts, and the title the plan's strategy
+// and backend.
+TEST(topology_cli_test, dot_plan_labels_tensor_shares_and_expert_sets) {
+  std::string m3 = source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml");
+  std::string plan = testing::temp_dir() + "/tensor.json";
+  auto r = run_meshplan(
+      {"plan", "-c", m3, "-m", "qwen3-235b-a22b-8bit", "--strategy", "tensor", "-o", plan});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_meshplan({"dot", "-c", m3, "--plan", plan});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("tensor plan over jaccl (rdma)"), std::string::npos) << r.out;
+  for (int rank = 0; rank < 4; ++rank)
+    EXPECT_NE(r.out.find(fmt::format("rank {}: 25 % of every layer", rank)), std::string::npos)
+        << r.out;
+  EXPECT_EQ(r.out.find("layers [0, 94)"), std::string::npos) << r.out;
+  EXPECT_TRUE(renders(r.out));
+
+  plan = testing::temp_dir() + "/expert.json";
+  r = run_meshplan(
+      {"plan", "-c", m3, "-m", "qwen3-235b-a22b-8bit", "--strategy", "expert", "-o", plan});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_meshplan({"dot", "-c", m3, "--plan", plan});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("expert plan over"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 0: experts 0-31\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 3: experts 96-127"), std::string::npos) << r.out;
   EXPECT_TRUE(renders(r.out));
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "lib/emit/dot_writer.hpp"
 
 namespace meshplan {
@@ -28,6 +30,43 @@ std::vector<CableToAdd> missing_cables(const CheckReport& report, const Cluster&
   return out;
 }
 
+// "0-31, 64, 70-71": a sorted list of expert indices as ranges.
+std::string id_ranges(std::vector<int> ids) {
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::string out;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1)
+      ++j;
+    out += (out.empty() ? "" : ", ") +
+           (j == i ? std::to_string(ids[i]) : fmt::format("{}-{}", ids[i], ids[j]));
+    i = j + 1;
+  }
+  return out;
+}
+
+// What a rank holds, as its host's extra label line: a layer range (pipeline), a share of every
+// layer (tensor) or its experts (expert; the same set on every layer, or the count per layer).
+std::string rank_note(const PlanRanks& plan, const PlanRank& r) {
+  std::string note = fmt::format("rank {}", r.rank);
+  if (plan.strategy == "tensor" && r.share)
+    return note + fmt::format(": {:.4g} % of every layer", *r.share * 100);
+  if (plan.strategy == "expert" && !r.experts.empty()) {
+    bool same = std::all_of(r.experts.begin(), r.experts.end(),
+                            [&](const auto& e) { return e == r.experts.front(); });
+    if (same) return note + fmt::format(": experts {}", id_ranges(r.experts.front()));
+    auto [lo, hi] =
+        std::minmax_element(r.experts.begin(), r.experts.end(),
+                            [](const auto& a, const auto& b) { return a.size() < b.size(); });
+    return note + (lo->size() == hi->size()
+                       ? fmt::format(": {} experts per layer", lo->size())
+                       : fmt::format(": {}-{} experts per layer", lo->size(), hi->size()));
+  }
+  if (r.layers) return note + fmt::format(": layers [{}, {})", r.layers->first, r.layers->second);
+  return note;
+}
+
 }  // namespace
 
 std::string write_cluster_dot_artifact(const EmitInput& in) {
@@ -48,12 +87,14 @@ std::string write_cluster_dot_artifact(const EmitInput& in) {
       o.title = fmt::format("{}: backend {} is not valid", name, shown);
   }
   if (in.plan) {
-    for (const auto& r : in.plan->ranks) {
-      o.host_notes[r.host] = r.layers ? fmt::format("rank {}: layers [{}, {})", r.rank,
-                                                    r.layers->first, r.layers->second)
-                                      : fmt::format("rank {}", r.rank);
-    }
+    const PlanRanks& plan = *in.plan;
+    for (const auto& r : plan.ranks)
+      o.host_notes[r.host] = rank_note(plan, r);
     o.dim_unnoted = true;
+    if (!plan.strategy.empty())
+      o.title = fmt::format("{}: {} plan over {}{}", name, plan.strategy,
+                            plan.backend.empty() ? "?" : plan.backend,
+                            plan.transport.empty() ? "" : " (" + plan.transport + ")");
   }
   return write_cluster_dot(in.cluster, in.topology.graph, o);
 }

@@ -16,14 +16,15 @@ std::string memory_text(uint64_t bytes) {
   return fmt::format("{:.1f} GiB", gib);
 }
 
-// "port 1 (en2)" for one end of a cable; the interface of a direct network cable.
+// "m3-ultra-1 en2" for one end of a cable (its host, then its interface, or "port 1" when the
+// interface is unknown), so that a reader can tell which end is which.
 std::string end_label(const Host& host, const Endpoint& end) {
-  if (!end.interface.empty()) return end.interface;
+  if (!end.interface.empty()) return host.name + " " + end.interface;
   const std::string& port = end.port;
   if (port.empty()) return "";
   const ThunderboltPort* p = host.find_port(port);
-  if (!p || p->interface.empty()) return "port " + port;
-  return p->interface;
+  if (!p || p->interface.empty()) return host.name + " port " + port;
+  return host.name + " " + p->interface;
 }
 
 std::string speed_text(double gbps) {

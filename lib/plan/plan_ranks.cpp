@@ -74,6 +74,23 @@ PlanRanks read_plan_ranks(const DocNode& root) {
       r.wired_limit_mb = w->as_int();
       if (r.wired_limit_mb < 0) w->fail("expected a number of MiB, at least 0");
     }
+    if (auto* v = n.find("share"); v && !v->is_null()) {
+      double share = v->as_number();
+      if (!(share > 0 && share <= 1))
+        v->fail("expected the rank's share of a layer, above 0 up to 1");
+      r.share = share;
+    }
+    if (auto* e = n.find("experts"); e && !e->is_null()) {
+      for (const auto& layer : e->require_array().items()) {
+        std::vector<int> ids;
+        for (const auto& id : layer.require_array().items()) {
+          int64_t x = id.as_int();
+          if (x < 0) id.fail("expected an expert index, 0 or more");
+          ids.push_back(static_cast<int>(x));
+        }
+        r.experts.push_back(std::move(ids));
+      }
+    }
     for (const auto& prev : out.ranks)
       if (prev.host == r.host)
         n.at("host").fail(fmt::format("host {} appears in two ranks", r.host));

@@ -16,6 +16,8 @@ struct PlanRank {
   std::string host;
   std::optional<std::pair<int, int>> layers;  // [start, end)
   int64_t wired_limit_mb = 0;                 // iogpu.wired_limit_mb the rank needs, 0 = none
+  std::optional<double> share;                // tensor plans: the rank's fraction of each layer
+  std::vector<std::vector<int>> experts;      // expert plans: the experts it holds, per MoE layer
 };
 
 struct PlanRanks {
