@@ -48,13 +48,19 @@ int run_setup(const SetupArgs& a, AppContext& ctx) {
   const BackendVerdict& v = require_valid(report);
   if (!topo.subnet_error.empty()) throw failure("{}", topo.subnet_error);
   warn_issues(ctx, report);
-  if (v.transport == "network") {
-    ctx.console.note("backend " + v.backend +
-                     " runs over the network: no Thunderbolt interface needs configuring");
-    ctx.console.data(wired);
-    return 0;
-  }
   std::vector<HostSetup> hosts = host_setups(topo.fabric, topo.subnets);
+  if (v.transport == "network") {
+    // Over the network only direct cables that have no addresses yet need configuring.
+    std::erase_if(hosts, [](const HostSetup& h) { return h.direct.empty(); });
+    for (auto& h : hosts)
+      h.links.clear();
+    if (hosts.empty()) {
+      ctx.console.note("backend " + v.backend +
+                       " runs over the network: no Thunderbolt interface needs configuring");
+      ctx.console.data(wired);
+      return 0;
+    }
+  }
   if (!a.host.empty()) {
     for (const auto& h : hosts) {
       if (h.host != a.host) continue;

@@ -293,5 +293,54 @@ TEST(topology_cli_test, help_lists_the_new_commands_with_examples) {
   }
 }
 
+// A direct cable between two Linux hosts is counted by check, planned over, and addressed by setup
+// (Linux `ip` commands, no Thunderbolt Bridge), and teardown undoes it.
+TEST(topology_cli_test, a_direct_cable_between_linux_hosts_is_checked_planned_and_set_up) {
+  std::string c = fixture_path("clusters/spark-pair-direct-cable.yaml");
+  auto r = run_meshplan({"check", "-c", c});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 hosts, 0 Thunderbolt cables (0 with RDMA), 1 direct network cable, "),
+            std::string::npos)
+      << r.out;
+
+  r = run_meshplan({"plan", "-c", c, "-m", "llama-3.3-70b-bf16", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto plan = nlohmann::json::parse(r.out);
+  EXPECT_EQ(plan["ranks"][0]["hop_to_next"]["kind"], "200gbe") << "not the 1 GbE LAN";
+
+  r = run_meshplan({"setup", "-c", c});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "Setup for spark-1\n=================\n"
+            "sudo ip link set dev enp1s0f0np0 up\n"
+            "sudo ip addr replace 192.168.0.1/30 dev enp1s0f0np0\n\n"
+            "Setup for spark-2\n=================\n"
+            "sudo ip link set dev enp1s0f0np0 up\n"
+            "sudo ip addr replace 192.168.0.2/30 dev enp1s0f0np0\n\n");
+  r = run_meshplan({"setup", "-c", c, "--host", "spark-2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "sudo ip link set dev enp1s0f0np0 up\n"
+            "sudo ip addr replace 192.168.0.2/30 dev enp1s0f0np0\n");
+  r = run_meshplan({"emit", "teardown", "-c", c});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("sudo ip addr del 192.168.0.1/30 dev enp1s0f0np0\n"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("bridge0"), std::string::npos) << r.out;
+
+  // Once both ends have addresses there is nothing left to configure.
+  std::string text = testing::read_text(c);
+  std::string addressed = text;
+  for (const char* ip : {"192.168.100.1", "192.168.100.2"}) {
+    size_t at = addressed.find("rdma_device: rocep1s0f0}");
+    ASSERT_NE(at, std::string::npos);
+    addressed.replace(at, 24, fmt::format("rdma_device: rocep1s0f0, ipv4: {}, prefix: 30}}", ip));
+  }
+  r = run_meshplan({"setup", "-c", write_temp("addressed.yaml", addressed)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("no Thunderbolt interface needs configuring"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace meshplan

@@ -147,6 +147,7 @@ ojson check_report_json(const CheckReport& r) {
   j["cluster"] = r.cluster;
   j["hosts"] = r.hosts;
   j["thunderbolt_cables"] = r.thunderbolt_cables;
+  j["network_cables"] = r.network_cables;
   j["rdma_cables"] = r.rdma_cables;
   j["networks"] = r.networks;
   j["requested"] = r.requested;
@@ -203,10 +204,11 @@ ojson check_report_json(const CheckReport& r) {
 }
 
 std::string render_check_report(const CheckReport& r) {
-  std::string out = fmt::format("Cluster{}: {}, {} ({} with RDMA), {}.\n\n",
-                                r.cluster.empty() ? "" : " " + r.cluster, plural(r.hosts, "host"),
-                                plural(r.thunderbolt_cables, "Thunderbolt cable"), r.rdma_cables,
-                                plural(r.networks, "network"));
+  std::string out = fmt::format(
+      "Cluster{}: {}, {} ({} with RDMA), {}{}.\n\n", r.cluster.empty() ? "" : " " + r.cluster,
+      plural(r.hosts, "host"), plural(r.thunderbolt_cables, "Thunderbolt cable"), r.rdma_cables,
+      r.network_cables ? plural(r.network_cables, "direct network cable") + ", " : "",
+      plural(r.networks, "network"));
   TextTable table({"backend", "status", "ranks"});
   for (const auto& b : r.backends)
     table.add_row({b.backend, status_text(b), ranks_text(b)});

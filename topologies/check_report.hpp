@@ -82,6 +82,7 @@ struct CheckReport {
   std::string cluster;  // cluster name, may be empty
   size_t hosts = 0;
   size_t thunderbolt_cables = 0;
+  size_t network_cables = 0;  // direct Ethernet/InfiniBand cables between the hosts checked
   size_t rdma_cables = 0;
   size_t networks = 0;
   std::string requested;  // "auto" or a backend

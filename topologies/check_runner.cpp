@@ -58,6 +58,12 @@ CheckReport check_cluster(const TopologyContext& ctx, const CheckOptions& option
     ++r.thunderbolt_cables;
     r.rdma_cables += c.rdma;
   }
+  for (const auto& c : ctx.cluster.cables) {
+    int a = ctx.cluster.host_index(c.a.host), b = ctx.cluster.host_index(c.b.host);
+    if (!is_thunderbolt(c.kind) && a >= 0 && b >= 0 && in[static_cast<size_t>(a)] &&
+        in[static_cast<size_t>(b)])
+      ++r.network_cables;
+  }
   for (const auto& n : ctx.cluster.networks) {
     bool any = false;
     for (size_t h : members)

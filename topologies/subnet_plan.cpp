@@ -94,18 +94,32 @@ const CableAddresses* SubnetPlan::find(const FabricCable* cable) const {
   return nullptr;
 }
 
+// A cable joined by named network interfaces (not Thunderbolt) whose ends have no address yet.
+bool unaddressed_direct_cable(const Cluster& cluster, const Cable& c) {
+  if (is_thunderbolt(c.kind) || c.a.interface.empty() || c.b.interface.empty()) return false;
+  for (const Endpoint* e : {&c.a, &c.b}) {
+    const Host* h = cluster.find_host(e->host);
+    const NetInterface* i = h ? h->find_interface(e->interface) : nullptr;
+    if (i && !i->ipv4.empty()) return false;
+  }
+  return true;
+}
+
 SubnetPlan plan_subnets(const TbFabric& fabric) {
   SubnetPlan plan;
   std::vector<InUse> in_use = subnets_in_use(fabric.cluster());
   uint32_t next = 0;  // offset of the next /30 inside 192.168.0.0/16
-  for (const auto& cable : fabric.cables()) {
+  size_t wanted = fabric.cables().size();
+  for (const auto& c : fabric.cluster().cables)
+    wanted += unaddressed_direct_cable(fabric.cluster(), c);
+  // The first free /30 from `next` on, noting the ranges skipped.
+  auto take = [&]() {
     for (;;) {
       if (next > 0xffff) {
         throw failure(
-            "the {} Thunderbolt cables need more /30 subnets than 192.168.0.0/16 has free; free "
-            "some of "
-            "the ranges in use or cable fewer ports",
-            fabric.cables().size());
+            "the {} cables need more /30 subnets than 192.168.0.0/16 has free; free some of the "
+            "ranges in use or cable fewer ports",
+            wanted);
       }
       uint32_t first = kBase + next, last = first + 3;
       uint32_t end = 0;  // last address of the ranges this /30 collides with
@@ -129,13 +143,24 @@ SubnetPlan plan_subnets(const TbFabric& fabric) {
       next = end - kBase + 1;
       next = (next + 3) & ~3u;
     }
+    uint32_t at = kBase + next;
+    next += 4;
+    return at;
+  };
+  for (const auto& cable : fabric.cables()) {
+    uint32_t at = take();
     CableAddresses a;
     a.cable = &cable;
-    a.lo_address = ipv4_text(kBase + next + 1);
-    a.hi_address = ipv4_text(kBase + next + 2);
-    a.subnet = ipv4_text(kBase + next) + "/30";
+    a.lo_address = ipv4_text(at + 1);
+    a.hi_address = ipv4_text(at + 2);
+    a.subnet = ipv4_text(at) + "/30";
     plan.cables.push_back(std::move(a));
-    next += 4;
+  }
+  const auto& cables = fabric.cluster().cables;
+  for (size_t i = 0; i < cables.size(); ++i) {
+    if (!unaddressed_direct_cable(fabric.cluster(), cables[i])) continue;
+    uint32_t at = take();
+    plan.direct.push_back({i, ipv4_text(at + 1), ipv4_text(at + 2), ipv4_text(at) + "/30"});
   }
   if (!plan.notes.empty()) {
     plan.notes.push_back(
@@ -168,6 +193,12 @@ std::vector<HostSetup> host_setups(const TbFabric& fabric, const SubnetPlan& pla
         }
         s.links.push_back({end.interface, a->address(i), a->peer_address(i)});
       }
+    }
+    s.linux = h.os.kind == "linux";
+    for (const DirectCableAddresses& d : plan.direct) {
+      const Cable& c = cluster.cables[d.cable];
+      if (c.a.host == h.name) s.direct.push_back({c.a.interface, d.a_address, d.b_address});
+      if (c.b.host == h.name) s.direct.push_back({c.b.interface, d.b_address, d.a_address});
     }
     out.push_back(std::move(s));
   }

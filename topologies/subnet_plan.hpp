@@ -35,25 +35,39 @@ struct InterfaceAddress {
 };
 
 struct HostSetup {
-  std::string host;  // name in the cluster file
-  std::string ssh;   // ssh target, as MLX prints it
+  std::string host;    // name in the cluster file
+  std::string ssh;     // ssh target, as MLX prints it
+  bool linux = false;  // Linux: `ip` commands and no Thunderbolt Bridge
   std::vector<InterfaceAddress> links;
+  std::vector<InterfaceAddress> direct;  // direct Ethernet/InfiniBand cables without addresses
   bool restore_bridge =
       true;  // teardown brings bridge0 back up (it was up, or its state is unknown)
 };
 
+// A direct network cable (by interface names) whose ends have no address yet: a /30 for it, taken
+// after the Thunderbolt cables' so that those stay as MLX numbers them.
+struct DirectCableAddresses {
+  size_t cable = 0;       // index in cluster.cables
+  std::string a_address;  // the cable's `a` end
+  std::string b_address;
+  std::string subnet;
+};
+
 struct SubnetPlan {
-  std::vector<CableAddresses> cables;  // in the fabric's (MLX) order
-  std::vector<std::string> notes;      // ranges skipped and why
+  std::vector<CableAddresses> cables;        // in the fabric's (MLX) order
+  std::vector<DirectCableAddresses> direct;  // in file order
+  std::vector<std::string> notes;            // ranges skipped and why
 
   const CableAddresses* find(const FabricCable* cable) const;
 };
 
-// Throws a failure when 192.168.0.0/16 has no room left for every cable.
+// Throws a failure when 192.168.0.0/16 has no room left for every cable. Direct network cables get
+// addresses only when neither end has one.
 SubnetPlan plan_subnets(const TbFabric& fabric);
 
 // Per host, in file order, what `setup` configures: for each peer in ascending host order, each
-// cable to it in MLX order. Throws an input error when a cable's interface is unknown.
+// cable to it in MLX order, then the host's direct network cables in file order. Throws an input
+// error when a cable's interface is unknown.
 std::vector<HostSetup> host_setups(const TbFabric& fabric, const SubnetPlan& plan);
 
 // An IPv4 network "a.b.c.d/p" or address as a number; nullopt when malformed.

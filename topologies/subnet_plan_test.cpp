@@ -97,6 +97,37 @@ TEST(subnet_plan_test, setup_and_teardown_commands) {
   EXPECT_EQ(teardown_commands(hosts[2]).back(), "sudo ifconfig en2 inet 192.168.0.6 delete");
 }
 
+TEST(subnet_plan_test, direct_cables_without_addresses_come_after_the_thunderbolt_cables) {
+  // s1-s2 over Thunderbolt; s2-s3 over a direct 10 GbE cable; s1-s3 over a cable already addressed.
+  auto p = plan_for(R"(hosts:
+  - {name: s1, chip: m3-ultra-80c, memory: 512GiB, interfaces: [{name: en8, kind: ethernet, ipv4: 192.168.0.5, prefix: 30}]}
+  - {name: s2, chip: m3-ultra-80c, memory: 512GiB, interfaces: [{name: en9, kind: ethernet}]}
+  - {name: s3, chip: m3-ultra-80c, memory: 512GiB, os: {kind: linux}, interfaces: [{name: eth1, kind: ethernet}, {name: eth2, kind: ethernet, ipv4: 192.168.0.6, prefix: 30}]}
+links:
+  - {a: s1, b: s2, kind: tb5}
+  - {a: {host: s2, interface: en9}, b: {host: s3, interface: eth1}, kind: 10gbe}
+  - {a: {host: s1, interface: en8}, b: {host: s3, interface: eth2}, kind: 10gbe}
+)");
+  ASSERT_EQ(p->plan.cables.size(), 1u);
+  EXPECT_EQ(p->plan.cables[0].subnet, "192.168.0.0/30");
+  ASSERT_EQ(p->plan.direct.size(), 1u) << "the addressed cable keeps its addresses";
+  EXPECT_EQ(p->plan.direct[0].cable, 1u);
+  EXPECT_EQ(p->plan.direct[0].subnet, "192.168.0.8/30") << "192.168.0.4/30 is in use";
+  auto setups = host_setups(*p->fabric, p->plan);
+  ASSERT_EQ(setups.size(), 3u);
+  EXPECT_EQ(
+      setup_commands(setups[1]),
+      (std::vector<std::string>{"sudo ifconfig bridge0 down",
+                                "sudo ifconfig en2 inet 192.168.0.2 netmask 255.255.255.252",
+                                "sudo route change 192.168.0.1 -interface en2",
+                                "sudo ifconfig en9 inet 192.168.0.9 netmask 255.255.255.252"}));
+  EXPECT_EQ(setup_commands(setups[2]),
+            (std::vector<std::string>{"sudo ip link set dev eth1 up",
+                                      "sudo ip addr replace 192.168.0.10/30 dev eth1"}));
+  EXPECT_EQ(teardown_commands(setups[2]),
+            (std::vector<std::string>{"sudo ip addr del 192.168.0.10/30 dev eth1"}));
+}
+
 TEST(subnet_plan_test, runs_out_when_the_whole_range_is_taken) {
   std::string yaml =
       studios(", interfaces: [{name: en0, kind: ethernet, ipv4: 192.168.0.1, prefix: 16}]") +

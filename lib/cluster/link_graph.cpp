@@ -32,8 +32,8 @@ bool allowed(const LinkFigures& l, Transport t) {
       return l.thunderbolt;
     case Transport::kRdma:
       return l.rdma;
-    case Transport::kNetwork:
-      return l.network >= 0;
+    case Transport::kNetwork:  // a shared network, or a direct Ethernet/InfiniBand cable
+      return l.network >= 0 || (l.cable >= 0 && !l.thunderbolt);
   }
   return false;
 }
