@@ -162,7 +162,10 @@ BackendVerdict check_jaccl(const TopologyContext& ctx, const std::vector<size_t>
         fmt::format("JACCL's mesh supports at most {} ranks; this has {}", kJacclMaxRanks, n),
         "use jaccl-ring or ring, or plan on at most 8 hosts (--max-hosts 8)"));
   }
-  for (size_t h : members) {
+  // Beyond the mesh's rank limit, per-host port budgets and per-pair cables would only repeat
+  // that limit (n² of them on a large cluster).
+  const bool too_many = n > kJacclMaxRanks;
+  for (size_t h : too_many ? std::vector<size_t>{} : members) {
     if (ctx.cluster.hosts[h].ports.empty()) continue;  // unknown ports: nothing to count
     size_t have = ctx.fabric.tb5_port_count(h);
     if (have + 1 < n) {
@@ -179,7 +182,7 @@ BackendVerdict check_jaccl(const TopologyContext& ctx, const std::vector<size_t>
     }
   }
   PortAllocator ports(ctx.fabric, true);
-  for (size_t a = 0; a < n; ++a)
+  for (size_t a = 0; a < (too_many ? 0 : n); ++a)
     for (size_t b = a + 1; b < n; ++b)
       if (ctx.fabric.count(members[a], members[b], true) == 0)
         mesh_pair_issue(ctx, members[a], members[b], ports, v);

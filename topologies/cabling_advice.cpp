@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 
 namespace meshplan {
 namespace {
@@ -85,37 +86,52 @@ RingAdvice exact(const Matrix& has, const std::vector<int>& cap) {
 }
 
 // Depth-first walk preferring cabled neighbours with the fewest onward options, bridging dead
-// ends with new cables where ports allow. An upper bound, not a proof.
-RingAdvice greedy(const Matrix& has, const std::vector<int>& cap) {
-  const size_t m = has.size();
+// ends with new cables where ports allow. An upper bound, not a proof. Over adjacency lists with
+// the onward counts kept up to date, so that it is O((hosts + cables) log hosts).
+RingAdvice greedy(const Adjacency& adj, const std::vector<int>& cap) {
+  const size_t m = adj.size();
   std::vector<char> seen(m, 0);
   std::vector<int> used(m, 0);
+  std::vector<size_t> onward(m);  // unseen cabled neighbours
+  for (size_t u = 0; u < m; ++u)
+    onward[u] = adj[u].size();
+  // Unseen hosts with a free port for a new cable, by onward count.
+  std::set<std::pair<size_t, size_t>> open;
+  for (size_t u = 0; u < m; ++u)
+    if (cap[u] > 0) open.insert({onward[u], u});
+  auto visit = [&](size_t u) {
+    seen[u] = 1;
+    open.erase({onward[u], u});
+    for (size_t w : adj[u]) {
+      if (seen[w]) continue;
+      bool listed = open.erase({onward[w], w}) > 0;
+      --onward[w];
+      if (listed) open.insert({onward[w], w});
+    }
+  };
+  auto cabled = [&](size_t a, size_t b) {
+    return std::binary_search(adj[a].begin(), adj[a].end(), b);
+  };
   RingAdvice out;
   out.order.push_back(0);
-  seen[0] = 1;
-  auto onward = [&](size_t u) {
-    int n = 0;
-    for (size_t w = 0; w < m; ++w)
-      n += !seen[w] && has[u][w];
-    return n;
-  };
+  visit(0);
   while (out.order.size() < m) {
     size_t cur = out.order.back(), pick = m;
-    for (size_t u = 0; u < m; ++u)
-      if (!seen[u] && has[cur][u] && (pick == m || onward(u) < onward(pick))) pick = u;
+    for (size_t u : adj[cur])
+      if (!seen[u] && (pick == m || onward[u] < onward[pick])) pick = u;
     if (pick == m) {
-      if (used[cur] >= cap[cur]) return out;
-      for (size_t u = 0; u < m; ++u)
-        if (!seen[u] && used[u] < cap[u] && (pick == m || onward(u) < onward(pick))) pick = u;
-      if (pick == m) return out;
+      if (used[cur] >= cap[cur] || open.empty()) return out;
+      pick = open.begin()->second;
       ++used[cur];
       ++used[pick];
+      for (size_t h : {cur, pick})
+        if (used[h] >= cap[h] && !seen[h]) open.erase({onward[h], h});
     }
-    seen[pick] = 1;
+    visit(pick);
     out.order.push_back(pick);
   }
   size_t last = out.order.back();
-  if (!has[last][0] && (used[last] >= cap[last] || used[0] >= cap[0])) return out;
+  if (!cabled(last, 0) && (used[last] >= cap[last] || used[0] >= cap[0])) return out;
   out.possible = true;
   return out;
 }
@@ -154,12 +170,19 @@ CableToAdd new_cable(const TbFabric&, PortAllocator& ports, size_t a, size_t b, 
 RingAdvice fewest_cables_for_ring(const TbFabric& fabric, const std::vector<size_t>& members,
                                   bool rdma_only) {
   const size_t m = members.size();
-  Matrix has(m, std::vector<char>(m, 0));
+  const Adjacency adj = fabric.adjacency(members, rdma_only);
+  auto cabled = [&](size_t a, size_t b) {
+    return std::binary_search(adj[a].begin(), adj[a].end(), b);
+  };
   std::vector<int> cap(m);
-  for (size_t i = 0; i < m; ++i) {
+  for (size_t i = 0; i < m; ++i)
     cap[i] = static_cast<int>(std::min<size_t>(2, fabric.free_ports(members[i], rdma_only).size()));
-    for (size_t j = 0; j < m; ++j)
-      has[i][j] = i != j && fabric.count(members[i], members[j], rdma_only) > 0;
+  Matrix has;  // dense, for the exact search on a few hosts only
+  if (m <= kExactRingAdviceHosts) {
+    has.assign(m, std::vector<char>(m, 0));
+    for (size_t i = 0; i < m; ++i)
+      for (size_t j : adj[i])
+        has[i][j] = 1;
   }
   RingAdvice local;
   if (m <= 1) {
@@ -167,12 +190,12 @@ RingAdvice fewest_cables_for_ring(const TbFabric& fabric, const std::vector<size
     if (m == 1) local.order = {0};
   } else if (m == 2) {
     local.exact = true;
-    local.possible = has[0][1] || (cap[0] >= 1 && cap[1] >= 1);
+    local.possible = cabled(0, 1) || (cap[0] >= 1 && cap[1] >= 1);
     local.order = {0, 1};
   } else if (m <= kExactRingAdviceHosts) {
     local = exact(has, cap);
   } else {
-    local = greedy(has, cap);
+    local = greedy(adj, cap);
   }
   RingAdvice out = local;
   out.order.clear();
@@ -182,7 +205,7 @@ RingAdvice fewest_cables_for_ring(const TbFabric& fabric, const std::vector<size
   for (size_t k = 0; k < local.order.size(); ++k) {
     size_t a = local.order[k], b = local.order[(k + 1) % local.order.size()];
     if (m == 2 && k == 1) break;  // two hosts: one cable is the ring
-    if (!has[a][b]) out.new_pairs.emplace_back(members[std::min(a, b)], members[std::max(a, b)]);
+    if (!cabled(a, b)) out.new_pairs.emplace_back(members[std::min(a, b)], members[std::max(a, b)]);
   }
   return out;
 }

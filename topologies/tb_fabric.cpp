@@ -137,6 +137,11 @@ TbFabric::TbFabric(const Cluster& cluster, const LinkGraph& graph)
       ports_[cables_[i].hi.host][hp].cable = static_cast<int>(k);
   }
   cables_ = std::move(sorted);
+  host_cables_.assign(n, {});
+  for (size_t k = 0; k < cables_.size(); ++k) {
+    host_cables_[cables_[k].lo.host].push_back(k);
+    if (cables_[k].hi.host != cables_[k].lo.host) host_cables_[cables_[k].hi.host].push_back(k);
+  }
 
   // A port with no cable to a listed host may still hold something (a drive, a Mac not listed).
   for (size_t h = 0; h < n; ++h) {
@@ -159,10 +164,13 @@ TbFabric::TbFabric(const Cluster& cluster, const LinkGraph& graph)
 }
 
 std::vector<const FabricCable*> TbFabric::between(size_t a, size_t b, bool rdma_only) const {
+  // Through a's cables (a few, in MLX order), not every cable: checks ask this for many pairs.
   std::vector<const FabricCable*> out;
   size_t lo = std::min(a, b), hi = std::max(a, b);
-  for (const auto& c : cables_)
+  for (size_t k : host_cables_[a]) {
+    const FabricCable& c = cables_[k];
     if (c.lo.host == lo && c.hi.host == hi && (!rdma_only || c.rdma)) out.push_back(&c);
+  }
   return out;
 }
 
@@ -184,12 +192,19 @@ size_t TbFabric::tb5_port_count(size_t host) const {
 
 Adjacency TbFabric::adjacency(const std::vector<size_t>& members, bool rdma_only) const {
   Adjacency g(members.size());
+  std::vector<int> at(size(), -1);  // host -> its position in members
   for (size_t i = 0; i < members.size(); ++i)
-    for (size_t j = i + 1; j < members.size(); ++j)
-      if (count(members[i], members[j], rdma_only) > 0) {
-        g[i].push_back(j);
-        g[j].push_back(i);
-      }
+    at[members[i]] = static_cast<int>(i);
+  for (const auto& c : cables_) {
+    int i = at[c.lo.host], j = at[c.hi.host];
+    if (i < 0 || j < 0 || (rdma_only && !c.rdma)) continue;
+    g[static_cast<size_t>(i)].push_back(static_cast<size_t>(j));
+    g[static_cast<size_t>(j)].push_back(static_cast<size_t>(i));
+  }
+  for (auto& n : g) {  // each neighbour once, ascending, as before
+    std::sort(n.begin(), n.end());
+    n.erase(std::unique(n.begin(), n.end()), n.end());
+  }
   return g;
 }
 

@@ -73,6 +73,7 @@ class TbFabric {
   const Cluster& cluster_;
   std::vector<std::vector<FabricPort>> ports_;
   std::vector<FabricCable> cables_;
+  std::vector<std::vector<size_t>> host_cables_;  // per host: its cables, ascending
   std::vector<size_t> loops_;
 };
 

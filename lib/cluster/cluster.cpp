@@ -103,24 +103,35 @@ bool Cluster::operator==(const Cluster& o) const {
 }
 
 const Host* Cluster::find_host(std::string_view name) const {
-  for (const auto& h : hosts) {
-    if (h.name == name) return &h;
-  }
-  return nullptr;
+  int i = host_index(name);
+  return i < 0 ? nullptr : &hosts[static_cast<size_t>(i)];
 }
 
 Host* Cluster::find_host(std::string_view name) {
-  for (auto& h : hosts) {
-    if (h.name == name) return &h;
-  }
-  return nullptr;
+  int i = host_index(name);
+  return i < 0 ? nullptr : &hosts[static_cast<size_t>(i)];
 }
 
 int Cluster::host_index(std::string_view name) const {
-  for (size_t i = 0; i < hosts.size(); ++i) {
-    if (hosts[i].name == name) return static_cast<int>(i);
+  // Stale when hosts were removed, reordered or renamed since they were indexed: probe the ends.
+  auto holds = [&](size_t i) {
+    auto it = index_.find(hosts[i].name);
+    return it != index_.end() && it->second <= i;
+  };
+  if (indexed_ > hosts.size() || (indexed_ > 0 && (!holds(0) || !holds(indexed_ - 1)))) {
+    index_.clear();
+    indexed_ = 0;
   }
-  return -1;
+  for (; indexed_ < hosts.size(); ++indexed_)
+    index_.emplace(hosts[indexed_].name, indexed_);  // the first of equal names, as a scan finds
+  auto it = index_.find(std::string(name));
+  if (it == index_.end()) return -1;
+  if (hosts[it->second].name != name) {  // renamed in place: index again
+    index_.clear();
+    indexed_ = 0;
+    return host_index(name);
+  }
+  return static_cast<int>(it->second);
 }
 
 }  // namespace meshplan

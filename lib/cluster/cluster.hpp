@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace meshplan {
@@ -192,10 +193,15 @@ struct Cluster {
 
   const Host* find_host(std::string_view name) const;
   Host* find_host(std::string_view name);
-  // Index of the host in `hosts`, or -1.
+  // Index of the host in `hosts`, or -1. By a name index built on first use (and rebuilt when
+  // `hosts` changed), so that looking up every cable's hosts stays linear in the cluster's size.
   int host_index(std::string_view name) const;
   // The description only: reading warnings do not count.
   bool operator==(const Cluster& o) const;
+
+ private:
+  mutable std::unordered_map<std::string, size_t> index_;
+  mutable size_t indexed_ = 0;  // hosts[0, indexed_) are in index_
 };
 
 }  // namespace meshplan

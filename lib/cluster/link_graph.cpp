@@ -110,15 +110,22 @@ LinkGraph::LinkGraph(const Cluster& cluster, const Catalog& catalog)
     boost::add_edge(static_cast<size_t>(a), static_cast<size_t>(b),
                     EdgeProps{cable_figures(cluster, c, catalog)}, graph_);
   }
+  host_networks_.resize(cluster.hosts.size());
   for (size_t n = 0; n < cluster.networks.size(); ++n) {
-    LinkFigures f = network_figures(cluster, n, catalog);
-    for (size_t a = 0; a < cluster.hosts.size(); ++a) {
-      if (!cluster.networks[n].contains(cluster.hosts[a].name)) continue;
-      for (size_t b = a + 1; b < cluster.hosts.size(); ++b) {
-        if (cluster.networks[n].contains(cluster.hosts[b].name))
-          boost::add_edge(a, b, EdgeProps{f}, graph_);
-      }
+    const Network& net = cluster.networks[n];
+    networks_.push_back(network_figures(cluster, n, catalog));
+    if (net.all_hosts) {
+      for (auto& on : host_networks_)
+        on.push_back(static_cast<int>(n));
+      continue;
     }
+    std::vector<size_t> members;
+    for (const auto& name : net.hosts)
+      if (int h = cluster.host_index(name); h >= 0) members.push_back(static_cast<size_t>(h));
+    std::sort(members.begin(), members.end());
+    members.erase(std::unique(members.begin(), members.end()), members.end());
+    for (size_t h : members)
+      host_networks_[h].push_back(static_cast<int>(n));
   }
 }
 
@@ -127,6 +134,20 @@ std::vector<LinkFigures> LinkGraph::links(size_t a, size_t b) const {
   auto [it, end] = boost::out_edges(a, graph_);
   for (; it != end; ++it) {
     if (boost::target(*it, graph_) == b) out.push_back(graph_[*it].link);
+  }
+  if (a == b) return out;
+  const auto& na = host_networks_[a];
+  const auto& nb = host_networks_[b];
+  for (size_t i = 0, j = 0; i < na.size() && j < nb.size();) {
+    if (na[i] < nb[j]) {
+      ++i;
+    } else if (nb[j] < na[i]) {
+      ++j;
+    } else {
+      out.push_back(networks_[static_cast<size_t>(na[i])]);
+      ++i;
+      ++j;
+    }
   }
   return out;
 }

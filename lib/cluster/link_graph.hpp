@@ -58,6 +58,7 @@ class LinkGraph {
 
   LinkGraph(const Cluster& cluster, const Catalog& catalog);
 
+  // The cables; shared networks are kept by membership, not as an edge per pair of hosts.
   const Graph& graph() const { return graph_; }
   size_t size() const { return boost::num_vertices(graph_); }
   const std::string& name(size_t v) const { return graph_[v].name; }
@@ -69,6 +70,8 @@ class LinkGraph {
 
  private:
   Graph graph_;
+  std::vector<LinkFigures> networks_;            // per network of the cluster
+  std::vector<std::vector<int>> host_networks_;  // per host: the networks it is on, ascending
 };
 
 // The figures of one cable / network as the catalog and the overrides give them.
