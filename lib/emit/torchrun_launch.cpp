@@ -21,9 +21,9 @@ std::string write_torchrun(const EmitInput& in) {
   for (size_t i = 0; i < n; ++i) {
     out += fmt::format("\n# node {} of {}: {} (rank {})\n", i, n, layout.nodes[i].host->name, i);
     out += shell_command(nccl_variables(layout, i),
-                         {"torchrun", fmt::format("--nnodes={}", n), "--nproc-per-node=1",
-                          fmt::format("--node-rank={}", i), "--master-addr=" + master,
-                          fmt::format("--master-port={}", port), program}) +
+                         {"torchrun", fmt::format("--nnodes={}", n), "--nproc_per_node=1",
+                          fmt::format("--node_rank={}", i), "--master_addr=" + master,
+                          fmt::format("--master_port={}", port), program}) +
            "\n";
   }
   return out;
