@@ -21,6 +21,17 @@ struct EmitArgs {
   bool list = false;
 };
 
+// `all` in the column of the format table.
+std::string all_format_help() {
+  size_t width = 0;
+  for (const EmitFormat& f : emit_formats())
+    width = std::max(width, f.name.size());
+  return fmt::format(
+      "  {:<{}}  every format that applies to the plan, one file each, and LAUNCH.md\n"
+      "  {:<{}}  (needs --plan and -o DIR, a new folder written all at once)\n",
+      "all", width, "", width);
+}
+
 // The examples, the generated format list, then how the backend is chosen.
 std::string emit_help() {
   return std::string(R"(Write one artifact for the cluster (and a plan).
@@ -35,9 +46,8 @@ Examples:
   meshplan emit all -c cluster.json --plan plan.json -o launch/
 
 )") + emit_formats_help() +
-         R"(  all                every format that applies to the plan, one file each, and LAUNCH.md
-                     (needs --plan and -o DIR, a new folder written all at once)
-
+         all_format_help() +
+         R"(
 --backend auto picks the first valid of jaccl, jaccl-ring, ring, ethernet; an invalid backend
 exits 1 with its problems. --plan uses the plan's hosts in its rank order.)";
 }
@@ -95,7 +105,7 @@ int run_emit(const EmitArgs& a, AppContext& ctx) {
 void add_emit_command(CLI::App& app, AppContext& ctx) {
   auto a = std::make_shared<EmitArgs>();
   CLI::App* sub = app.add_subcommand("emit", emit_help());
-  sub->add_option("format", a->format, emit_format_names() + " or all");
+  sub->add_option("format", a->format, "One of the formats above, or all");
   sub->add_flag("--list", a->list, "Print the format names, one a line");
   sub->add_option("-c,--cluster", a->cluster, "Cluster file (JSON or YAML, - for stdin)");
   sub->add_option("--plan", a->plan, "A plan file: its hosts in its rank order");
