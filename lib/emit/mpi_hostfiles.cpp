@@ -10,7 +10,9 @@ std::string write_openmpi_hostfile(const EmitInput& in) {
   LaunchLayout layout = build_launch_layout(in);
   size_t n = layout.nodes.size();
   std::string out = fmt::format(
-      "# Open MPI hostfile, one rank per host in rank order:\n"
+      "# Open MPI hostfile, one rank per host in rank order. Run mpirun on rank 0's host: Open "
+      "MPI\n"
+      "# maps the host it runs on first.\n"
       "#   mpirun --hostfile FILE -np {} --map-by slot PROGRAM\n",
       n);
   for (const LaunchNode& node : layout.nodes)
