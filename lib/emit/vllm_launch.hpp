@@ -12,7 +12,7 @@ namespace meshplan {
 
 struct EmitInput;
 
-inline constexpr int kVllmDefaultMasterPort = 29500;  // vllm/config/parallel.py master_port
+inline constexpr int kVllmDefaultMasterPort = 29501;  // vllm/config/parallel.py master_port
 
 std::string write_vllm(const EmitInput& in);
 

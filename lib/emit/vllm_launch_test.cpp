@@ -21,7 +21,7 @@ TEST(vllm_launch_test, pipeline_plan_gives_pp_and_the_layer_partition_per_node) 
     EXPECT_EQ(l.rfind("VLLM_HOST_IP=" + ips[i] + " ", 0), 0u) << l;
     EXPECT_NE(l.find(" VLLM_PP_LAYER_PARTITION=10,6,16 vllm serve /models/m -tp 1 -pp 3 "
                      "--nnodes 3 --node-rank " +
-                     std::to_string(i) + " --master-addr 127.0.0.2 --master-port 29500"),
+                     std::to_string(i) + " --master-addr 127.0.0.2 --master-port 29501"),
               std::string::npos)
         << l;
     EXPECT_EQ(l.find("--headless") != std::string::npos, i > 0) << l;
