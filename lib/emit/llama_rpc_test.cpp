@@ -34,6 +34,35 @@ TEST(llama_rpc_test, workers_then_main_with_rpc_in_rank_order_and_the_layer_spli
   EXPECT_EQ(m[5], "16");  // the main host's own device comes last
 }
 
+// Over Thunderbolt TCP each rpc-server listens on its end of the cable to the main host: the
+// address `setup` puts on that host's port, whose peer `setup` configures on the main host.
+TEST(llama_rpc_test, thunderbolt_ring_workers_listen_on_the_cable_to_the_main_host) {
+  auto in = testing::launch_inputs("examples/clusters/mac-mini-m4-pro-x4.yaml",
+                                   "tests/fixtures/launch/minis_ring_plan.json");
+  auto lines = testing::command_lines(write_llama_rpc(in->input()));
+  ASSERT_EQ(lines.size(), 3u);
+  std::string setup = find_emit_format("setup")->write(in->input());
+  auto block = [&](const std::string& host) {
+    size_t a = setup.find("Setup for " + host + "\n");
+    size_t b = setup.find("Setup for ", a + 1);
+    return setup.substr(a, b == std::string::npos ? std::string::npos : b - a);
+  };
+  std::smatch m;
+  for (size_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(std::regex_match(lines[i], m, std::regex(R"(rpc-server -H (\S+) -p 50052)")))
+        << lines[i];
+    std::string addr = m[1];
+    std::string host = i == 0 ? "mini-1" : "mini-2";
+    EXPECT_NE(block(host).find(" inet " + addr + " netmask 255.255.255.252\n"), std::string::npos)
+        << addr << "\n"
+        << setup;
+    // mini-3 routes this address over its own port on the same cable.
+    EXPECT_NE(block("mini-3").find("sudo route change " + addr + " -interface "), std::string::npos)
+        << addr << "\n"
+        << setup;
+  }
+}
+
 TEST(llama_rpc_test, refuses_without_a_plan_and_for_a_plan_that_does_not_split_layers) {
   auto no_plan = testing::launch_inputs(testing::kLoopback);
   try {
