@@ -38,6 +38,13 @@ const std::string& one_line(const std::string& value, std::string_view what, con
   return value;
 }
 
+// Values printed outside any node: a line break in one would end a comment line early.
+void plain(const std::string& value, std::string_view what) {
+  for (char c : value)
+    if (std::iscntrl(static_cast<unsigned char>(c)))
+      throw input_error("{} \"{}\" contains a control character", what, value);
+}
+
 }  // namespace
 
 const std::string& LaunchLayout::reachable(size_t node, std::string_view why) const {
@@ -57,6 +64,12 @@ const std::string& LaunchLayout::reachable_interface(size_t node, std::string_vi
 
 LaunchLayout build_launch_layout(const EmitInput& in) {
   const BackendVerdict& v = require_valid(in.report);
+  plain(in.cluster.name, "the cluster name");
+  plain(in.launch.program, "--program");
+  plain(in.launch.model, "--model");
+  plain(in.launch.user, "--user");
+  for (const std::string& e : in.envs)
+    plain(e, "--env");
   LaunchLayout out;
   out.backend = v.backend;
   out.transport = v.transport;

@@ -53,6 +53,20 @@ TEST(launch_nodes_test, a_plan_is_required_where_the_format_says_so) {
   }
 }
 
+TEST(launch_nodes_test, line_breaks_in_values_are_refused) {
+  auto in = testing::launch_inputs(testing::kLoopback, testing::kLoopbackPlan);
+  in->cluster.name = "x\ntouch PWNED";
+  EXPECT_THROW(build_launch_layout(in->input()), Error);
+  in->cluster.name = "x";
+  in->launch.program = "a.py\nrm -rf x";
+  EXPECT_THROW(build_launch_layout(in->input()), Error);
+  in->launch.program = "";
+  in->envs = {"A=1\nB"};
+  EXPECT_THROW(build_launch_layout(in->input()), Error);
+  in->envs = {};
+  EXPECT_NO_THROW(build_launch_layout(in->input()));
+}
+
 TEST(launch_nodes_test, hostfile_words_are_single_tokens) {
   EXPECT_EQ(hostfile_word("admin@mac-1.local", "ssh target", "h"), "admin@mac-1.local");
   for (std::string bad : {"", "-oProxyCommand=x", "a b", "a;b", "a#b", "a:b"})
