@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <optional>
 
 #include "lib/core/error.hpp"
 #include "lib/core/shell_quote.hpp"
@@ -36,6 +38,57 @@ const std::string& one_line(const std::string& value, std::string_view what, con
     if (std::iscntrl(static_cast<unsigned char>(c)))
       throw input_error("host {}: {} \"{}\" contains a control character", host.name, what, value);
   return value;
+}
+
+// "a.b.c.d" as a number; nullopt when it is not a dotted quad.
+std::optional<uint32_t> ipv4_value(std::string_view text) {
+  uint32_t value = 0;
+  int parts = 0;
+  size_t start = 0;
+  while (parts < 4) {
+    size_t dot = text.find('.', start);
+    std::string_view part =
+        text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (part.empty() || part.size() > 3) return std::nullopt;
+    int byte = 0;
+    for (char c : part) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+      byte = byte * 10 + (c - '0');
+    }
+    if (byte > 255) return std::nullopt;
+    value = value << 8 | static_cast<uint32_t>(byte);
+    ++parts;
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  if (parts != 4) return std::nullopt;
+  return value;
+}
+
+// Whether `address` lies in `cidr` ("192.168.100.0/24").
+bool in_subnet(const std::string& address, const std::string& cidr) {
+  size_t slash = cidr.find('/');
+  if (slash == std::string::npos) return false;
+  auto net = ipv4_value(std::string_view(cidr).substr(0, slash));
+  auto host = ipv4_value(address);
+  int prefix = std::atoi(cidr.c_str() + slash + 1);
+  if (!net || !host || prefix < 0 || prefix > 32) return false;
+  uint32_t mask = prefix == 0 ? 0 : ~uint32_t{0} << (32 - prefix);
+  return (*net & mask) == (*host & mask);
+}
+
+// The fastest wired network (switch) that holds every rank, or nullptr.
+const Network* ranks_network(const Cluster& cluster, const std::vector<size_t>& ranks) {
+  const Network* best = nullptr;
+  for (const Network& net : cluster.networks) {
+    if (net.kind == LinkKind::kWifi || net.subnet.empty()) continue;
+    bool all = true;
+    for (size_t r : ranks)
+      all = all && net.contains(cluster.hosts[r].name);
+    // LinkKind lists networks fastest first.
+    if (all && (!best || net.kind < best->kind)) best = &net;
+  }
+  return best;
 }
 
 // Values printed outside any node: a line break in one would end a comment line early.
@@ -79,6 +132,7 @@ LaunchLayout build_launch_layout(const EmitInput& in) {
     if (!in.plan->transport.empty()) out.transport = in.plan->transport;
   }
   std::vector<size_t> ranks = in.topology.members(v.ranks);
+  const Network* network = out.transport == "network" ? ranks_network(in.cluster, ranks) : nullptr;
   for (size_t i = 0; i < ranks.size(); ++i) {
     const Host& h = in.cluster.hosts[ranks[i]];
     LaunchNode n;
@@ -92,9 +146,21 @@ LaunchLayout build_launch_layout(const EmitInput& in) {
     n.address = m.address;
     n.interface = m.interface;
     n.address_problem = m.problem;
+    n.data_interface = n.interface;
+    if (network)
+      for (const NetInterface& i : h.interfaces)
+        if (!i.ipv4.empty() && in_subnet(i.ipv4, network->subnet)) {
+          n.data_interface = i.name;
+          break;
+        }
     n.rdma_devices = rdma_devices(in.topology, ranks[i], ranks);
+    // On a switch, the RDMA device of the data interface when it has one.
+    if (const NetInterface* d = h.find_interface(n.data_interface);
+        network && d && !d->rdma_device.empty())
+      n.rdma_devices = {d->rdma_device};
     one_line(n.ssh, "ssh target", h);
     one_line(n.interface, "interface", h);
+    one_line(n.data_interface, "interface", h);
     for (const std::string& d : n.rdma_devices)
       one_line(d, "RDMA device", h);
     if (in.plan) {

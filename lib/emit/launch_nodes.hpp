@@ -27,12 +27,15 @@ struct LaunchOptions {
 struct LaunchNode {
   int rank = 0;
   const Host* host = nullptr;
-  std::string ssh;                            // ssh target as written ("admin@mac-1" or the name)
-  std::string ssh_host;                       // the target without its user part
-  std::string ssh_user;                       // the user part of the target, "" when none
-  std::string address;                        // management address, "" when unknown
-  std::string interface;                      // the interface of `address`
-  std::string address_problem;                // why there is no address
+  std::string ssh;              // ssh target as written ("admin@mac-1" or the name)
+  std::string ssh_host;         // the target without its user part
+  std::string ssh_user;         // the user part of the target, "" when none
+  std::string address;          // management address, "" when unknown
+  std::string interface;        // the interface of `address`
+  std::string address_problem;  // why there is no address
+  // The interface on the network the ranks talk over (the fastest switch holding them all, its
+  // subnet matched to the host's addresses) when they talk over a network; else `interface`.
+  std::string data_interface;
   std::vector<std::string> rdma_devices;      // on the RDMA links to the other ranks, in order
   std::optional<std::pair<int, int>> layers;  // [start, end) from the plan
 };

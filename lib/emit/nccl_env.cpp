@@ -9,8 +9,8 @@ namespace meshplan {
 
 std::vector<std::pair<std::string, std::string>> nccl_variables(const LaunchLayout& layout,
                                                                 size_t node) {
-  const std::string& iface = layout.reachable_interface(
-      node, "NCCL and Gloo bootstrap over an interface every rank reaches");
+  layout.reachable_interface(node, "NCCL and Gloo bootstrap over an interface every rank reaches");
+  const std::string& iface = layout.nodes[node].data_interface;
   std::vector<std::pair<std::string, std::string>> out = {{"NCCL_SOCKET_IFNAME", "=" + iface},
                                                           {"GLOO_SOCKET_IFNAME", iface}};
   const auto& devices = layout.nodes[node].rdma_devices;

@@ -1,6 +1,7 @@
 // The NCCL and Gloo variables that pin collective traffic to the right interfaces: sockets on
-// the interface every rank reaches (the management address's), InfiniBand/RoCE on the RDMA
-// devices of the links the ranks use. Exact-name forms only: NCCL reads "en0" as a prefix (en0,
+// the interface of the network the ranks talk over (the fastest switch holding them all), else
+// the management address's, which every rank reaches; InfiniBand/RoCE on the RDMA devices of
+// the links the ranks use. Exact-name forms only: NCCL reads "en0" as a prefix (en0,
 // en01, ...) and "mlx5_1" as mlx5_1 and mlx5_10..19, "=" makes both exact (NCCL env docs).
 #pragma once
 

@@ -24,6 +24,22 @@ TEST(nccl_env_test, exact_interface_and_hca_names_per_rank) {
       << text;
 }
 
+// Over a network, collectives go on the fastest switch that holds every rank (its interface found
+// by subnet), while the coordinator stays on the management address.
+TEST(nccl_env_test, network_ranks_use_the_interface_on_their_fastest_switch) {
+  auto in = testing::launch_inputs("tests/fixtures/launch/two_networks.yaml");
+  LaunchLayout l = build_launch_layout(in->input());
+  ASSERT_EQ(l.transport, "network");
+  for (size_t i = 0; i < 2; ++i) {
+    auto vars = nccl_variables(l, i);
+    ASSERT_EQ(vars.size(), 3u);
+    EXPECT_EQ(vars[0].second, "=enp1s0f0");
+    EXPECT_EQ(vars[1].second, "enp1s0f0");
+    EXPECT_EQ(vars[2].second, "=mlx5_0:1");
+  }
+  EXPECT_EQ(l.reachable(0, "x"), "10.0.0.1");
+}
+
 TEST(nccl_env_test, no_hca_variable_for_a_host_without_rdma_devices) {
   auto in = testing::launch_inputs(testing::kLoopback, testing::kLoopbackPlan);
   LaunchLayout l = build_launch_layout(in->input());
