@@ -49,6 +49,12 @@ bool split_by_layers(const EmitInput& in) {
   return in.plan && splits_by_layers(build_launch_layout(in));
 }
 
+// setup / teardown configure Thunderbolt ports: nothing to do for ranks that talk over a network.
+bool over_thunderbolt(const EmitInput& in) {
+  std::string t = build_launch_layout(in).transport;
+  return t == "thunderbolt" || t == "rdma";
+}
+
 // Ray's file names the ssh user; without one it is left out of `emit all`.
 bool ssh_user_known(const EmitInput& in) {
   return !in.launch.user.empty() || !build_launch_layout(in).nodes.front().ssh_user.empty();
@@ -67,8 +73,10 @@ const std::vector<EmitFormat>& emit_formats() {
        "the mlx.launch command for mlx-lm and, per rank, the plan's layers beside mlx-lm's own "
        "split",
        write_mlx_launch, "mlx-launch.sh"},
-      {"setup", "per host, the interface commands (as `meshplan setup`)", setup, "setup.sh"},
-      {"teardown", "per host, the commands that undo setup", teardown, "teardown.sh"},
+      {"setup", "per host, the interface commands (as `meshplan setup`)", setup, "setup.sh", false,
+       over_thunderbolt},
+      {"teardown", "per host, the commands that undo setup", teardown, "teardown.sh", false,
+       over_thunderbolt},
       {"dot", "the Graphviz drawing of hosts, cables and the plan (as `meshplan dot`)",
        write_cluster_dot_artifact, "cluster.dot"},
       {"openmpi-hostfile",
