@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/core/error.hpp"
 #include "lib/emit/emit_formats.hpp"
 
 namespace meshplan {
@@ -10,6 +11,7 @@ std::string write_exo_env(const EmitInput& in) {
   LaunchLayout layout = build_launch_layout(in);
   // exo's ports sit side by side: API, zenoh one below, discovery (UDP) two below.
   int api = launch_port(in, kExoDefaultApiPort);
+  if (api < 3) throw input_error("--port {}: exo needs the two ports below its API port", api);
   std::string ns = in.cluster.name.empty() ? "meshplan" : in.cluster.name;
   std::string out = fmt::format(
       "# exo on {} hosts, namespace {}: run each host's line (rank 0 first); exo places layers "
