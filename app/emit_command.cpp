@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <memory>
 
 #include "app/commands.hpp"
@@ -16,7 +17,20 @@ struct EmitArgs {
   std::vector<std::string> envs;
   std::string output;
   MlxEnvOptions env_options;
+  LaunchOptions launch;
+  bool list = false;
 };
+
+// `all` in the column of the format table.
+std::string all_format_help() {
+  size_t width = 0;
+  for (const EmitFormat& f : emit_formats())
+    width = std::max(width, f.name.size());
+  return fmt::format(
+      "  {:<{}}  every format that applies to the plan, one file each, and LAUNCH.md\n"
+      "  {:<{}}  (needs --plan and -o DIR, a new folder written all at once)\n",
+      "all", width, "", width);
+}
 
 // The examples, the generated format list, then how the backend is chosen.
 std::string emit_help() {
@@ -28,23 +42,55 @@ Examples:
   meshplan emit mlx-env -c cluster.json --backend jaccl
   meshplan emit mlx-hostfile -c cluster.json --plan plan.json
   meshplan emit teardown -c cluster.json
+  meshplan emit torchrun -c cluster.json --plan plan.json --program train.py
+  meshplan emit all -c cluster.json --plan plan.json -o launch/
 
 )") + emit_formats_help() +
-         R"(--backend auto picks the first valid of jaccl, jaccl-ring, ring, ethernet; an invalid backend
+         all_format_help() +
+         R"(
+--backend auto picks the first valid of jaccl, jaccl-ring, ring, ethernet; an invalid backend
 exits 1 with its problems. --plan uses the plan's hosts in its rank order.)";
 }
 
 int run_emit(const EmitArgs& a, AppContext& ctx) {
-  const EmitFormat* format = find_emit_format(a.format);
-  if (!format) {
-    throw input_error("unknown format \"{}\"; expected one of: {}", a.format, emit_format_names());
+  if (a.list) {
+    std::string names;
+    for (const EmitFormat& f : emit_formats())
+      names += std::string(f.name) + "\n";
+    ctx.console.data(names + "all\n");
+    return 0;
   }
+  if (a.format.empty()) throw input_error("emit: a format is required (emit --list names them)");
+  if (a.cluster.empty()) throw input_error("emit: --cluster is required");
+  bool all = a.format == "all";
+  const EmitFormat* format = find_emit_format(a.format);
+  if (!format && !all) {
+    throw input_error("unknown format \"{}\"; expected one of: {} or all", a.format,
+                      emit_format_names());
+  }
+  if (all && (a.plan.empty() || a.output.empty() || a.output == "-"))
+    throw input_error("emit all needs --plan PLAN and -o DIR (a new folder)");
   validate_emit_options(a.envs, a.env_options);
   Cluster cluster = read_cluster_arg(ctx, a.cluster);
   auto plan = read_plan_arg(ctx, a.plan);
+  if (format && format->needs_plan && !plan)
+    throw input_error("{} needs --plan PLAN: it follows the plan's strategy and layer ranges",
+                      a.format);
   TopologyContext topo(cluster, ctx.catalog);
   CheckReport report = check_plan_cluster(topo, a.backend, plan);
-  EmitInput input{cluster, topo, report, plan, a.backend, a.envs, a.env_options};
+  LaunchOptions launch = a.launch;
+  if (launch.user.empty())
+    for (const char* var : {"USER", "LOGNAME"})
+      if (const char* user = std::getenv(var); user && *user && launch.user.empty())
+        launch.user = user;
+  EmitInput input{cluster, topo, report, plan, a.backend, a.envs, a.env_options, launch};
+  if (all) {
+    auto files = emit_all(input);
+    warn_issues(ctx, report);
+    ctx.fs.write_directory_atomic(a.output, files);
+    ctx.console.info(fmt::format("wrote {} files to {}", files.size(), a.output));
+    return 0;
+  }
   std::string text = format->write(input);
   warn_issues(ctx, report);
   if (a.output.empty())
@@ -59,9 +105,9 @@ int run_emit(const EmitArgs& a, AppContext& ctx) {
 void add_emit_command(CLI::App& app, AppContext& ctx) {
   auto a = std::make_shared<EmitArgs>();
   CLI::App* sub = app.add_subcommand("emit", emit_help());
-  sub->add_option("format", a->format, emit_format_names())->required();
-  sub->add_option("-c,--cluster", a->cluster, "Cluster file (JSON or YAML, - for stdin)")
-      ->required();
+  sub->add_option("format", a->format, "One of the formats above, or all");
+  sub->add_flag("--list", a->list, "Print the format names, one a line");
+  sub->add_option("-c,--cluster", a->cluster, "Cluster file (JSON or YAML, - for stdin)");
   sub->add_option("--plan", a->plan, "A plan file: its hosts in its rank order");
   sub->add_option("--backend", a->backend, "auto, jaccl, jaccl-ring, ring or ethernet")
       ->check(CLI::IsMember(kBackendChoices))
@@ -73,6 +119,14 @@ void add_emit_command(CLI::App& app, AppContext& ctx) {
   sub->add_option("--connections-per-ip", a->env_options.connections_per_ip,
                   "mlx-env: ring sockets per address, as mlx.launch --connections-per-ip")
       ->capture_default_str();
+  sub->add_option("--port", a->launch.port,
+                  "Launchers: the master / rpc-server / Ray head / exo API port (engine default)")
+      ->check(CLI::Range(1, 65535));
+  sub->add_option("--program", a->launch.program, "torchrun, deepspeed: the program (train.py)");
+  sub->add_option("--model", a->launch.model, "llama-rpc, vllm, mlx-launch: the model path");
+  sub->add_option("--user", a->launch.user,
+                  "ray-cluster, ansible-inventory: ssh user when the ssh target names none "
+                  "($USER)");
   sub->add_option("-o,--output", a->output, "Write here (atomically) instead of stdout");
   sub->callback([a, &ctx] { ctx.run = [a, &ctx] { return run_emit(*a, ctx); }; });
 }

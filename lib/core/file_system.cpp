@@ -86,6 +86,30 @@ void RealFileSystem::make_directories(const std::string& path) {
   if (ec) throw input_error("{}: cannot create directory: {}", path, ec.message());
 }
 
+void RealFileSystem::write_directory_atomic(const std::string& path,
+                                            const std::map<std::string, std::string>& files) {
+  fs::path target = fs::path(path).lexically_normal();
+  if (target.filename().empty()) target = target.parent_path();
+  std::error_code ec;
+  if (fs::exists(target, ec) && !(fs::is_directory(target, ec) && fs::is_empty(target, ec)))
+    throw input_error("{}: already exists and is not an empty folder; name a new one", path);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::random_device rd;
+  fs::path tmp = dir / fmt::format(".{}.tmp{}", target.filename().string(), rd() % 1000000);
+  if (!fs::create_directory(tmp, ec) || ec)
+    throw input_error("{}: cannot create folder: {}", tmp.string(),
+                      ec ? ec.message() : std::string("it exists"));
+  try {
+    for (const auto& [name, content] : files)
+      write_file_atomic((tmp / name).string(), content);
+    if (::rename(tmp.c_str(), target.c_str()) != 0)
+      throw input_error("{}: cannot create: {}", path, std::strerror(errno));
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+}
+
 std::string FileSystem::read_range(const std::string& path, uint64_t offset,
                                    uint64_t length) const {
   std::string all = read_file(path);
@@ -152,5 +176,13 @@ void MemoryFileSystem::write_file_atomic(const std::string& path, const std::str
 }
 
 void MemoryFileSystem::make_directories(const std::string&) {}
+
+void MemoryFileSystem::write_directory_atomic(const std::string& path,
+                                              const std::map<std::string, std::string>& add) {
+  if (files.count(path) || is_directory(path))
+    throw input_error("{}: already exists and is not an empty folder; name a new one", path);
+  for (const auto& [name, content] : add)
+    files[path + "/" + name] = content;
+}
 
 }  // namespace meshplan

@@ -21,6 +21,10 @@ class FileSystem {
   // an existing file is replaced only by a complete new one.
   virtual void write_file_atomic(const std::string& path, const std::string& content) = 0;
   virtual void make_directories(const std::string& path) = 0;
+  // Creates the folder `path` holding `files` (name -> content) all at once: written into a
+  // temporary folder beside it, then renamed. `path` must not exist, or be an empty folder.
+  virtual void write_directory_atomic(const std::string& path,
+                                      const std::map<std::string, std::string>& files) = 0;
   // Size in bytes of a file; a missing file is an input error naming the path.
   virtual uint64_t file_size(const std::string& path) const { return read_file(path).size(); }
   // At most `length` bytes from `offset` (fewer at the end of the file). Readers of large files
@@ -36,6 +40,8 @@ class RealFileSystem : public FileSystem {
   std::vector<std::string> list_directory(const std::string& path) const override;
   void write_file_atomic(const std::string& path, const std::string& content) override;
   void make_directories(const std::string& path) override;
+  void write_directory_atomic(const std::string& path,
+                              const std::map<std::string, std::string>& files) override;
   uint64_t file_size(const std::string& path) const override;
   std::string read_range(const std::string& path, uint64_t offset, uint64_t length) const override;
 };
@@ -49,6 +55,8 @@ class MemoryFileSystem : public FileSystem {
   std::vector<std::string> list_directory(const std::string& path) const override;
   void write_file_atomic(const std::string& path, const std::string& content) override;
   void make_directories(const std::string& path) override;
+  void write_directory_atomic(const std::string& path,
+                              const std::map<std::string, std::string>& files) override;
 
   std::map<std::string, std::string> files;
 };

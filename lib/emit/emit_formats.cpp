@@ -5,10 +5,21 @@
 #include <cctype>
 
 #include "lib/core/error.hpp"
+#include "lib/emit/ansible_inventory.hpp"
 #include "lib/emit/cluster_dot.hpp"
+#include "lib/emit/deepspeed_files.hpp"
+#include "lib/emit/exo_env.hpp"
+#include "lib/emit/launch_guide.hpp"
+#include "lib/emit/llama_rpc.hpp"
 #include "lib/emit/mlx_hostfile_builder.hpp"
 #include "lib/emit/mlx_hostfile_writer.hpp"
+#include "lib/emit/mlx_launch.hpp"
+#include "lib/emit/mpi_hostfiles.hpp"
+#include "lib/emit/nccl_env.hpp"
+#include "lib/emit/ray_cluster.hpp"
 #include "lib/emit/setup_commands.hpp"
+#include "lib/emit/torchrun_launch.hpp"
+#include "lib/emit/vllm_launch.hpp"
 
 namespace meshplan {
 namespace {
@@ -33,19 +44,72 @@ std::string teardown(const EmitInput& in) {
   return render_teardown(host_setups(in.topology.fabric, in.topology.subnets));
 }
 
+// Layer-split formats apply to plans that split by layers.
+bool split_by_layers(const EmitInput& in) {
+  return in.plan && splits_by_layers(build_launch_layout(in));
+}
+
+// setup / teardown configure Thunderbolt ports: nothing to do for ranks that talk over a network.
+bool over_thunderbolt(const EmitInput& in) {
+  std::string t = build_launch_layout(in).transport;
+  return t == "thunderbolt" || t == "rdma";
+}
+
+// Ray's file names the ssh user; without one it is left out of `emit all`.
+bool ssh_user_known(const EmitInput& in) {
+  return !in.launch.user.empty() || !build_launch_layout(in).nodes.front().ssh_user.empty();
+}
+
 }  // namespace
 
 const std::vector<EmitFormat>& emit_formats() {
   static const std::vector<EmitFormat> table = {
       {"mlx-hostfile",
        "the hostfile mlx.launch reads, byte for byte as mlx.distributed_config writes it",
-       mlx_hostfile},
+       mlx_hostfile, "mlx-hostfile.json"},
       {"mlx-env", "per rank, the variables mlx.launch would export (MLX_RANK, MLX_HOSTFILE, ...)",
-       mlx_env},
-      {"setup", "per host, the interface commands (as `meshplan setup`)", setup},
-      {"teardown", "per host, the commands that undo setup", teardown},
+       mlx_env, "mlx-env.sh"},
+      {"mlx-launch",
+       "the mlx.launch command for mlx-lm and, per rank, the plan's layers beside mlx-lm's own "
+       "split",
+       write_mlx_launch, "mlx-launch.sh"},
+      {"setup", "per host, the interface commands (as `meshplan setup`)", setup, "setup.sh", false,
+       over_thunderbolt},
+      {"teardown", "per host, the commands that undo setup", teardown, "teardown.sh", false,
+       over_thunderbolt},
       {"dot", "the Graphviz drawing of hosts, cables and the plan (as `meshplan dot`)",
-       write_cluster_dot_artifact},
+       write_cluster_dot_artifact, "cluster.dot"},
+      {"openmpi-hostfile",
+       "Open MPI hostfile (mpirun --hostfile): one slot per rank, in rank order",
+       write_openmpi_hostfile, "openmpi.hostfile"},
+      {"mpich-hostfile", "MPICH Hydra host file (mpiexec -f): host:1 per rank, in rank order",
+       write_mpich_hostfile, "mpich.hostfile"},
+      {"deepspeed-hostfile",
+       "DeepSpeed hostfile: `host slots=1` per rank, launch command as a comment",
+       write_deepspeed_hostfile, "deepspeed.hostfile"},
+      {"deepspeed-env",
+       "DeepSpeed's .deepspeed_env: KEY=VALUE lines only (NCCL/Gloo interfaces, --env)",
+       write_deepspeed_env, ".deepspeed_env"},
+      {"torchrun",
+       "per node, the torchrun command (static rendezvous on rank 0) with its NCCL/Gloo variables",
+       write_torchrun, "torchrun.sh"},
+      {"nccl-env",
+       "per rank, NCCL_SOCKET_IFNAME / NCCL_IB_HCA in exact = forms and GLOO_SOCKET_IFNAME",
+       write_nccl_env, "nccl-env.sh"},
+      {"llama-rpc",
+       "llama.cpp: rpc-server per rank, then llama-server with --rpc and --tensor-split (needs "
+       "--plan)",
+       write_llama_rpc, "llama-rpc.sh", true, split_by_layers},
+      {"exo-env", "per host, the exo command with EXO_ZENOH_NAMESPACE and its ports", write_exo_env,
+       "exo.sh"},
+      {"vllm",
+       "per node, vllm serve with -tp, -pp, --nnodes, --node-rank, --master-addr (needs --plan)",
+       write_vllm, "vllm.sh", true},
+      {"ray-cluster", "Ray local-provider YAML for ray up, and the ray start line of each host",
+       write_ray_cluster, "ray-cluster.yaml", false, ssh_user_known},
+      {"ansible-inventory",
+       "Ansible YAML inventory: hosts with their variables, groups head, workers and by OS",
+       write_ansible_inventory, "inventory.yaml"},
   };
   return table;
 }

@@ -5,12 +5,14 @@
 // and the plan's ranks when a plan was given.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "lib/cluster/cluster.hpp"
+#include "lib/emit/launch_nodes.hpp"
 #include "lib/emit/mlx_env.hpp"
 #include "lib/plan/plan_ranks.hpp"
 #include "topologies/backend_rules.hpp"
@@ -26,12 +28,17 @@ struct EmitInput {
   std::string requested_backend = "auto";  // as given on the command line
   std::vector<std::string> envs;           // --env KEY=VALUE for every rank
   MlxEnvOptions env_options;
+  LaunchOptions launch{};
 };
 
 struct EmitFormat {
   std::string_view name;
   std::string_view summary;  // one line: `emit --help` and the README's table
   std::string (*write)(const EmitInput& input);
+  std::string_view file;    // its file name in `emit all`'s folder
+  bool needs_plan = false;  // refuses to run without --plan (ranks' layer ranges or strategy)
+  // Whether `emit all` writes it for this plan; nullptr = always.
+  bool (*applies)(const EmitInput& input) = nullptr;
 };
 
 const std::vector<EmitFormat>& emit_formats();
@@ -41,6 +48,10 @@ const EmitFormat* find_emit_format(std::string_view name);
 std::string emit_format_names();
 // The "Formats:" block of `emit --help`: one line per format, names padded to one column.
 std::string emit_formats_help();
+
+// `emit all`: every format that applies to the plan, file name -> content, plus LAUNCH.md. An
+// input error without a plan.
+std::map<std::string, std::string> emit_all(const EmitInput& input);
 
 // Input errors for --env values that are not KEY=VALUE with a key of letters, digits and _, and
 // for option values no engine accepts.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "lib/core/error.hpp"
@@ -25,7 +26,14 @@ TEST(emit_formats_test, finds_every_format_by_name_and_nothing_else) {
   }
   EXPECT_EQ(find_emit_format("mlx_hostfile"), nullptr);
   EXPECT_EQ(find_emit_format(""), nullptr);
-  EXPECT_EQ(emit_format_names(), "mlx-hostfile, mlx-env, setup, teardown or dot");
+  EXPECT_EQ(emit_format_names(),
+            "mlx-hostfile, mlx-env, mlx-launch, setup, teardown, dot, openmpi-hostfile, "
+            "mpich-hostfile, deepspeed-hostfile, deepspeed-env, torchrun, nccl-env, llama-rpc, "
+            "exo-env, vllm, ray-cluster or ansible-inventory");
+  // Every format has its own file name in `emit all`'s folder.
+  std::set<std::string_view> files;
+  for (const EmitFormat& f : emit_formats())
+    EXPECT_TRUE(files.insert(f.file).second) << f.name;
 }
 
 TEST(emit_formats_test, readme_table_lists_exactly_the_formats) {

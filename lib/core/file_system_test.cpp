@@ -1,0 +1,47 @@
+// write_directory_atomic: the folder appears complete or not at all, never over one in use.
+#include "lib/core/file_system.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "lib/core/error.hpp"
+#include "tests/test_support.hpp"
+
+namespace meshplan {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(file_system_test, a_folder_is_written_whole_and_only_where_nothing_is) {
+  RealFileSystem real;
+  std::string base = testing::temp_dir();
+  real.write_directory_atomic(base + "/out", {{"a.txt", "A"}, {".hidden", "H"}});
+  EXPECT_EQ(real.read_file(base + "/out/a.txt"), "A");
+  EXPECT_EQ(real.read_file(base + "/out/.hidden"), "H");
+  // An empty folder may be filled; a folder with files is refused and left as it was.
+  fs::create_directory(base + "/empty");
+  real.write_directory_atomic(base + "/empty/", {{"b.txt", "B"}});
+  EXPECT_EQ(real.read_file(base + "/empty/b.txt"), "B");
+  try {
+    real.write_directory_atomic(base + "/out", {{"c.txt", "C"}});
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(exit_code(e.kind()), 2);
+  }
+  EXPECT_FALSE(fs::exists(base + "/out/c.txt"));
+  // Nothing but the two folders: no temporary folder is left behind.
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(base))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"empty", "out"}));
+
+  MemoryFileSystem memory;
+  memory.write_directory_atomic("d", {{"x", "1"}});
+  EXPECT_EQ(memory.read_file("d/x"), "1");
+  EXPECT_THROW(memory.write_directory_atomic("d", {{"y", "2"}}), Error);
+}
+
+}  // namespace
+}  // namespace meshplan

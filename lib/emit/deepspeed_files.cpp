@@ -1,0 +1,68 @@
+#include "lib/emit/deepspeed_files.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "lib/emit/emit_formats.hpp"
+#include "lib/emit/nccl_env.hpp"
+#include "lib/emit/torchrun_launch.hpp"
+
+namespace meshplan {
+
+std::string write_deepspeed_hostfile(const EmitInput& in) {
+  LaunchLayout layout = build_launch_layout(in);
+  std::string master =
+      layout.reachable(0, "DeepSpeed's master (rank 0) needs an address every node reaches");
+  std::string program = in.launch.program.empty() ? "train.py" : in.launch.program;
+  std::string out = fmt::format(
+      "# DeepSpeed hostfile, one rank per host in rank order:\n#   {}\n",
+      shell_command({},
+                    {"deepspeed", "--hostfile", "FILE", "--master_addr", master, "--master_port",
+                     std::to_string(launch_port(in, kTorchrunDefaultPort)), program}));
+  for (const LaunchNode& n : layout.nodes)
+    out += fmt::format("{} slots=1\n", hostfile_word(n.ssh_host, "ssh target", n.host->name));
+  return out;
+}
+
+std::string write_deepspeed_env(const EmitInput& in) {
+  LaunchLayout layout = build_launch_layout(in);
+  std::vector<std::string> keys;
+  std::vector<std::vector<std::string>> values;
+  for (size_t i = 0; i < layout.nodes.size(); ++i) {
+    for (const auto& [key, value] : nccl_variables(layout, i)) {
+      auto k = std::find(keys.begin(), keys.end(), key);
+      if (k == keys.end()) {
+        keys.push_back(key);
+        values.emplace_back();
+        k = keys.end() - 1;
+      }
+      // "=en0" and "=en0,en1" lists: merge the names after the leading '='.
+      std::string body = value.front() == '=' ? value.substr(1) : value;
+      auto& list = values[static_cast<size_t>(k - keys.begin())];
+      size_t start = 0;
+      while (start <= body.size()) {
+        size_t comma = body.find(',', start);
+        std::string item = body.substr(start, comma == std::string::npos ? comma : comma - start);
+        if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    }
+  }
+  std::string out;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    // GLOO_SOCKET_IFNAME takes one name; NCCL's variables take "=" lists.
+    if (keys[k] == "GLOO_SOCKET_IFNAME") {
+      if (values[k].size() == 1) out += keys[k] + "=" + values[k].front() + "\n";
+      continue;
+    }
+    out += keys[k] + "=" + fmt::format("={}", fmt::join(values[k], ",")) + "\n";
+  }
+  for (const std::string& e : in.envs)
+    out += e + "\n";
+  return out;
+}
+
+}  // namespace meshplan

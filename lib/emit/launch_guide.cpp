@@ -1,0 +1,97 @@
+#include "lib/emit/launch_guide.hpp"
+
+#include <fmt/format.h>
+
+#include "lib/emit/emit_formats.hpp"
+#include "lib/emit/mlx_launch.hpp"
+
+namespace meshplan {
+namespace {
+
+// Per artifact: its engine and the steps, with {first} / {last} / {hosts} filled per layout.
+struct GuideStep {
+  std::string_view file;
+  std::string_view title;
+  std::string_view steps;
+};
+
+constexpr GuideStep kSteps[] = {
+    {"setup.sh", "Network (before any engine)",
+     "Run each host's block of `setup.sh` on that host (or `meshplan setup --plan PLAN` from here, "
+     "over ssh); `teardown.sh` undoes it."},
+    {"mlx-launch.sh", "MLX (mlx-lm)",
+     "Copy `mlx-hostfile.json` to a host that reaches every rank by ssh and run the command of "
+     "`mlx-launch.sh` there. Without mlx.launch, source each rank's block of `mlx-env.sh` on its "
+     "host."},
+    {"llama-rpc.sh", "llama.cpp RPC",
+     "Start the `rpc-server` line of each rank on its host ({workers}), then the `llama-server` "
+     "line on {last}. `--tensor-split` is a proportion: llama.cpp rounds it to whole layers."},
+    {"torchrun.sh", "torchrun",
+     "Run each node's line on its host, {first} (node 0, the master) first."},
+    {"deepspeed.hostfile", "DeepSpeed",
+     "Put `.deepspeed_env` in the home folder of every host, then run the command in "
+     "`deepspeed.hostfile`'s first comment on {first}."},
+    {"openmpi.hostfile", "Open MPI",
+     "On {first}: `mpirun --hostfile openmpi.hostfile -np {n} PROGRAM` (`mpich.hostfile` with "
+     "`mpiexec -f mpich.hostfile -n {n} PROGRAM` for MPICH)."},
+    {"vllm.sh", "vLLM", "Run node 0's line on {first}, then each other node's line on its host."},
+    {"ray-cluster.yaml", "Ray",
+     "`ray up ray-cluster.yaml` from a host that reaches all by ssh, or the `ray start` lines at "
+     "its end, {first} (head) first."},
+    {"exo.sh", "exo",
+     "Run each host's line on that host, {first} first. exo chooses its own layer placement: it "
+     "cannot take the plan's split."},
+    {"inventory.yaml", "Ansible",
+     "`ansible -i inventory.yaml all -m ping` checks that every host answers."},
+};
+
+}  // namespace
+
+std::string render_launch_guide(const EmitInput& in,
+                                const std::map<std::string, std::string>& files) {
+  LaunchLayout layout = build_launch_layout(in);
+  size_t n = layout.nodes.size();
+  std::string out = fmt::format(
+      "# Launching {}\n\n", in.cluster.name.empty() ? std::string("the cluster") : in.cluster.name);
+  out += fmt::format("The plan: {} over {} ranks, backend {} ({}). Ranks in order:\n\n",
+                     layout.strategy.empty() ? std::string("a plan") : layout.strategy, n,
+                     layout.backend, layout.transport);
+  out += "| rank | host | ssh | address | layers |\n|---|---|---|---|---|\n";
+  for (const LaunchNode& node : layout.nodes)
+    out += fmt::format(
+        "| {} | {} | `{}` | {} | {} |\n", node.rank, node.host->name, node.ssh,
+        node.address.empty() ? "-" : node.address,
+        node.layers ? fmt::format("[{}, {})", node.layers->first, node.layers->second) : "-");
+  std::string workers;
+  for (size_t i = 0; i + 1 < n; ++i)
+    workers += (i ? ", " : "") + layout.nodes[i].host->name;
+  int step = 1;
+  for (const GuideStep& s : kSteps) {
+    if (!files.count(std::string(s.file))) continue;
+    std::string text = fmt::format(
+        fmt::runtime(s.steps), fmt::arg("first", layout.nodes.front().host->name),
+        fmt::arg("last", layout.nodes.back().host->name),
+        fmt::arg("workers", workers.empty() ? std::string("none") : workers), fmt::arg("n", n));
+    out += fmt::format("\n## {}. {}\n\n{}\n", step++, s.title, text);
+    if (s.file == "mlx-launch.sh") {
+      std::string note = mlx_lm_split_note(in);
+      if (!note.empty()) out += "\n" + note + "\n";
+    }
+  }
+  if (!files.count("llama-rpc.sh"))
+    out += "\nllama.cpp RPC is not written: it splits by layers and this plan does not.\n";
+  if (!files.count("ray-cluster.yaml"))
+    out += "\nRay is not written: its file needs the ssh user (emit all --user NAME).\n";
+  return out;
+}
+
+std::map<std::string, std::string> emit_all(const EmitInput& in) {
+  require_plan(in, "emit all", "it writes the artifacts of one plan");
+  std::map<std::string, std::string> files;
+  for (const EmitFormat& f : emit_formats())
+    if (!f.applies || f.applies(in)) files[std::string(f.file)] = f.write(in);
+  files["LAUNCH.md"] = render_launch_guide(in, files);
+  return files;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,80 @@
+#include "lib/emit/mlx_launch.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "lib/emit/emit_formats.hpp"
+
+namespace meshplan {
+namespace {
+
+int total_layers(const LaunchLayout& layout) {
+  int total = 0;
+  for (const LaunchNode& n : layout.nodes)
+    if (n.layers) total = std::max(total, n.layers->second);
+  return total;
+}
+
+}  // namespace
+
+std::pair<int, int> mlx_lm_pipeline_range(int layers, int size, int rank) {
+  int per_rank = layers / size;
+  int extra = layers - per_rank * size;
+  if (rank < extra) per_rank += 1;
+  int start = (size - rank - 1) * per_rank;
+  // pipeline.py keeps self.layers[:end]: an end past the last layer stops at it.
+  return {std::min(start, layers), std::min(start + per_rank, layers)};
+}
+
+std::string mlx_lm_split_note(const EmitInput& in) {
+  LaunchLayout layout = build_launch_layout(in);
+  if (!splits_by_layers(layout)) return "";
+  int total = total_layers(layout);
+  int size = static_cast<int>(layout.nodes.size());
+  for (const LaunchNode& n : layout.nodes)
+    if (*n.layers != mlx_lm_pipeline_range(total, size, n.rank))
+      return "mlx-lm 0.32.0 splits layers evenly, rank 0 taking the last ones, and takes no "
+             "explicit split: it cannot load the plan's layer ranges (mlx-launch lists both).";
+  return "";
+}
+
+std::string write_mlx_launch(const EmitInput& in) {
+  LaunchLayout layout = build_launch_layout(in);
+  bool pipeline = splits_by_layers(layout);
+  std::string model = in.launch.model.empty() ? "MODEL" : in.launch.model;
+  std::vector<std::string> words = {
+      "mlx.launch", "--hostfile", "mlx-hostfile.json", "--backend",
+      layout.backend == "ethernet" ? std::string("ring") : layout.backend};
+  for (const std::string& e : in.envs) {
+    words.push_back("--env");
+    words.push_back(e);
+  }
+  for (const std::string& w :
+       {std::string("--"), std::string("mlx_lm.server"), std::string("--model"), model})
+    words.push_back(w);
+  if (pipeline) words.push_back("--pipeline");
+  std::string out = fmt::format(
+      "# mlx.launch over {} ranks ({}): write the hostfile with `meshplan emit mlx-hostfile` "
+      "(-o mlx-hostfile.json), then run on any host that reaches them all by ssh.\n",
+      layout.nodes.size(), layout.backend);
+  out += shell_command({}, words) + "\n\n";
+  out += "# Per rank, what mlx.launch exports (`meshplan emit mlx-env` has every variable):\n";
+  int total = total_layers(layout);
+  int size = static_cast<int>(layout.nodes.size());
+  for (const LaunchNode& n : layout.nodes) {
+    out += fmt::format("# rank {}: {} MLX_RANK={}", n.rank, n.host->name, n.rank);
+    if (pipeline && n.layers) {
+      auto [a, b] = mlx_lm_pipeline_range(total, size, n.rank);
+      out += fmt::format("; plan layers [{}, {}), mlx-lm --pipeline loads [{}, {}){}",
+                         n.layers->first, n.layers->second, a, b,
+                         std::make_pair(a, b) == *n.layers ? "" : " (differs)");
+    }
+    out += "\n";
+  }
+  std::string note = mlx_lm_split_note(in);
+  if (!note.empty()) out += "# " + note + "\n";
+  return out;
+}
+
+}  // namespace meshplan

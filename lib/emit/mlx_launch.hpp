@@ -1,0 +1,25 @@
+// mlx.launch with the MLX hostfile (`emit mlx-hostfile`), the backend and the --env values, running
+// mlx-lm's server (--pipeline for a pipeline plan), then per rank its host, MLX_RANK and, for a
+// pipeline plan, the plan's layers next to those mlx-lm will load. mlx-lm 0.32.0 (ml-explore/mlx-lm
+// @d78bf58, mlx_lm/models/pipeline.py) takes no explicit split: `pipeline()` gives every rank
+// len(layers) // size layers (one more to the first len % size ranks) in reverse, rank 0 the
+// last ones, so an uneven plan split cannot be passed to it; the output says where they differ.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace meshplan {
+
+struct EmitInput;
+
+// mlx-lm's [start, end) for `rank` of `size` over `layers` layers, as pipeline.py computes it.
+std::pair<int, int> mlx_lm_pipeline_range(int layers, int size, int rank);  // end clamped to layers
+
+std::string write_mlx_launch(const EmitInput& in);
+
+// "" when mlx-lm would load the plan's layers on every rank, else one line saying it cannot.
+std::string mlx_lm_split_note(const EmitInput& in);
+
+}  // namespace meshplan

@@ -1,0 +1,51 @@
+// mlx.launch's command line (mlx python/mlx/distributed/launch.py flags) and mlx-lm 0.32.0's
+// pipeline split (mlx_lm/models/pipeline.py @d78bf58): equal counts, the first len % size ranks
+// one more, placed in reverse so that rank 0 holds the last layers.
+#include "lib/emit/mlx_launch.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/launch_inputs.hpp"
+
+namespace meshplan {
+namespace {
+
+TEST(mlx_launch_test, mlx_lm_ranges_are_reversed_equal_shares) {
+  EXPECT_EQ(mlx_lm_pipeline_range(32, 4, 0), (std::pair<int, int>{24, 32}));
+  EXPECT_EQ(mlx_lm_pipeline_range(32, 4, 3), (std::pair<int, int>{0, 8}));
+  // 61 over 2: rank 0 gets 31 from (2 - 0 - 1) * 31, cut at the last layer; rank 1 gets 30 from 0.
+  EXPECT_EQ(mlx_lm_pipeline_range(61, 2, 0), (std::pair<int, int>{31, 61}));
+  EXPECT_EQ(mlx_lm_pipeline_range(61, 2, 1), (std::pair<int, int>{0, 30}));
+}
+
+TEST(mlx_launch_test, command_uses_the_hostfile_backend_envs_and_pipeline) {
+  auto in = testing::launch_inputs(testing::kLoopback, testing::kLoopbackPlan);
+  in->envs = {"MLX_METAL_FAST_SYNCH=1"};
+  in->launch.model = "mlx-community/M";
+  std::string text = write_mlx_launch(in->input());
+  auto lines = testing::command_lines(text);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "mlx.launch --hostfile mlx-hostfile.json --backend ring --env MLX_METAL_FAST_SYNCH=1 "
+            "-- mlx_lm.server --model mlx-community/M --pipeline");
+  // The plan's [0, 10) on rank 0 is not what mlx-lm loads there: the output says so.
+  EXPECT_NE(text.find("# rank 0: node-b MLX_RANK=0; plan layers [0, 10), mlx-lm --pipeline loads "
+                      "[22, 32) (differs)"),
+            std::string::npos)
+      << text;
+  EXPECT_FALSE(mlx_lm_split_note(in->input()).empty());
+}
+
+TEST(mlx_launch_test, tensor_plans_run_without_pipeline) {
+  auto in =
+      testing::launch_inputs(testing::kStudios, "tests/fixtures/launch/studios_tensor_plan.json");
+  auto lines = testing::command_lines(write_mlx_launch(in->input()));
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "mlx.launch --hostfile mlx-hostfile.json --backend jaccl -- mlx_lm.server --model "
+            "MODEL");
+  EXPECT_TRUE(mlx_lm_split_note(in->input()).empty());
+}
+
+}  // namespace
+}  // namespace meshplan

@@ -1,0 +1,50 @@
+// NCCL's variables in their exact-name forms (NCCL env docs: "=" makes the list exact; without
+// it "en0" is a prefix and "mlx5_1" also matches mlx5_10..19), one block per rank.
+#include "lib/emit/nccl_env.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/launch_inputs.hpp"
+
+namespace meshplan {
+namespace {
+
+TEST(nccl_env_test, exact_interface_and_hca_names_per_rank) {
+  auto in = testing::launch_inputs(testing::kStudios);
+  LaunchLayout l = build_launch_layout(in->input());
+  auto vars = nccl_variables(l, 0);
+  ASSERT_EQ(vars.size(), 3u);
+  EXPECT_EQ(vars[0], (std::pair<std::string, std::string>{"NCCL_SOCKET_IFNAME", "=en0"}));
+  EXPECT_EQ(vars[1], (std::pair<std::string, std::string>{"GLOO_SOCKET_IFNAME", "en0"}));
+  EXPECT_EQ(vars[2].first, "NCCL_IB_HCA");
+  EXPECT_EQ(vars[2].second, "=rdma_en2:1,rdma_en3:1,rdma_en4:1");
+
+  std::string text = write_nccl_env(in->input());
+  EXPECT_NE(text.find("# rank 3: m3-ultra-4\nexport NCCL_SOCKET_IFNAME==en0\n"), std::string::npos)
+      << text;
+}
+
+// Over a network, collectives go on the fastest switch that holds every rank (its interface found
+// by subnet), while the coordinator stays on the management address.
+TEST(nccl_env_test, network_ranks_use_the_interface_on_their_fastest_switch) {
+  auto in = testing::launch_inputs("tests/fixtures/launch/two_networks.yaml");
+  LaunchLayout l = build_launch_layout(in->input());
+  ASSERT_EQ(l.transport, "network");
+  for (size_t i = 0; i < 2; ++i) {
+    auto vars = nccl_variables(l, i);
+    ASSERT_EQ(vars.size(), 3u);
+    EXPECT_EQ(vars[0].second, "=enp1s0f0");
+    EXPECT_EQ(vars[1].second, "enp1s0f0");
+    EXPECT_EQ(vars[2].second, "=mlx5_0:1");
+  }
+  EXPECT_EQ(l.reachable(0, "x"), "10.0.0.1");
+}
+
+TEST(nccl_env_test, no_hca_variable_for_a_host_without_rdma_devices) {
+  auto in = testing::launch_inputs(testing::kLoopback, testing::kLoopbackPlan);
+  LaunchLayout l = build_launch_layout(in->input());
+  EXPECT_EQ(nccl_variables(l, 1).size(), 2u);  // node-c has no RDMA device
+}
+
+}  // namespace
+}  // namespace meshplan

@@ -1,0 +1,19 @@
+// Ray on the ranks' hosts. The `ray up` file of the local (on-premises) provider with only keys
+// Ray's cluster schema allows at the top level (it sets additionalProperties: false):
+// cluster_name, provider {type: local, head_ip, worker_ips}, auth {ssh_user}, min_workers,
+// max_workers and the start commands; then, as comments, the `ray start` line of each host for a
+// manual start, each with a custom resource node:NAME (so tasks can be pinned to a host) and its
+// memory. The head is rank 0, addresses are management addresses.
+#pragma once
+
+#include <string>
+
+namespace meshplan {
+
+struct EmitInput;
+
+inline constexpr int kRayDefaultPort = 6379;  // ray start --head --port default
+
+std::string write_ray_cluster(const EmitInput& in);
+
+}  // namespace meshplan
