@@ -1,5 +1,4 @@
 #include <iostream>
-#include <iterator>
 
 #include "app/commands.hpp"
 #include "lib/core/error.hpp"
@@ -9,10 +8,7 @@
 namespace meshplan {
 
 std::string read_input(AppContext& ctx, const std::string& path) {
-  if (path == "-") {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    return text;
-  }
+  if (path == "-") return read_bounded(std::cin, "standard input");
   return ctx.fs.read_file(path);
 }
 

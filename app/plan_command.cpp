@@ -138,8 +138,7 @@ void parse_headroom(const std::string& text, PlanRequest& r) {
 }
 
 // Several models from a workload file: each model's plan, with its share of the requests.
-int run_workload(const PlanOptions& o, const Cluster& cluster, const PlanRequest& request,
-                 AppContext& ctx) {
+int run_workload(const PlanOptions& o, const PlanRequest& request, AppContext& ctx) {
   Workload w = parse_workload(read_input(ctx, o.workload), o.workload);
   std::vector<ModelDesc> descs;
   descs.reserve(w.models.size());
@@ -150,6 +149,7 @@ int run_workload(const PlanOptions& o, const Cluster& cluster, const PlanRequest
       throw Error(err.kind(), fmt::format("{}: {}", e.where.describe(), err.what()));
     }
   }
+  Cluster cluster = read_cluster_arg(ctx, o.cluster);
   std::vector<WorkloadModel> models;
   std::vector<const ModelDesc*> pointers;
   for (size_t i = 0; i < descs.size(); ++i) {
@@ -167,7 +167,7 @@ int run_workload(const PlanOptions& o, const Cluster& cluster, const PlanRequest
 }
 
 int run_plan(const PlanOptions& o, AppContext& ctx) {
-  Cluster cluster = read_cluster_arg(ctx, o.cluster);
+  // Cheap arguments and the model first: a typo should not wait for a large cluster file.
   PlanRequest request = o.request;
   if (request.min_stream_tps < 0)
     throw input_error("--min-stream-tps {}: expected tokens/s, 0 or more", request.min_stream_tps);
@@ -177,19 +177,20 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   if (!o.workload.empty()) {
     if (!o.model.empty())
       throw input_error("--workload lists the models; leave out -m/--model {}", o.model);
-    return run_workload(o, cluster, request, ctx);
+    return run_workload(o, request, ctx);
   }
   if (o.model.empty()) throw input_error("--model is required (or --workload FILE)");
-  ModelDesc model = load_model(o.model, o.quant, ctx.fs);
   request.context = token_count("--context", o.context);
   request.prompt = o.prompt == "0" ? 0 : token_count("--prompt", o.prompt);
   if (!o.headroom.empty()) parse_headroom(o.headroom, request);
   if (!o.hosts.empty()) request.hosts = split_list(o.hosts);
   for (const auto& p : o.pins)
     request.pins.push_back(parse_pin(p));
+  ModelDesc model = load_model(o.model, o.quant, ctx.fs);
   if (!o.expert_load.empty()) {
     request.expert_load = parse_expert_load(read_input(ctx, o.expert_load), o.expert_load, model);
   }
+  Cluster cluster = read_cluster_arg(ctx, o.cluster);
   Plan plan;
   try {
     plan = request.serving() ? plan_serving(cluster, ctx.catalog, model, request, ctx.clock)

@@ -149,7 +149,7 @@ TEST(cli_test, chips_lists_catalog_with_sources) {
 }
 
 TEST(cli_test, no_color_even_on_error) {
-  auto r = run_meshplan({"plan", "-c", "/nonexistent.yaml", "-m", "x"}, "", {"NO_COLOR=1"});
+  auto r = run_meshplan({"plan", "-c", "/nonexistent.yaml", "-m", "llama-3.2-3b-4bit"}, "", {"NO_COLOR=1"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("/nonexistent.yaml: cannot read"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("\033["), std::string::npos);

@@ -2,6 +2,7 @@
 // limits, baselines and the infeasible cases (exit 1 with the fix, exit 2 for bad options).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/test_support.hpp"
@@ -116,6 +117,22 @@ TEST(plan_cli_test, bench_quick_finds_no_violation) {
   EXPECT_NE(r.out.find("No violations"), std::string::npos) << r.out;
   r = run_meshplan({"bench", "--families", "moon-base"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+// A typo in the model or an option is reported before the cluster file is read: it does not wait
+// for a large cluster, and is the error the user sees even when the cluster is broken too.
+TEST(plan_cli_test, cheap_arguments_are_checked_before_the_cluster_is_read) {
+  std::string broken = testing::temp_dir() + "/broken.yaml";
+  { std::ofstream(broken) << "hosts: [\n"; }
+  auto r = run_meshplan({"plan", "-c", broken, "-m", "lama-3.3-70b-4bit"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown model \"lama-3.3-70b-4bit\""), std::string::npos) << r.err;
+  r = run_meshplan({"plan", "-c", broken, "-m", "llama-3.3-70b-4bit", "--context", "lots"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--context"), std::string::npos) << r.err;
+  r = run_meshplan({"plan", "-c", broken, "-m", "llama-3.3-70b-4bit"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("broken.yaml:"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -281,5 +281,24 @@ TEST(backend_rules_test, star_over_wifi_only_runs_ethernet) {
   EXPECT_EQ(r.chosen, "ethernet");
 }
 
+// Up to kAllPairLinksMaxHosts hosts every pair gets its best link; past it, only cabled pairs (a
+// shared network would make the list n²) and the report says the list is not complete.
+TEST(backend_rules_test, large_clusters_list_only_cabled_pairs) {
+  const std::string net = "  - {kind: 10gbe, hosts: all}\n";
+  CheckReport small = check(load(minis(3) + "links:\n" + net));
+  EXPECT_TRUE(small.links_complete);
+  EXPECT_EQ(small.links.size(), 3u);
+  EXPECT_EQ(check_report_json(small)["links_complete"], true);
+
+  CheckReport big = check(load(minis(kAllPairLinksMaxHosts + 1) + "links:\n" + net +
+                               "  - {a: mini-7:1, b: mini-3:1, kind: tb5, rdma: true}\n"));
+  EXPECT_FALSE(big.links_complete);
+  ASSERT_EQ(big.links.size(), 1u);
+  EXPECT_EQ(big.links[0].a, "mini-3");
+  EXPECT_EQ(big.links[0].b, "mini-7");
+  EXPECT_EQ(big.links[0].kind, "tb5-rdma");
+  EXPECT_EQ(check_report_json(big)["links_complete"], false);
+}
+
 }  // namespace
 }  // namespace meshplan

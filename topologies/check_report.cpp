@@ -178,6 +178,7 @@ ojson check_report_json(const CheckReport& r) {
     links.push_back(x);
   }
   j["links"] = links;
+  j["links_complete"] = r.links_complete;
   ojson subnets = ojson::array();
   for (const auto& s : r.subnets) {
     ojson x;

@@ -78,6 +78,10 @@ struct HostfileVerdict {
   bool valid() const;
 };
 
+// Above this many hosts `links` lists only the pairs joined by a cable (not every pair of a shared
+// network), so a check stays linear in the cluster's size.
+inline constexpr size_t kAllPairLinksMaxHosts = 256;
+
 struct CheckReport {
   std::string cluster;  // cluster name, may be empty
   size_t hosts = 0;
@@ -90,6 +94,7 @@ struct CheckReport {
   std::vector<BackendVerdict> backends;
   std::vector<CheckIssue> general;  // problems that concern every backend
   std::vector<PairLink> links;
+  bool links_complete = true;  // false: more than kAllPairLinksMaxHosts hosts, cabled pairs only
   std::vector<PlannedSubnet> subnets;
   std::optional<HostfileVerdict> hostfile;
 

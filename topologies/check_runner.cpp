@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "lib/core/error.hpp"
 #include "topologies/backend_rules.hpp"
@@ -34,11 +36,11 @@ std::vector<size_t> TopologyContext::members(const std::vector<std::string>& nam
       out.push_back(i);
     return out;
   }
+  std::vector<char> listed(cluster.hosts.size(), 0);
   for (const auto& n : names) {
     int i = cluster.host_index(n);
     if (i < 0) throw input_error("host {} is not in the cluster file", n);
-    if (std::find(out.begin(), out.end(), static_cast<size_t>(i)) != out.end())
-      throw input_error("host {} is listed twice", n);
+    if (listed[static_cast<size_t>(i)]++) throw input_error("host {} is listed twice", n);
     out.push_back(static_cast<size_t>(i));
   }
   return out;
@@ -83,14 +85,31 @@ CheckReport check_cluster(const TopologyContext& ctx, const CheckOptions& option
     r.chosen = options.backend;
   }
   r.general = cluster_issues(ctx, members);
-  for (size_t a = 0; a < members.size(); ++a) {
-    for (size_t b = a + 1; b < members.size(); ++b) {
-      auto best = ctx.graph.best(members[a], members[b], Transport::kAny, kReportMessageBytes);
-      if (!best) continue;
-      r.links.push_back({host_name(ctx, members[a]), host_name(ctx, members[b]), best->name,
-                         static_cast<int>(ctx.fabric.count(members[a], members[b])),
-                         best->latency_s, best->bandwidth});
-    }
+  auto add_link = [&](size_t a, size_t b) {
+    auto best = ctx.graph.best(a, b, Transport::kAny, kReportMessageBytes);
+    if (!best) return;
+    r.links.push_back({host_name(ctx, a), host_name(ctx, b), best->name,
+                       static_cast<int>(ctx.fabric.count(a, b)), best->latency_s, best->bandwidth});
+  };
+  if (members.size() <= kAllPairLinksMaxHosts) {
+    for (size_t a = 0; a < members.size(); ++a)
+      for (size_t b = a + 1; b < members.size(); ++b)
+        add_link(members[a], members[b]);
+  } else {
+    // Every pair of a large shared network would be n² entries; past the limit only pairs joined
+    // by a cable are listed, each once, in the order of their first cable.
+    r.links_complete = false;
+    std::set<std::pair<size_t, size_t>> seen;
+    auto cabled = [&](int a, int b) {
+      if (a < 0 || b < 0 || !in[static_cast<size_t>(a)] || !in[static_cast<size_t>(b)]) return;
+      const size_t x = static_cast<size_t>(a), y = static_cast<size_t>(b);
+      const std::pair<size_t, size_t> key = std::minmax(x, y);
+      if (key.first != key.second && seen.insert(key).second) add_link(key.first, key.second);
+    };
+    for (const auto& c : ctx.fabric.cables())
+      cabled(static_cast<int>(c.lo.host), static_cast<int>(c.hi.host));
+    for (const auto& c : ctx.cluster.cables)
+      cabled(ctx.cluster.host_index(c.a.host), ctx.cluster.host_index(c.b.host));
   }
   for (const auto& s : ctx.subnets.cables) {
     const FabricCable& c = *s.cable;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 namespace meshplan {
 namespace {
@@ -54,34 +55,40 @@ TbFabric::TbFabric(const Cluster& cluster, const LinkGraph& graph)
     return e;
   };
 
-  for (size_t a = 0; a < n; ++a) {
-    for (size_t b = a + 1; b < n; ++b) {
-      for (const LinkFigures& l : graph.links(a, b)) {
-        if (l.cable < 0 || !l.thunderbolt) continue;
-        const Cable& c = cluster.cables[static_cast<size_t>(l.cable)];
-        bool a_first = c.a.host == cluster.hosts[a].name;
-        FabricCable f;
-        f.index = static_cast<size_t>(l.cable);
-        f.lo = end_of(a, a_first ? c.a.port : c.b.port);
-        f.hi = end_of(b, a_first ? c.b.port : c.a.port);
-        f.kind = c.kind;
-        f.speed_gbps = c.speed_gbps;
-        f.rdma = l.rdma_cable;
-        if (!f.rdma) {
-          if (c.kind != LinkKind::kTb5)
-            f.no_rdma_reason =
-                fmt::format("it is a {} link; RDMA needs Thunderbolt 5", cable_kind_text(f));
-          else if (f.lo.generation && f.lo.generation < 5)
-            f.no_rdma_reason = fmt::format("{} is a Thunderbolt {} port", end_text(cluster, f.lo),
-                                           f.lo.generation);
-          else if (f.hi.generation && f.hi.generation < 5)
-            f.no_rdma_reason = fmt::format("{} is a Thunderbolt {} port", end_text(cluster, f.hi),
-                                           f.hi.generation);
-          else
-            f.no_rdma_reason = "the cable is not marked rdma (RDMA was not seen on it)";
-        }
-        cables_.push_back(std::move(f));
+  // Pairs joined by a cable, in (a, b) order: walking every pair would be n² on large clusters.
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (auto [e, end] = boost::edges(graph.graph()); e != end; ++e) {
+    size_t u = boost::source(*e, graph.graph()), v = boost::target(*e, graph.graph());
+    if (u != v) pairs.push_back(std::minmax(u, v));
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  for (auto [a, b] : pairs) {
+    for (const LinkFigures& l : graph.links(a, b)) {
+      if (l.cable < 0 || !l.thunderbolt) continue;
+      const Cable& c = cluster.cables[static_cast<size_t>(l.cable)];
+      bool a_first = c.a.host == cluster.hosts[a].name;
+      FabricCable f;
+      f.index = static_cast<size_t>(l.cable);
+      f.lo = end_of(a, a_first ? c.a.port : c.b.port);
+      f.hi = end_of(b, a_first ? c.b.port : c.a.port);
+      f.kind = c.kind;
+      f.speed_gbps = c.speed_gbps;
+      f.rdma = l.rdma_cable;
+      if (!f.rdma) {
+        if (c.kind != LinkKind::kTb5)
+          f.no_rdma_reason =
+              fmt::format("it is a {} link; RDMA needs Thunderbolt 5", cable_kind_text(f));
+        else if (f.lo.generation && f.lo.generation < 5)
+          f.no_rdma_reason =
+              fmt::format("{} is a Thunderbolt {} port", end_text(cluster, f.lo), f.lo.generation);
+        else if (f.hi.generation && f.hi.generation < 5)
+          f.no_rdma_reason =
+              fmt::format("{} is a Thunderbolt {} port", end_text(cluster, f.hi), f.hi.generation);
+        else
+          f.no_rdma_reason = "the cable is not marked rdma (RDMA was not seen on it)";
       }
+      cables_.push_back(std::move(f));
     }
   }
   for (size_t c = 0; c < cluster.cables.size(); ++c)

@@ -523,6 +523,10 @@ Cluster read_cluster(const DocNode& root, const Catalog& catalog) {
   if (auto* n = root.find("name")) cluster.name = n->as_string();
   const DocNode& hosts = root.at("hosts").require_array();
   if (hosts.items().empty()) hosts.fail("expected at least one host");
+  if (hosts.items().size() > kMaxClusterHosts)
+    hosts.fail(
+        fmt::format("expected at most {} hosts, got {}", kMaxClusterHosts, hosts.items().size()));
+  cluster.hosts.reserve(hosts.items().size());
   for (const auto& h : hosts.items()) {
     Host host = read_host(h, catalog, cluster.warnings);
     if (cluster.find_host(host.name))

@@ -240,5 +240,15 @@ TEST(cluster_reader_test, a_direct_network_cable_by_interface_names) {
             std::string::npos);
 }
 
+TEST(cluster_reader_test, more_hosts_than_the_limit_are_refused_before_reading_them) {
+  std::string json = "{\"hosts\": [";
+  for (size_t i = 0; i <= kMaxClusterHosts; ++i)
+    json += i ? ",{}" : "{}";
+  json += "]}";
+  std::string e = load_error(json, "big.json");
+  EXPECT_NE(e.find("big.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected at most 250000 hosts, got 250001"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace meshplan

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <unordered_set>
 
 #include "lib/core/error.hpp"
 #include "lib/core/nearest_names.hpp"
@@ -29,9 +30,18 @@ bool looks_like_number(const std::string& s) {
   return true;
 }
 
+// Every file meshplan reads nests a few levels; a deeper one is hostile or broken, and converting
+// it recursively would exhaust the stack.
+void check_depth(int depth, const SourceLocation& loc) {
+  if (depth > kMaxDocumentDepth)
+    DocNode(DocNode::Kind::kNull, "", loc)
+        .fail(fmt::format("nested deeper than {} levels", kMaxDocumentDepth));
+}
+
 DocNode from_json(const nlohmann::json& j, const std::shared_ptr<const std::string>& file,
-                  const std::string& pointer) {
+                  const std::string& pointer, int depth) {
   SourceLocation loc{file, 0, 0, pointer};
+  check_depth(depth, loc);
   switch (j.type()) {
     case nlohmann::json::value_t::null:
       return DocNode(DocNode::Kind::kNull, "null", loc);
@@ -47,14 +57,15 @@ DocNode from_json(const nlohmann::json& j, const std::shared_ptr<const std::stri
       DocNode node(DocNode::Kind::kArray, "", loc);
       size_t i = 0;
       for (const auto& item : j) {
-        node.add_item(from_json(item, file, pointer_append(pointer, std::to_string(i++))));
+        node.add_item(
+            from_json(item, file, pointer_append(pointer, std::to_string(i++)), depth + 1));
       }
       return node;
     }
     case nlohmann::json::value_t::object: {
       DocNode node(DocNode::Kind::kObject, "", loc);
       for (const auto& [k, v] : j.items()) {
-        node.add_field(k, from_json(v, file, pointer_append(pointer, k)));
+        node.add_field(k, from_json(v, file, pointer_append(pointer, k), depth + 1));
       }
       return node;
     }
@@ -64,8 +75,9 @@ DocNode from_json(const nlohmann::json& j, const std::shared_ptr<const std::stri
 }
 
 DocNode from_yaml(const YAML::Node& n, const std::shared_ptr<const std::string>& file,
-                  const std::string& pointer) {
+                  const std::string& pointer, int depth) {
   SourceLocation loc{file, n.Mark().line + 1, n.Mark().column + 1, pointer};
+  check_depth(depth, loc);
   switch (n.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -88,11 +100,13 @@ DocNode from_yaml(const YAML::Node& n, const std::shared_ptr<const std::string>&
       DocNode node(DocNode::Kind::kArray, "", loc);
       size_t i = 0;
       for (const auto& item : n)
-        node.add_item(from_yaml(item, file, pointer_append(pointer, std::to_string(i++))));
+        node.add_item(
+            from_yaml(item, file, pointer_append(pointer, std::to_string(i++)), depth + 1));
       return node;
     }
     case YAML::NodeType::Map: {
       DocNode node(DocNode::Kind::kObject, "", loc);
+      std::unordered_set<std::string> keys;  // a linear find per key would be quadratic
       for (auto it = n.begin(); it != n.end(); ++it) {
         if (!it->first.IsScalar()) {
           SourceLocation kl{file, it->first.Mark().line + 1, it->first.Mark().column + 1, pointer};
@@ -100,12 +114,12 @@ DocNode from_yaml(const YAML::Node& n, const std::shared_ptr<const std::string>&
               .fail("expected a plain key, got a collection as key");
         }
         std::string key = it->first.Scalar();
-        if (node.find(key) != nullptr) {
+        if (!keys.insert(key).second) {
           SourceLocation kl{file, it->first.Mark().line + 1, it->first.Mark().column + 1,
                             pointer_append(pointer, key)};
           DocNode(DocNode::Kind::kNull, "", kl).fail(fmt::format("duplicate key \"{}\"", key));
         }
-        DocNode value = from_yaml(it->second, file, pointer_append(pointer, key));
+        DocNode value = from_yaml(it->second, file, pointer_append(pointer, key), depth + 1);
         if (value.is_null() && it->second.Mark().line < 0) {
           // Empty values have no mark of their own: point at the key.
           value =
@@ -268,7 +282,7 @@ DocNode parse_json_document(std::string_view text, const std::string& file_name)
     std::string reason = pos == std::string::npos ? what : what.substr(pos + 2);
     throw input_error("{}:{}:{}: malformed JSON: {}", file_name, line, col, reason);
   }
-  return from_json(j, file, "");
+  return from_json(j, file, "", 0);
 }
 
 DocNode parse_yaml_document(std::string_view text, const std::string& file_name) {
@@ -282,7 +296,7 @@ DocNode parse_yaml_document(std::string_view text, const std::string& file_name)
   } catch (const YAML::Exception& e) {
     throw input_error("{}: malformed YAML: {}", file_name, e.what());
   }
-  return from_yaml(root, file, "");
+  return from_yaml(root, file, "", 0);
 }
 
 DocNode parse_document(std::string_view text, const std::string& file_name) {

@@ -79,6 +79,9 @@ class DocNode {
 };
 
 // Parse `text` read from `file_name`. Malformed input is an input error with the position.
+// Documents nested deeper than this are refused (input error naming the place).
+inline constexpr int kMaxDocumentDepth = 64;
+
 DocNode parse_json_document(std::string_view text, const std::string& file_name);
 DocNode parse_yaml_document(std::string_view text, const std::string& file_name);
 // By extension (.json, .yaml, .yml); "-" or anything else: JSON when it starts with { or [.

@@ -78,5 +78,31 @@ TEST(document_test, pointer_escapes) {
   EXPECT_EQ(pointer_append("/a", "b/c~d"), "/a/b~1c~0d");
 }
 
+// Nesting past kMaxDocumentDepth is an input error at the place it goes too deep, for JSON and
+// YAML alike, not a crash of the recursive conversion.
+TEST(document_test, nesting_deeper_than_the_limit_is_refused) {
+  std::string deep_json = std::string(100000, '[') + std::string(100000, ']');
+  std::string e = error_of([&] { parse_document(deep_json, "deep.json"); });
+  EXPECT_NE(e.find("deep.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("nested deeper than 64 levels"), std::string::npos) << e;
+  std::string deep_yaml = "a: " + std::string(70, '[') + std::string(70, ']') + "\n";
+  e = error_of([&] { parse_document(deep_yaml, "deep.yaml"); });
+  EXPECT_NE(e.find("deep.yaml:1:"), std::string::npos) << e;
+  EXPECT_NE(e.find("nested deeper than 64 levels"), std::string::npos) << e;
+  // 64 levels are fine.
+  std::string ok = std::string(63, '[') + std::string(63, ']');
+  EXPECT_EQ(parse_document(ok, "ok.json").items().size(), 1u);
+}
+
+TEST(document_test, duplicate_yaml_keys_are_found_among_many) {
+  std::string yaml;
+  for (int i = 0; i < 20000; ++i)
+    yaml.append("k").append(std::to_string(i)).append(": 1\n");
+  EXPECT_EQ(parse_document(yaml, "m.yaml").fields().size(), 20000u);
+  std::string e = error_of([&] { parse_document(yaml + "k17: 2\n", "m.yaml"); });
+  EXPECT_NE(e.find("m.yaml:20001:1"), std::string::npos) << e;
+  EXPECT_NE(e.find("duplicate key \"k17\""), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace meshplan

@@ -17,15 +17,29 @@ namespace meshplan {
 
 namespace fs = std::filesystem;
 
+std::string read_bounded(std::istream& in, const std::string& name) {
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    // Checked while reading: a pipe or /dev/zero has no size to look at first.
+    if (text.size() > kMaxInputFileBytes)
+      throw input_error("{}: larger than {} MiB, the most meshplan reads from one input", name,
+                        kMaxInputFileBytes >> 20);
+  }
+  if (in.bad()) throw input_error("{}: read error", name);
+  return text;
+}
+
 std::string RealFileSystem::read_file(const std::string& path) const {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw input_error("{}: is a directory, expected a file", path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error("{}: cannot read: {}", path, std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw input_error("{}: read error", path);
-  return ss.str();
+  if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) > kMaxInputFileBytes && !ec)
+    throw input_error("{}: larger than {} MiB, the most meshplan reads from one input", path,
+                      kMaxInputFileBytes >> 20);
+  return read_bounded(in, path);
 }
 
 bool RealFileSystem::exists(const std::string& path) const {

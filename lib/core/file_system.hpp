@@ -2,11 +2,19 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace meshplan {
+
+// The largest text input meshplan reads (cluster, plan, hostfile, workload, config.json, ...):
+// a 200,000-host cluster file is about 25 MiB.
+inline constexpr uint64_t kMaxInputFileBytes = uint64_t{256} << 20;
+
+// All of `in`, or an input error naming `name` once it passes kMaxInputFileBytes.
+std::string read_bounded(std::istream& in, const std::string& name);
 
 class FileSystem {
  public:

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "lib/core/error.hpp"
 #include "tests/test_support.hpp"
@@ -41,6 +43,25 @@ TEST(file_system_test, a_folder_is_written_whole_and_only_where_nothing_is) {
   memory.write_directory_atomic("d", {{"x", "1"}});
   EXPECT_EQ(memory.read_file("d/x"), "1");
   EXPECT_THROW(memory.write_directory_atomic("d", {{"y", "2"}}), Error);
+}
+
+// An input past kMaxInputFileBytes is refused before it is read (a sparse file: no disk used), and
+// a stream without a size (a pipe, standard input) is cut off once it passes the limit.
+TEST(file_system_test, inputs_larger_than_the_limit_are_refused) {
+  RealFileSystem real;
+  std::string big = testing::temp_dir() + "/huge.yaml";
+  { std::ofstream(big) << "hosts: []\n"; }
+  fs::resize_file(big, kMaxInputFileBytes + 1);
+  try {
+    real.read_file(big);
+    ADD_FAILURE() << "read a file past the limit";
+  } catch (const Error& e) {
+    EXPECT_EQ(exit_code(e.kind()), 2);
+    EXPECT_NE(std::string(e.what()).find("huge.yaml: larger than 256 MiB"), std::string::npos)
+        << e.what();
+  }
+  std::istringstream small("name: x\n");
+  EXPECT_EQ(read_bounded(small, "standard input"), "name: x\n");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -21,6 +22,8 @@ std::vector<std::string> expand_ranges(std::string_view item) {
   size_t open = t.find('['), close = t.find(']');
   if (open == std::string::npos && close == std::string::npos) return {t};
   constexpr const char* kForm = "expected NAME[LOW-HIGH], e.g. mac[1-4] or mac[01-04]";
+  if (std::count(t.begin(), t.end(), '[') > kMaxRangesPerName)
+    throw input_error("bad host range \"{}\": at most {} ranges in one name", t, kMaxRangesPerName);
   if (open == std::string::npos || close == std::string::npos || close < open)
     throw input_error("bad host range \"{}\": {}", t, kForm);
   std::string inside = t.substr(open + 1, close - open - 1);
@@ -42,6 +45,9 @@ std::vector<std::string> expand_ranges(std::string_view item) {
   std::vector<std::string> out;
   // The rest may hold further ranges: mac[1-2]-p[1-2].
   std::vector<std::string> tails = expand_ranges(t.substr(close + 1));
+  if (static_cast<size_t>(b - a + 1) * tails.size() > kMaxListedHosts)
+    throw input_error("host range \"{}\" names {} hosts; a host list names at most {}", t,
+                      static_cast<size_t>(b - a + 1) * tails.size(), kMaxListedHosts);
   for (long i = a; i <= b; ++i) {
     std::string num = std::to_string(i);
     if (lo.size() > 1 && lo[0] == '0' && num.size() < lo.size())
@@ -62,6 +68,8 @@ std::vector<std::string> expand_host_list(std::string_view text) {
     if (t.empty()) return;
     for (auto& x : expand_ranges(t))
       out.push_back(std::move(x));
+    if (out.size() > kMaxListedHosts)
+      throw input_error("the host list names more than {} hosts", kMaxListedHosts);
   };
   for (char c : text) {
     if (c == '[') ++depth;

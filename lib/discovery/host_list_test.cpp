@@ -82,5 +82,25 @@ TEST(host_list_test, inventory_errors_name_file_and_line) {
   EXPECT_NE(message("a\na\n").find("listed twice"), std::string::npos);
 }
 
+// Ranges are bounded before anything is built: one range, ranges that multiply, many items.
+TEST(host_list_test, lists_past_the_limit_are_refused) {
+  auto error_of = [](const std::string& text) {
+    try {
+      expand_host_list(text);
+    } catch (const Error& e) {
+      EXPECT_EQ(exit_code(e.kind()), 2);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("h[1-1000000]").find("at most 4097 hosts"), std::string::npos);
+  EXPECT_NE(error_of("a[1-100]-b[1-100]").find("names 10000 hosts; a host list names at most 4096"),
+            std::string::npos)
+      << error_of("a[1-100]-b[1-100]");
+  EXPECT_NE(error_of("a[1-4000],b[1-4000]").find("more than 4096 hosts"), std::string::npos);
+  EXPECT_NE(error_of("x[1-1][1-1][1-1][1-1][1-1]").find("at most 4 ranges"), std::string::npos);
+  EXPECT_EQ(expand_host_list("a[1-64]-b[1-64]").size(), 4096u);
+}
+
 }  // namespace
 }  // namespace meshplan
