@@ -15,6 +15,7 @@ namespace {
 
 using testing::read_text;
 using testing::run_meshplan;
+using testing::run_recorded;
 using testing::source_path;
 using testing::temp_dir;
 
@@ -24,30 +25,6 @@ const std::string kRdma0 = "$(touch PWNED3)";
 const std::string kName = "x'; touch PWNED4 #";
 const std::string kModel = "/m o/$(touch PWNED6)'.gguf";
 const std::string kProgram = "/p q/\"x\"; touch PWNED7.py";
-
-// Runs `script` with sh in `dir`, the engine stand-ins first on PATH; returns what they recorded.
-std::string run_recorded(const std::string& dir, const std::string& script) {
-  std::string bin = dir + "/bin";
-  std::filesystem::create_directories(bin);
-  std::ofstream(bin + "/record")
-      << "#!/bin/sh\n"
-         "{ printf 'run %s\\n' \"${0##*/}\"\n"
-         "  for a in \"$@\"; do printf 'arg <%s>\\n' \"$a\"; done\n"
-         "  for v in NCCL_SOCKET_IFNAME GLOO_SOCKET_IFNAME NCCL_IB_HCA EXO_ZENOH_NAMESPACE; do\n"
-         "    eval \"x=\\${$v-unset}\"; printf 'env %s <%s>\\n' \"$v\" \"$x\"; done\n"
-         "} >>\"$RECORD\"\n";
-  std::filesystem::permissions(bin + "/record", std::filesystem::perms::owner_all);
-  for (const char* engine :
-       {"torchrun", "vllm", "exo", "rpc-server", "llama-server", "mlx.launch", "ray"})
-    std::filesystem::create_symlink(bin + "/record", bin + "/" + engine);
-  std::ofstream(dir + "/script.sh") << script;
-  std::string record = dir + "/record.txt";
-  std::ofstream(record).close();
-  std::string cmd = "cd '" + dir + "' && sh -n script.sh && PATH='" + bin + "':\"$PATH\" RECORD='" +
-                    record + "' sh script.sh";
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << script;
-  return read_text(record);
-}
 
 std::string commands_of(const std::string& text) {
   std::string out;
@@ -87,7 +64,9 @@ TEST(launch_quoting_test, hostile_values_reach_the_engines_as_data) {
     std::string script = commands_of(r.out);
     if (c.format == "nccl-env")  // export lines: what a shell that sources them then holds
       script += "torchrun\n";
-    std::string recorded = run_recorded(dir, script);
+    std::string recorded = run_recorded(
+        dir, script,
+        {"torchrun", "vllm", "exo", "rpc-server", "llama-server", "mlx.launch", "ray"});
     for (const std::string& want : c.must_record)
       EXPECT_NE(recorded.find(want + "\n"), std::string::npos)
           << c.format << " lacks " << want << "\n"

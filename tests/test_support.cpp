@@ -93,4 +93,28 @@ RunResult run_meshplan(const std::vector<std::string>& args, const std::string& 
   return r;
 }
 
+std::string run_recorded(const std::string& dir, const std::string& script,
+                         const std::vector<std::string>& programs) {
+  std::string bin = dir + "/bin";
+  std::filesystem::create_directories(bin);
+  std::ofstream(bin + "/record")
+      << "#!/bin/sh\n"
+         "{ printf 'run %s\\n' \"${0##*/}\"\n"
+         "  for a in \"$@\"; do printf 'arg <%s>\\n' \"$a\"; done\n"
+         "  for v in NCCL_SOCKET_IFNAME GLOO_SOCKET_IFNAME NCCL_IB_HCA EXO_ZENOH_NAMESPACE; do\n"
+         "    eval \"x=\\${$v-unset}\"; printf 'env %s <%s>\\n' \"$v\" \"$x\"; done\n"
+         "} >>\"$RECORD\"\n";
+  std::filesystem::permissions(bin + "/record", std::filesystem::perms::owner_all);
+  for (const std::string& program : programs)
+    std::filesystem::create_symlink(bin + "/record", bin + "/" + program);
+  std::ofstream(dir + "/script.sh") << script;
+  std::string record = dir + "/record.txt";
+  std::ofstream(record).close();
+  std::string cmd = "cd '" + dir + "' && sh -n script.sh && PATH='" + bin + "':\"$PATH\" RECORD='" +
+                    record + "' sh script.sh";
+  if (std::system(cmd.c_str()) != 0)
+    throw std::runtime_error("the script failed (sh -n or sh):\n" + script);
+  return read_text(record);
+}
+
 }  // namespace meshplan::testing

@@ -67,6 +67,21 @@ Gpu read_gpu(const DocNode& n, const Catalog& catalog) {
   return g;
 }
 
+// An interface or RDMA device name goes into commands (quoted); one that starts with '-' would
+// still be read as an option, and control characters are never part of a device name.
+std::string read_device_name(const DocNode& n) {
+  std::string name = n.as_string();
+  bool control = false;
+  for (char c : name)
+    control = control || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  if (name.empty() || name[0] == '-' || control)
+    n.fail(
+        fmt::format("expected a device name such as \"en2\" (not empty, not starting with "
+                    "'-', no control characters), got {}",
+                    n.describe_value()));
+  return name;
+}
+
 ThunderboltPort read_port(const DocNode& n) {
   n.check_keys({"id", "generation", "speed_gbps", "interface", "rdma_device", "rdma_state",
                 "domain_uuid", "ipv4", "prefix"});
@@ -79,8 +94,8 @@ ThunderboltPort read_port(const DocNode& n) {
     p.generation = static_cast<int>(g);
   }
   if (auto* v = n.find("speed_gbps")) p.speed_gbps = v->as_number();
-  if (auto* v = n.find("interface")) p.interface = v->as_string();
-  if (auto* v = n.find("rdma_device")) p.rdma_device = v->as_string();
+  if (auto* v = n.find("interface")) p.interface = read_device_name(*v);
+  if (auto* v = n.find("rdma_device")) p.rdma_device = read_device_name(*v);
   if (auto* v = n.find("rdma_state")) p.rdma_state = v->as_string();
   if (auto* v = n.find("domain_uuid")) p.domain_uuid = v->as_string();
   if (auto* v = n.find("ipv4")) p.ipv4 = read_ipv4(*v, &p.prefix);
@@ -91,7 +106,7 @@ ThunderboltPort read_port(const DocNode& n) {
 NetInterface read_interface(const DocNode& n) {
   n.check_keys({"name", "kind", "ipv4", "prefix", "speed_gbps", "mac", "state", "rdma_device"});
   NetInterface i;
-  i.name = n.at("name").as_string();
+  i.name = read_device_name(n.at("name"));
   if (auto* v = n.find("kind")) {
     i.kind = v->as_string();
     static const std::set<std::string> kinds = {"ethernet", "wifi", "thunderbolt", "bridge",
@@ -106,7 +121,7 @@ NetInterface read_interface(const DocNode& n) {
   if (auto* v = n.find("speed_gbps")) i.speed_gbps = v->as_number();
   if (auto* v = n.find("mac")) i.mac = v->as_string();
   if (auto* v = n.find("state")) i.state = v->as_string();
-  if (auto* v = n.find("rdma_device")) i.rdma_device = v->as_string();
+  if (auto* v = n.find("rdma_device")) i.rdma_device = read_device_name(*v);
   return i;
 }
 
@@ -323,8 +338,7 @@ Endpoint read_endpoint(const DocNode& n, const Cluster& cluster) {
     if (auto* p = n.find("port")) e.port = p->as_string();
     if (auto* i = n.find("interface")) {
       if (!e.port.empty()) i->fail("give a Thunderbolt port or an interface, not both");
-      e.interface = i->as_string();
-      if (e.interface.empty()) i->fail("expected an interface name such as \"enp1s0f0\"");
+      e.interface = read_device_name(*i);
     }
   }
   const Host* h = cluster.find_host(e.host);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "lib/core/error.hpp"
+#include "lib/core/shell_quote.hpp"
 #include "lib/emit/emit_formats.hpp"
 #include "lib/emit/nccl_env.hpp"
 #include "lib/emit/torchrun_launch.hpp"
@@ -51,6 +53,20 @@ std::string write_deepspeed_env(const EmitInput& in) {
       }
     }
   }
+  // DeepSpeed's pdsh launcher puts each line into `export KEY=VALUE; ...` run by a remote shell,
+  // unquoted: a value that is not one plain word cannot be written safely.
+  auto plain = [](const std::string& key, const std::string& value) {
+    if (!value.empty() && shell_quote(value) != value)
+      throw input_error(
+          "deepspeed-env: {} value \"{}\" is not a plain word (letters, digits and @%+=:,./-_); "
+          "DeepSpeed exports .deepspeed_env lines through a remote shell without quoting them",
+          key, value);
+  };
+  for (size_t k = 0; k < keys.size(); ++k)
+    for (const std::string& v : values[k])
+      plain(keys[k], v);
+  for (const std::string& e : in.envs)
+    plain(e.substr(0, e.find('=')), e.substr(e.find('=') + 1));
   std::string out;
   for (size_t k = 0; k < keys.size(); ++k) {
     // GLOO_SOCKET_IFNAME takes one name; NCCL's variables take "=" lists.

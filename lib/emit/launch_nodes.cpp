@@ -120,7 +120,17 @@ LaunchLayout build_launch_layout(const EmitInput& in) {
   plain(in.cluster.name, "the cluster name");
   plain(in.launch.program, "--program");
   plain(in.launch.model, "--model");
-  plain(in.launch.user, "--user");
+  // Ray and Ansible put the user into ssh command lines: a user name, or nothing.
+  const std::string& user = in.launch.user;
+  bool user_ok = user.empty() || (user[0] != '-' && user.size() <= 64);
+  for (char c : user)
+    user_ok = user_ok &&
+              (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-');
+  if (!user_ok)
+    throw input_error(
+        "--user \"{}\": expected a user name of letters, digits, '.', '_' or '-' (not starting "
+        "with '-')",
+        user);
   for (const std::string& e : in.envs)
     plain(e, "--env");
   LaunchLayout out;

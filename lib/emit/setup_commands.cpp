@@ -32,9 +32,9 @@ std::vector<std::string> setup_commands(const HostSetup& host) {
   std::vector<std::string> out;
   if (touches_bridge(host)) out.emplace_back("sudo ifconfig bridge0 down");
   for (const auto& l : host.links) {
-    out.push_back(
-        fmt::format("sudo ifconfig {} inet {} netmask {}", l.interface, l.address, kNetmask30));
-    out.push_back(fmt::format("sudo route change {} -interface {}", l.peer_address, l.interface));
+    std::string iface = shell_quote(l.interface);
+    out.push_back(fmt::format("sudo ifconfig {} inet {} netmask {}", iface, l.address, kNetmask30));
+    out.push_back(fmt::format("sudo route change {} -interface {}", l.peer_address, iface));
   }
   // Direct network cables: an address on each end; the /30 route comes with it.
   for (const auto& l : host.direct) {
@@ -58,9 +58,9 @@ std::vector<std::string> teardown_commands(const HostSetup& host) {
                              : fmt::format("sudo ifconfig {} inet {} delete", iface, it->address));
   }
   for (auto it = host.links.rbegin(); it != host.links.rend(); ++it) {
-    out.push_back(
-        fmt::format("sudo route delete {} -interface {}", it->peer_address, it->interface));
-    out.push_back(fmt::format("sudo ifconfig {} inet {} delete", it->interface, it->address));
+    std::string iface = shell_quote(it->interface);
+    out.push_back(fmt::format("sudo route delete {} -interface {}", it->peer_address, iface));
+    out.push_back(fmt::format("sudo ifconfig {} inet {} delete", iface, it->address));
   }
   if (host.restore_bridge && touches_bridge(host)) out.emplace_back("sudo ifconfig bridge0 up");
   return out;
