@@ -78,5 +78,17 @@ TEST(document_test, pointer_escapes) {
   EXPECT_EQ(pointer_append("/a", "b/c~d"), "/a/b~1c~0d");
 }
 
+TEST(document_test, a_json_number_beyond_a_double_is_a_bad_input) {
+  try {
+    parse_json_document("{\"memory\": 1e400}", "c.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("c.json: malformed JSON: number overflow"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace meshplan
