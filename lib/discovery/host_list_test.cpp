@@ -20,6 +20,13 @@ TEST(host_list_test, ranges_expand_with_and_without_padding) {
   EXPECT_THROW(expand_host_list("mac[a-b]"), Error);
   EXPECT_THROW(expand_host_list("mac[1-99999999999]"), Error);
   EXPECT_THROW(expand_host_list("mac]1-2["), Error);
+  // The names of one item are bounded, however many ranges it has.
+  EXPECT_EQ(expand_host_list("m[1-64]-[1-64]").size(), 4096u);
+  EXPECT_THROW(expand_host_list("a[0-4096]b[0-4096]c[0-4096]"), Error);
+  std::string many;
+  for (int i = 0; i < 100000; ++i)
+    many += "[1-1]";
+  EXPECT_EQ(expand_host_list("m" + many), (Names{"m" + std::string(100000, '1')}));
 }
 
 TEST(host_list_test, targets_are_validated) {
