@@ -281,6 +281,12 @@ DocNode parse_json_document(std::string_view text, const std::string& file_name)
     auto pos = what.find(": ", what.find("parse error"));
     std::string reason = pos == std::string::npos ? what : what.substr(pos + 2);
     throw input_error("{}:{}:{}: malformed JSON: {}", file_name, line, col, reason);
+  } catch (const nlohmann::json::exception& e) {
+    // A number beyond a double (1e400): nlohmann gives no position for it.
+    std::string what = e.what();
+    auto pos = what.find("] ");
+    std::string reason = pos == std::string::npos ? what : what.substr(pos + 2);
+    throw input_error("{}: malformed JSON: {}", file_name, reason);
   }
   return from_json(j, file, "", 0);
 }

@@ -104,5 +104,17 @@ TEST(document_test, duplicate_yaml_keys_are_found_among_many) {
   EXPECT_NE(e.find("duplicate key \"k17\""), std::string::npos) << e;
 }
 
+TEST(document_test, a_json_number_beyond_a_double_is_a_bad_input) {
+  try {
+    parse_json_document("{\"memory\": 1e400}", "c.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("c.json: malformed JSON: number overflow"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace meshplan

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -19,17 +18,8 @@ std::string HostTarget::spec() const {
 
 std::vector<std::string> expand_ranges(std::string_view item) {
   std::string t = trim(item);
-  size_t open = t.find('['), close = t.find(']');
-  if (open == std::string::npos && close == std::string::npos) return {t};
   constexpr const char* kForm = "expected NAME[LOW-HIGH], e.g. mac[1-4] or mac[01-04]";
-  if (std::count(t.begin(), t.end(), '[') > kMaxRangesPerName)
-    throw input_error("bad host range \"{}\": at most {} ranges in one name", t, kMaxRangesPerName);
-  if (open == std::string::npos || close == std::string::npos || close < open)
-    throw input_error("bad host range \"{}\": {}", t, kForm);
-  std::string inside = t.substr(open + 1, close - open - 1);
-  size_t dash = inside.find('-');
-  std::string lo = dash == std::string::npos ? "" : inside.substr(0, dash);
-  std::string hi = dash == std::string::npos ? "" : inside.substr(dash + 1);
+  constexpr size_t kMaxHosts = kMaxListedHosts;
   auto digits = [](const std::string& s) {
     if (s.empty() || s.size() > 9) return false;
     for (char c : s) {
@@ -37,23 +27,52 @@ std::vector<std::string> expand_ranges(std::string_view item) {
     }
     return true;
   };
-  if (!digits(lo) || !digits(hi)) throw input_error("bad host range \"{}\": {}", t, kForm);
-  long a = std::stol(lo), b = std::stol(hi);
-  if (b < a || b - a > 4096)
-    throw input_error(
-        "bad host range \"{}\": expected [low-high] with low <= high (at most 4097 hosts)", t);
+  // The item as parts, each a list of alternatives (text between ranges has one); the names are
+  // every combination, the first range varying slowest (mac[1-2]-p[1-2]: mac1-p1, mac1-p2, ...).
+  // The names of a whole item are bounded like those of one range.
+  std::vector<std::vector<std::string>> parts;
+  size_t count = 1;
+  size_t pos = 0;
+  while (true) {
+    size_t open = t.find('[', pos), close = t.find(']', pos);
+    if (open == std::string::npos && close == std::string::npos) break;
+    if (open == std::string::npos || close == std::string::npos || close < open)
+      throw input_error("bad host range \"{}\": {}", t, kForm);
+    std::string inside = t.substr(open + 1, close - open - 1);
+    size_t dash = inside.find('-');
+    std::string lo = dash == std::string::npos ? "" : inside.substr(0, dash);
+    std::string hi = dash == std::string::npos ? "" : inside.substr(dash + 1);
+    if (!digits(lo) || !digits(hi)) throw input_error("bad host range \"{}\": {}", t, kForm);
+    long a = std::stol(lo), b = std::stol(hi);
+    if (b < a || static_cast<size_t>(b - a) >= kMaxHosts ||
+        count * static_cast<size_t>(b - a + 1) > kMaxHosts)
+      throw input_error(
+          "bad host range \"{}\": expected [low-high] with low <= high (at most 4097 hosts)", t);
+    count *= static_cast<size_t>(b - a + 1);
+    parts.push_back({t.substr(pos, open - pos)});
+    std::vector<std::string> numbers;
+    for (long i = a; i <= b; ++i) {
+      std::string num = std::to_string(i);
+      if (lo.size() > 1 && lo[0] == '0' && num.size() < lo.size())
+        num = std::string(lo.size() - num.size(), '0') + num;
+      numbers.push_back(std::move(num));
+    }
+    parts.push_back(std::move(numbers));
+    pos = close + 1;
+  }
+  parts.push_back({t.substr(pos)});
   std::vector<std::string> out;
-  // The rest may hold further ranges: mac[1-2]-p[1-2].
-  std::vector<std::string> tails = expand_ranges(t.substr(close + 1));
-  if (static_cast<size_t>(b - a + 1) * tails.size() > kMaxListedHosts)
-    throw input_error("host range \"{}\" names {} hosts; a host list names at most {}", t,
-                      static_cast<size_t>(b - a + 1) * tails.size(), kMaxListedHosts);
-  for (long i = a; i <= b; ++i) {
-    std::string num = std::to_string(i);
-    if (lo.size() > 1 && lo[0] == '0' && num.size() < lo.size())
-      num = std::string(lo.size() - num.size(), '0') + num;
-    for (const auto& tail : tails)
-      out.push_back(t.substr(0, open) + num + tail);
+  out.reserve(count);
+  std::vector<size_t> pick(parts.size(), 0);
+  for (size_t n = 0; n < count; ++n) {
+    std::string name;
+    for (size_t p = 0; p < parts.size(); ++p)
+      name += parts[p][pick[p]];
+    out.push_back(std::move(name));
+    for (size_t p = parts.size(); p-- > 0;) {
+      if (++pick[p] < parts[p].size()) break;
+      pick[p] = 0;
+    }
   }
   return out;
 }

@@ -21,10 +21,9 @@ struct HostTarget {
   bool operator==(const HostTarget&) const = default;
 };
 
-// A host list (discover's hosts, plan --hosts) names at most this many hosts, each name at most
-// kMaxRangesPerName ranges: mac[1-100000] is refused before anything is built.
-inline constexpr size_t kMaxListedHosts = 4096;
-inline constexpr long kMaxRangesPerName = 4;
+// A host list (discover's hosts, plan --hosts) names at most this many hosts, one item as many:
+// mac[1-100000] is refused before anything is built.
+inline constexpr size_t kMaxListedHosts = 4097;
 
 // Splits "a,b,c" at commas outside brackets and expands ranges such as mac[1-4] and mac[01-04]
 // (zero-padded to the width of the low bound). Empty items are dropped.

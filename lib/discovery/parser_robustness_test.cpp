@@ -33,7 +33,7 @@ std::vector<std::string> odd_inputs() {
       "5}]}",
       "{\"SPHardwareDataType\": [], \"SPDisplaysDataType\": {}}",
       "[{\"ifname\": \"eth0\", \"addr_info\": [1, {\"family\": \"inet\", \"local\": 5}]}]",
-      std::string("\0\xff\xfe binary \x01", 14),
+      std::string("\0\xff\xfe binary \x01", 12),
       "GPU-" + std::string(300000, 'a'),
       "hca_id: x\n\tport: 99999999999999999999\n\tstate: \n",
       "MemTotal: 99999999999999999999999 kB\n",

@@ -99,7 +99,9 @@ ProbeSet split_probe_output(std::string_view out, std::string_view err) {
       } else {
         int v = 0;
         for (char c : status) {
-          if (c < '0' || c > '9') throw ProbeParseError(fmt::format("bad exit marker \"{}\"", l));
+          // A shell's exit status is 0-255; a longer number is not one (and would overflow).
+          if (c < '0' || c > '9' || v > 99999)
+            throw ProbeParseError(fmt::format("bad exit marker \"{}\"", l));
           v = v * 10 + (c - '0');
         }
         p.exit_status = v;

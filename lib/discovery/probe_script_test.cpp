@@ -107,5 +107,12 @@ TEST(probe_script_test, split_keeps_output_exact_and_needs_the_end_marker) {
   EXPECT_THROW(split_probe_output("Welcome to fish\n", ""), ProbeParseError);
 }
 
+TEST(probe_script_test, an_exit_status_too_long_for_a_shell_is_refused) {
+  EXPECT_THROW(split_probe_output("@@meshplan uname\nDarwin\n@@meshplan-exit 99999999999999\n"
+                                  "@@meshplan-end\n",
+                                  ""),
+               ProbeParseError);
+}
+
 }  // namespace
 }  // namespace meshplan

@@ -1,0 +1,205 @@
+#include "tests/fuzz/fuzz_entry_points.hpp"
+
+#include <string>
+
+#include "lib/cluster/catalog.hpp"
+#include "lib/core/document.hpp"
+#include "lib/core/error.hpp"
+#include "lib/core/file_system.hpp"
+#include "lib/discovery/gpu_topology_parser.hpp"
+#include "lib/discovery/hardware_parser.hpp"
+#include "lib/discovery/host_list.hpp"
+#include "lib/discovery/ibv_parser.hpp"
+#include "lib/discovery/ifconfig_parser.hpp"
+#include "lib/discovery/linux_parsers.hpp"
+#include "lib/discovery/networksetup_parser.hpp"
+#include "lib/discovery/probe_script.hpp"
+#include "lib/discovery/probe_set.hpp"
+#include "lib/discovery/redaction.hpp"
+#include "lib/discovery/thunderbolt_parser.hpp"
+#include "lib/models/expert_load.hpp"
+#include "lib/models/model_folder.hpp"
+#include "lib/models/model_loader.hpp"
+#include "lib/models/safetensors.hpp"
+#include "lib/plan/plan_ranks.hpp"
+#include "solvers/workload.hpp"
+#include "topologies/cluster_loader.hpp"
+#include "topologies/mlx_hostfile.hpp"
+
+namespace meshplan::fuzz {
+namespace {
+
+// A reader of files a user gives: only meshplan::Error may leave it.
+template <typename F>
+void user_file(F&& read) {
+  try {
+    read();
+  } catch (const Error&) {
+  }
+}
+
+// A parser of probe outputs: ProbeParseError is how it refuses an output; meshplan::Error is
+// accepted too, since discovery reports both as a host whose output was not understood.
+template <typename F>
+void probe_output(F&& parse) {
+  try {
+    parse();
+  } catch (const ProbeParseError&) {
+  } catch (const Error&) {
+  }
+}
+
+const ModelDesc& moe_model() {
+  static const ModelDesc model = [] {
+    MemoryFileSystem fs;
+    return load_model("qwen3-30b-a3b-4bit", "", fs);
+  }();
+  return model;
+}
+
+}  // namespace
+
+void fuzz_cluster_json(std::string_view input) {
+  user_file([&] { load_cluster(input, "cluster.json", Catalog::builtin()); });
+}
+
+void fuzz_cluster_yaml(std::string_view input) {
+  user_file([&] { load_cluster(input, "cluster.yaml", Catalog::builtin()); });
+}
+
+void fuzz_plan_file(std::string_view input) {
+  // As `emit --plan FILE` reads it: JSON or YAML by content.
+  user_file([&] { read_plan_ranks(parse_document(input, "plan")); });
+}
+
+void fuzz_mlx_hostfile(std::string_view input) {
+  user_file([&] { read_mlx_hostfile(parse_json_document(input, "hostfile.json")); });
+}
+
+void fuzz_expert_load(std::string_view input) {
+  const ModelDesc& model = moe_model();
+  user_file([&] { parse_expert_load(input, "expert-load", model); });
+}
+
+void fuzz_workload(std::string_view input) {
+  user_file([&] { parse_workload(input, "workload"); });
+}
+
+void fuzz_host_list(std::string_view input) {
+  user_file([&] { expand_host_list(input); });
+  user_file([&] { parse_inventory(input, "hosts.txt"); });
+}
+
+void fuzz_safetensors(std::string_view input) {
+  MemoryFileSystem fs;
+  fs.files["m/model.safetensors"] = std::string(input);
+  user_file([&] { read_safetensors_header(fs, "m/model.safetensors"); });
+}
+
+void fuzz_model_config(std::string_view input) {
+  MemoryFileSystem fs;
+  fs.files["m/config.json"] = std::string(input);
+  user_file([&] { load_model_folder("m/config.json", "", fs); });
+}
+
+void fuzz_probe_output(std::string_view input) {
+  // The first NUL separates stdout from stderr.
+  size_t nul = input.find('\0');
+  std::string_view out = input.substr(0, nul);
+  std::string_view err = nul == std::string_view::npos ? std::string_view() : input.substr(nul + 1);
+  probe_output([&] { split_probe_output(out, err); });
+  for (const auto& spec : probe_specs())
+    probe_output([&] { redact_probe_output(spec.name, out); });
+}
+
+void fuzz_thunderbolt(std::string_view input) {
+  probe_output([&] { parse_thunderbolt(input); });
+}
+
+void fuzz_hardware(std::string_view input) {
+  probe_output([&] { parse_system_profiler_hardware(input); });
+}
+
+void fuzz_networksetup(std::string_view input) {
+  probe_output([&] { parse_networksetup(input); });
+}
+
+void fuzz_ifconfig(std::string_view input) {
+  probe_output([&] { parse_ifconfig(input); });
+  probe_output([&] { parse_getifaddr(input); });
+}
+
+void fuzz_ibv(std::string_view input) {
+  probe_output([&] { parse_ibv_devices(input); });
+  probe_output([&] { parse_ibv_devinfo(input); });
+  probe_output([&] { ibv_reports_no_devices(input); });
+}
+
+void fuzz_sysctl(std::string_view input) {
+  probe_output([&] { parse_sysctl(input); });
+  probe_output([&] { parse_wired_limit(input); });
+}
+
+void fuzz_sw_vers(std::string_view input) {
+  probe_output([&] { parse_sw_vers(input); });
+}
+
+void fuzz_meminfo(std::string_view input) {
+  probe_output([&] { parse_meminfo_total(input); });
+}
+
+void fuzz_nvidia_smi(std::string_view input) {
+  probe_output([&] { parse_nvidia_smi(input); });
+}
+
+void fuzz_ip_json(std::string_view input) {
+  probe_output([&] { parse_ip_addr(input); });
+  probe_output([&] { parse_ip_neigh(input); });
+}
+
+void fuzz_linux_text(std::string_view input) {
+  probe_output([&] { parse_os_release(input); });
+  probe_output([&] { parse_sys_net(input); });
+  probe_output([&] { parse_rdma_net(input); });
+}
+
+void fuzz_gpu_topology(std::string_view input) {
+  probe_output([&] { parse_gpu_topology(input); });
+}
+
+const std::vector<FuzzTarget>& fuzz_targets() {
+  static const std::vector<FuzzTarget> targets = {
+      {"cluster_json", fuzz_cluster_json},
+      {"cluster_yaml", fuzz_cluster_yaml},
+      {"plan_file", fuzz_plan_file},
+      {"mlx_hostfile", fuzz_mlx_hostfile},
+      {"expert_load", fuzz_expert_load},
+      {"workload", fuzz_workload},
+      {"host_list", fuzz_host_list},
+      {"safetensors", fuzz_safetensors},
+      {"model_config", fuzz_model_config},
+      {"probe_output", fuzz_probe_output},
+      {"thunderbolt", fuzz_thunderbolt},
+      {"hardware", fuzz_hardware},
+      {"networksetup", fuzz_networksetup},
+      {"ifconfig", fuzz_ifconfig},
+      {"ibv", fuzz_ibv},
+      {"sysctl", fuzz_sysctl},
+      {"sw_vers", fuzz_sw_vers},
+      {"meminfo", fuzz_meminfo},
+      {"nvidia_smi", fuzz_nvidia_smi},
+      {"ip_json", fuzz_ip_json},
+      {"linux_text", fuzz_linux_text},
+      {"gpu_topology", fuzz_gpu_topology},
+  };
+  return targets;
+}
+
+const FuzzTarget* find_fuzz_target(std::string_view name) {
+  for (const auto& t : fuzz_targets()) {
+    if (name == t.name) return &t;
+  }
+  return nullptr;
+}
+
+}  // namespace meshplan::fuzz
