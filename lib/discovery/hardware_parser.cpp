@@ -36,7 +36,8 @@ uint64_t apple_memory(std::string_view text) {
   std::string t = to_lower(trim(text));
   double v = 0;
   char unit[8] = {0};
-  if (std::sscanf(t.c_str(), "%lf %7s", &v, unit) < 1 || v <= 0) return 0;
+  // A size no Mac has (or inf / nan) is not understood rather than converted out of range.
+  if (std::sscanf(t.c_str(), "%lf %7s", &v, unit) < 1 || !(v > 0) || v > 1e6) return 0;
   std::string u = unit;
   double mult = u == "tb"   ? 1024.0 * 1024 * 1024 * 1024
                 : u == "mb" ? 1024.0 * 1024

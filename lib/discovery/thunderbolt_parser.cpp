@@ -54,7 +54,8 @@ void walk(const json& items, int depth, std::vector<std::string> via, bool tb3, 
 int receptacle_number(const std::string& id) {
   int v = 0;
   for (char c : id) {
-    if (c < '0' || c > '9') return 1 << 20;
+    // Not a number, or one beyond any receptacle: sorted after every real one.
+    if (c < '0' || c > '9' || v > 100000) return 1 << 20;
     v = v * 10 + (c - '0');
   }
   return v;
