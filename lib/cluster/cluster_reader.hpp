@@ -7,6 +7,7 @@
 
 #include "lib/cluster/catalog.hpp"
 #include "lib/cluster/cluster.hpp"
+#include "lib/cluster/host_reader.hpp"
 #include "lib/core/document.hpp"
 
 namespace meshplan {
@@ -17,14 +18,6 @@ inline constexpr size_t kMaxClusterHosts = 250000;
 
 Cluster read_cluster(const DocNode& root, const Catalog& catalog);
 
-// A host name as the file format allows it: [A-Za-z0-9._-]+.
-bool valid_host_name(std::string_view name);
 bool valid_ipv4(std::string_view address);
-
-// The Thunderbolt receptacles a machine model has, numbered "1".."N" with their interfaces.
-std::vector<ThunderboltPort> default_ports(const MachineSpec& machine);
-
-// The machine model of a host: its `machine`, else the chip's default machine, else nullptr.
-const MachineSpec* host_machine(const Host& host, const Catalog& catalog);
 
 }  // namespace meshplan
