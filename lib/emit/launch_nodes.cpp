@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "lib/cluster/host_reader.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/shell_quote.hpp"
 #include "lib/emit/emit_formats.hpp"
@@ -122,11 +123,8 @@ LaunchLayout build_launch_layout(const EmitInput& in) {
   plain(in.launch.model, "--model");
   // Ray and Ansible put the user into ssh command lines: a user name, or nothing.
   const std::string& user = in.launch.user;
-  bool user_ok = user.empty() || (user[0] != '-' && user.size() <= 64);
-  for (char c : user)
-    user_ok = user_ok &&
-              (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-');
-  if (!user_ok)
+  // The same characters as a host name (the cluster file's rule).
+  if (!user.empty() && (!valid_host_name(user) || user.size() > 64))
     throw input_error(
         "--user \"{}\": expected a user name of letters, digits, '.', '_' or '-' (not starting "
         "with '-')",
