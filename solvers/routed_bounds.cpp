@@ -1,0 +1,229 @@
+#include "solvers/routed_bounds.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+
+namespace meshplan {
+namespace {
+
+double with_head(const RoutedHost& h, double t) {
+  return h.head_s > 0 ? 1 / (1 / t + h.head_s) : t;
+}
+
+// The largest F in [0, hi] with sum of work(F) >= F * layers, by bisection (the left side over F
+// only falls as F grows, so the feasible flows are an interval from 0).
+double work_bound(const std::vector<LayerWork>& work, int layers, double hi) {
+  auto fits = [&](double f) {
+    double passes = 0;
+    for (const LayerWork& w : work)
+      passes += w.per_flow(f);
+    return passes >= layers * (1 - 1e-12);
+  };
+  if (hi <= 0) return 0;
+  if (fits(hi)) return hi;
+  double lo = 0;
+  for (int it = 0; it < 100 && hi - lo > 1e-12 * hi; ++it) {
+    double mid = (lo + hi) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+enum Role { kSkip, kMiddle, kFirst, kLast, kBoth };
+
+}  // namespace
+
+LayerWork::LayerWork(const std::vector<double>& table) {
+  std::vector<std::pair<double, int>> e;
+  for (size_t k = 0; k < table.size(); ++k)
+    e.push_back({table[k], static_cast<int>(k + 1)});
+  std::sort(e.begin(), e.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  prefix_k_.assign(e.size() + 1, 0);
+  suffix_kt_.assign(e.size() + 1, 0);
+  for (size_t i = 0; i < e.size(); ++i) {
+    t_desc_.push_back(e[i].first);
+    prefix_k_[i + 1] = std::max(prefix_k_[i], e[i].second);
+  }
+  for (size_t i = e.size(); i-- > 0;)
+    suffix_kt_[i] = std::max(suffix_kt_[i + 1], e[i].second * e[i].first);
+}
+
+double LayerWork::per_flow(double flow) const {
+  // Entries with t >= flow count k layers each; the others k * t / flow.
+  size_t pos = static_cast<size_t>(
+      std::upper_bound(t_desc_.begin(), t_desc_.end(), flow, std::greater<double>()) -
+      t_desc_.begin());
+  return std::max(static_cast<double>(prefix_k_[pos]), flow > 0 ? suffix_kt_[pos] / flow : 0.0);
+}
+
+RoutedBound routed_upper_bound(const RoutedInstance& in) {
+  std::vector<LayerWork> work;
+  double hi = 0, entry = 0, exit = 0, compute = 0;
+  const size_t L = static_cast<size_t>(in.layers);
+  for (const RoutedHost& h : in.hosts) {
+    std::vector<double> t(h.table.begin(), h.table.begin() + std::min(h.table.size(), L));
+    work.emplace_back(t);
+    double best_first = 0, best_last = 0, best_kt = 0;
+    for (size_t k = 1; k <= t.size(); ++k) {
+      hi = std::max(hi, t[k - 1]);
+      best_kt = std::max(best_kt, k * t[k - 1]);
+      if (static_cast<int>(k) <= h.max_with_first) best_first = std::max(best_first, t[k - 1]);
+      if (static_cast<int>(k) <= h.max_with_last)
+        best_last = std::max(best_last, with_head(h, t[k - 1]));
+    }
+    entry += best_first;
+    exit += best_last;
+    compute += best_kt;
+  }
+  hi = std::min(hi * static_cast<double>(in.hosts.size()), std::min(entry, exit));
+  RoutedBound b;
+  b.tokens_per_s = work_bound(work, in.layers, hi);
+  b.method = fmt::format(
+      "every token passes each of the {} layers once and no host carries more than the whole "
+      "flow: flow x layers <= sum over hosts of max_k k x min(t(k), flow) (the compute bound, "
+      "sum of max_k k x t(k) over the layers, is {:.1f})",
+      in.layers, in.layers > 0 ? compute / in.layers : 0.0);
+  if (entry < b.tokens_per_s) {
+    b.tokens_per_s = entry;
+    b.method = "what the hosts able to hold the first layer can take in";
+  }
+  if (exit < b.tokens_per_s) {
+    b.tokens_per_s = exit;
+    b.method = "what the hosts able to hold the last layer with the LM head can give out";
+  }
+  return b;
+}
+
+Chains best_pipeline(const RoutedInstance& in, const std::vector<bool>& allowed) {
+  const int L = in.layers;
+  const size_t n = in.hosts.size();
+  std::vector<double> values;
+  for (size_t i = 0; i < n; ++i)
+    for (int k = 1; k <= L && allowed[i]; ++k)
+      for (LayerRange r : {LayerRange{0, k}, LayerRange{L - k, L}, LayerRange{1, 1 + k}})
+        if (double c = range_capacity(in, i, r); c > 0) values.push_back(c);
+  std::sort(values.begin(), values.end(), std::greater<double>());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+
+  // Whether hosts can hold [0, L) as a chain with every range at least F, and which.
+  struct Step {
+    int prev_s = -1, prev_mask = 0, k = 0;
+    Role role = kSkip;
+  };
+  const size_t S = static_cast<size_t>(L + 1) * 4;
+  std::vector<std::vector<Step>> how;
+  std::vector<char> reach, next;
+  auto feasible = [&](double F) {
+    how.assign(n, std::vector<Step>(S));
+    reach.assign(S, 0);
+    reach[0] = 1;
+    for (size_t i = 0; i < n; ++i) {
+      next = reach;
+      for (size_t st = 0; st < S; ++st)
+        if (reach[st]) how[i][st] = {static_cast<int>(st / 4), static_cast<int>(st % 4), 0, kSkip};
+      if (!allowed[i]) continue;
+      for (size_t st = 0; st < S; ++st) {
+        if (!reach[st]) continue;
+        const int s = static_cast<int>(st / 4), mask = static_cast<int>(st % 4);
+        for (int k = 1; s + k <= L; ++k) {
+          auto put = [&](Role role, int m, LayerRange r) {
+            if (range_capacity(in, i, r) + 1e-12 < F) return;
+            size_t to = static_cast<size_t>(s + k) * 4 + static_cast<size_t>(m);
+            if (next[to]) return;
+            next[to] = 1;
+            how[i][to] = {s, mask, k, role};
+          };
+          if (mask == 0 && s == 0 && k == L) put(kBoth, 3, {0, L});
+          if (!(mask & 1) && k < L) put(kFirst, mask | 1, {0, k});
+          if (!(mask & 2) && k < L) put(kLast, mask | 2, {L - k, L});
+          if (k < L - 1) put(kMiddle, mask, {1, 1 + k});
+        }
+      }
+      reach = next;
+    }
+    return reach[static_cast<size_t>(L) * 4 + 3] != 0;
+  };
+  Chains out;
+  out.layout.assign(n, {});
+  // The largest value that is feasible (feasibility only grows as F falls).
+  size_t lo = 0, hi = values.size();
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (feasible(values[mid]))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  if (lo == values.size() || !feasible(values[lo])) return out;
+  // Walk back through the choices: first host, the middles in host order, the last host.
+  std::vector<std::pair<size_t, int>> middles;
+  int s = L, mask = 3;
+  for (size_t i = n; i-- > 0;) {
+    Step st = how[i][static_cast<size_t>(s) * 4 + static_cast<size_t>(mask)];
+    if (st.role == kBoth) out.layout[i] = {0, L};
+    if (st.role == kFirst) out.layout[i] = {0, st.k};
+    if (st.role == kLast) out.layout[i] = {L - st.k, L};
+    if (st.role == kMiddle) middles.push_back({i, st.k});
+    s = st.prev_s;
+    mask = st.prev_mask;
+  }
+  std::reverse(middles.begin(), middles.end());
+  size_t first = n, last = n;
+  for (size_t i = 0; i < n; ++i) {
+    if (out.layout[i].used() && out.layout[i].start == 0) first = i;
+    if (out.layout[i].used() && out.layout[i].end == L) last = i;
+  }
+  // An order of the middles along links (any order when all pairs are linked).
+  std::vector<size_t> order;
+  std::vector<bool> taken(middles.size(), false);
+  auto linked = [&](size_t a, size_t b) { return in.link.empty() || in.link[a][b] > 0; };
+  int budget = 100000;
+  std::function<bool(size_t)> chain = [&](size_t prev) {
+    if (order.size() == middles.size()) return last == n || prev == last || linked(prev, last);
+    if (--budget < 0) return false;
+    for (size_t m = 0; m < middles.size(); ++m) {
+      if (taken[m] || !linked(prev, middles[m].first)) continue;
+      taken[m] = true;
+      order.push_back(m);
+      if (chain(middles[m].first)) return true;
+      taken[m] = false;
+      order.pop_back();
+    }
+    return false;
+  };
+  if (first != n && !chain(first)) {
+    order.resize(middles.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+  }
+  int at = first != n ? out.layout[first].end : 0;
+  for (size_t m : order) {
+    out.layout[middles[m].first] = {at, at + middles[m].second};
+    at += middles[m].second;
+  }
+  out.tokens_per_s = routed_max_flow(in, out.layout).total;
+  out.chains = out.tokens_per_s > 0 ? 1 : 0;
+  return out;
+}
+
+Chains greedy_replicas(const RoutedInstance& in) {
+  std::vector<bool> allowed(in.hosts.size(), true);
+  Chains out;
+  out.layout.assign(in.hosts.size(), {});
+  for (;;) {
+    Chains c = best_pipeline(in, allowed);
+    if (c.tokens_per_s <= 0) break;
+    for (size_t i = 0; i < in.hosts.size(); ++i)
+      if (c.layout[i].used()) {
+        out.layout[i] = c.layout[i];
+        allowed[i] = false;
+      }
+    ++out.chains;
+  }
+  out.tokens_per_s = routed_max_flow(in, out.layout).total;
+  return out;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,197 @@
+#include "solvers/routed_search.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace meshplan {
+namespace {
+
+constexpr double kBetter = 1 + 1e-9;  // a layout must beat the best by this much to count
+
+bool same_host(const RoutedInstance& in, size_t a, size_t b) {
+  const RoutedHost &x = in.hosts[a], &y = in.hosts[b];
+  if (x.table != y.table || x.head_s != y.head_s || x.max_with_first != y.max_with_first ||
+      x.max_with_last != y.max_with_last || x.max_with_both != y.max_with_both)
+    return false;
+  if (in.link.empty()) return true;
+  if (in.link[a][b] != in.link[b][a]) return false;
+  for (size_t k = 0; k < in.hosts.size(); ++k) {
+    if (k == a || k == b) continue;
+    if (in.link[a][k] != in.link[b][k] || in.link[k][a] != in.link[k][b]) return false;
+  }
+  return true;
+}
+
+struct Group {
+  std::vector<size_t> members;  // hosts, placed in this order
+  std::vector<int> lengths;     // candidate range lengths, most layer work first
+  LayerWork work;
+  size_t placed = 0;
+};
+
+class Search {
+ public:
+  Search(const RoutedInstance& in, const RoutedOptions& options, const Clock& clock)
+      : in_(in), options_(options), clock_(clock), cur_(in.hosts.size()) {
+    deadline_ = clock.now_seconds() + options.time_limit_s;
+    std::vector<bool> grouped(in.hosts.size(), false);
+    const size_t L = static_cast<size_t>(in.layers);
+    for (size_t i = 0; i < in.hosts.size(); ++i) {
+      if (grouped[i]) continue;
+      Group g;
+      for (size_t j = i; j < in.hosts.size(); ++j)
+        if (!grouped[j] && same_host(in, i, j)) {
+          grouped[j] = true;
+          g.members.push_back(j);
+        }
+      const auto& t = in.hosts[i].table;
+      std::vector<double> capped(t.begin(), t.begin() + std::min(t.size(), L));
+      g.work = LayerWork(capped);
+      for (size_t k = 1; k <= capped.size(); ++k)
+        g.lengths.push_back(static_cast<int>(k));
+      std::stable_sort(g.lengths.begin(), g.lengths.end(), [&](int a, int b) {
+        return a * capped[static_cast<size_t>(a - 1)] > b * capped[static_cast<size_t>(b - 1)];
+      });
+      groups_.push_back(std::move(g));
+    }
+  }
+
+  void start_from(double flow, const RoutedLayout& layout) {
+    if (flow > best_) {
+      best_ = flow;
+      best_layout_ = layout;
+    }
+  }
+  void run() { visit(0); }
+  bool stopped() const { return stopped_; }
+  int64_t nodes() const { return nodes_; }
+  double best() const { return best_; }
+  const RoutedLayout& best_layout() const { return best_layout_; }
+  int groups() const { return static_cast<int>(groups_.size()); }
+
+ private:
+  void visit(int p) {
+    if (stopped_) return;
+    if (p == in_.layers) {
+      const double f = routed_max_flow(in_, cur_).total;
+      if (f > best_ * kBetter || (best_layout_.empty() && f > 0)) {
+        best_ = f;
+        best_layout_ = cur_;
+      }
+      return;
+    }
+    choose(p, 0, 0, 0);
+  }
+
+  // Starts hosts at point p: group g's next member with a length at or after `from` in the
+  // group's list (so two members of a group never swap), or moves on to the next group.
+  void choose(int p, size_t g, size_t from, int started) {
+    if (stopped_) return;
+    if (g == groups_.size()) {
+      finish_point(p, started);
+      return;
+    }
+    Group& grp = groups_[g];
+    if (grp.placed < grp.members.size()) {
+      const size_t host = grp.members[grp.placed];
+      for (size_t idx = from; idx < grp.lengths.size(); ++idx) {
+        const int k = grp.lengths[idx];
+        if (p + k > in_.layers) continue;
+        const LayerRange r{p, p + k};
+        if (range_capacity(in_, host, r) <= 0) continue;
+        cur_[host] = r;
+        ++grp.placed;
+        if (work_allows(p)) choose(p, g, idx, started + 1);
+        --grp.placed;
+        cur_[host] = {};
+        if (stopped_) return;
+      }
+    }
+    choose(p, g + 1, 0, started);
+  }
+
+  void finish_point(int p, int started) {
+    // Hosts end at p (or p is the first layer): something must start here, or they carry nothing
+    // and the same layout without them is searched elsewhere.
+    if (started == 0) return;
+    if (++nodes_ % 256 == 0 && (clock_.now_seconds() > deadline_ || nodes_ > options_.max_nodes)) {
+      stopped_ = true;
+      return;
+    }
+    int q = in_.layers;
+    for (const LayerRange& r : cur_)
+      if (r.used() && r.end > p) q = std::min(q, r.end);
+    bool unplaced = false;
+    for (const Group& grp : groups_)
+      unplaced = unplaced || grp.placed < grp.members.size();
+    if (q < in_.layers && !unplaced) return;
+    if (routed_max_flow(in_, cur_, p).total <= best_ * kBetter) return;
+    visit(q);
+  }
+
+  // Whether a flow above the best can still cover layers [p, L): the open hosts' layers past p
+  // and the unplaced hosts' best layer work at that flow.
+  bool work_allows(int p) const {
+    const double f = best_ * kBetter;
+    if (f <= 0) return true;
+    double passes = 0;
+    for (size_t i = 0; i < cur_.size(); ++i)
+      if (cur_[i].used() && cur_[i].end > p)
+        passes += (cur_[i].end - p) * std::min(range_capacity(in_, i, cur_[i]) / f, 1.0);
+    for (const Group& grp : groups_)
+      passes += static_cast<double>(grp.members.size() - grp.placed) * grp.work.per_flow(f);
+    return passes >= (in_.layers - p) * (1 - 1e-12);
+  }
+
+  const RoutedInstance& in_;
+  const RoutedOptions& options_;
+  const Clock& clock_;
+  std::vector<Group> groups_;
+  RoutedLayout cur_;
+  double best_ = 0;
+  RoutedLayout best_layout_;
+  int64_t nodes_ = 0;
+  bool stopped_ = false;
+  double deadline_ = 0;
+};
+
+}  // namespace
+
+RoutedSolution solve_routed(const RoutedInstance& in, const RoutedOptions& options) {
+  SteadyClock steady;
+  const Clock& clock = options.clock ? *options.clock : steady;
+  const double started = clock.now_seconds();
+  RoutedSolution out;
+  out.bound = routed_upper_bound(in);
+  out.pipeline = best_pipeline(in, std::vector<bool>(in.hosts.size(), true));
+  out.replicas = greedy_replicas(in);
+
+  Search search(in, options, clock);
+  search.start_from(out.pipeline.tokens_per_s, out.pipeline.layout);
+  search.start_from(out.replicas.tokens_per_s, out.replicas.layout);
+  const bool at_bound = [&] { return search.best() >= out.bound.tokens_per_s * (1 - 1e-9); }();
+  if (!at_bound && in.layers > 0 && !in.hosts.empty()) search.run();
+  out.layout = search.best_layout();
+  if (out.layout.empty()) out.layout.assign(in.hosts.size(), {});
+  out.flow = routed_max_flow(in, out.layout);
+  out.nodes = search.nodes();
+  out.groups = search.groups();
+  out.solve_s = clock.now_seconds() - started;
+  if (out.flow.total >= out.bound.tokens_per_s * (1 - 1e-9)) {
+    out.optimal = true;
+    out.proof = "meets the upper bound";
+  } else if (!search.stopped()) {
+    out.optimal = true;
+    out.proof = fmt::format(
+        "branch and bound searched every layout ({} partial layouts visited, {} groups of "
+        "interchangeable hosts)",
+        out.nodes, out.groups);
+  } else {
+    out.proof = fmt::format("search stopped after {:.1f} s and {} partial layouts; best found",
+                            out.solve_s, out.nodes);
+  }
+  return out;
+}
+
+}  // namespace meshplan
