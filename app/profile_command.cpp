@@ -12,6 +12,7 @@ namespace {
 struct ProfileOptions {
   std::string cluster;
   std::string model;
+  std::string quant;
   std::string hosts;
   std::string context = "4096";
   int concurrency = 1;
@@ -28,6 +29,7 @@ Examples:
   meshplan profile -c examples/clusters/ethernet-5-node.yaml -m llama-3.3-70b-4bit --concurrency 8 --context 32k
   meshplan profile -c examples/clusters/ethernet-5-node.yaml -m qwen3-32b-4bit --hosts studio-1,studio-2 --json
   meshplan profile -c examples/clusters/mac-mini-m4-pro-x4.yaml -m llama-3.1-8b-4bit -o profile.yaml
+  meshplan profile -c examples/clusters/mac-studio-m3-ultra-x4.yaml -m llama-3.1-8b --quant 8bit
 
 For every host (or those of --hosts), entry k is the aggregate decode tokens/s of --concurrency
 streams while the host holds k average layers of the model at --context, without the embedding
@@ -40,14 +42,16 @@ int run_profile(const ProfileOptions& o, AppContext& ctx) {
   const int64_t context = token_count("--context", o.context);
   std::vector<std::string> hosts;
   if (!o.hosts.empty()) hosts = split_list(o.hosts);
-  ModelDesc model = load_model(o.model, "", ctx.fs);
+  ModelDesc model = load_model(o.model, o.quant, ctx.fs);
+  // The model as the user named it; with --quant, the name that says the quantization too.
+  const std::string model_id = o.quant.empty() ? o.model : model.name;
   Cluster cluster = read_cluster_arg(ctx, o.cluster);
   CostModelProfile p =
-      cost_model_profile(cluster, ctx.catalog, model, o.model, hosts, context, o.concurrency);
+      cost_model_profile(cluster, ctx.catalog, model, model_id, hosts, context, o.concurrency);
   for (const std::string& line : p.left_out)
     ctx.console.warn(line);
   if (p.profile.hosts.empty())
-    throw failure("no host can hold one layer of {} with {} stream(s) at context {}", o.model,
+    throw failure("no host can hold one layer of {} with {} stream(s) at context {}", model_id,
                   o.concurrency, context);
   std::string text = write_throughput_profile(p.profile, o.json);
   if (o.output.empty())
@@ -67,6 +71,9 @@ void add_profile_command(CLI::App& app, AppContext& ctx) {
   sub->add_option("-m,--model", o->model,
                   "Model name (see `meshplan models`), model folder or config.json")
       ->required();
+  sub->add_option("--quant", o->quant,
+                  "Quantization, overriding the model name's (4bit, 8bit, bf16, ...); the profile "
+                  "then names the model with it");
   sub->add_option("--concurrency", o->concurrency, "Streams decoded together (1 to 4096)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
