@@ -4,7 +4,9 @@
 // The ratios are printed; the README's "Throughput profiles" section quotes them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
