@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/cluster/catalog.hpp"
+#include "lib/cluster/host_reader.hpp"
 #include "lib/core/document.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/nearest_names.hpp"
@@ -37,12 +38,31 @@ std::vector<double> read_table(const DocNode& entry) {
   return out;
 }
 
+// Host names and chip keys as the cluster file allows them, so that every written profile reads
+// back (and a name no cluster can have is caught here).
 void read_tables(const DocNode& node, std::map<std::string, std::vector<double>>& into) {
   node.require_object();
   for (const auto& [name, entry] : node.fields()) {
-    if (name.empty()) entry.fail("expected a host or chip name as the key");
+    if (!valid_host_name(name))
+      entry.fail(
+          "expected a host name or chip key as the key: letters, digits, '.', '_' and '-', "
+          "not starting with '-'");
     into[name] = read_table(entry);
   }
+}
+
+// What a model name or folder can be written as: text the JSON writer takes (valid UTF-8), with no
+// control characters.
+bool writable_text(const std::string& s) {
+  if (std::any_of(s.begin(), s.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+    return false;
+  try {
+    (void)nlohmann::json(s).dump();
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+  return true;
 }
 
 // A key or string scalar that YAML reads back as the same string: plain when it looks like a
@@ -117,7 +137,8 @@ ThroughputProfile parse_throughput_profile(std::string_view text, const std::str
   ThroughputProfile p;
   const DocNode& model = root.at("model");
   p.model = model.as_string();
-  if (p.model.empty()) model.fail("expected the model the figures were measured with");
+  if (p.model.empty() || !writable_text(p.model))
+    model.fail("expected the model the figures were measured with (a name or folder)");
   if (const DocNode* c = root.find("concurrency")) {
     int64_t v = c->as_int();
     if (v < 1 || v > 4096) c->fail("expected the streams the figures were measured at, 1 to 4096");

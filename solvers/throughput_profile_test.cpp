@@ -64,6 +64,9 @@ TEST(throughput_profile_test, errors_name_the_file_the_key_and_the_expected_form
       {"model: m\nconcurrency: 0\nhosts: {a: {tokens_per_s: [1]}}\n", "/concurrency"},
       {"schema: meshplan.plan/1\nmodel: m\nhosts: {a: {tokens_per_s: [1]}}\n", "/schema"},
       {"model: m\nhosts: [a]\n", "/hosts"},
+      {"model: m\nhosts: {\"-oProxyCommand=x\": {tokens_per_s: [1]}}\n", "host name or chip key"},
+      {"model: m\nchips: {\"a b\": {tokens_per_s: [1]}}\n", "host name or chip key"},
+      {"model: \"a\\x01b\"\nhosts: {a: {tokens_per_s: [1]}}\n", "/model"},
   };
   for (const Case& c : cases) {
     std::string e = parse_error(c.text);
@@ -80,11 +83,12 @@ TEST(throughput_profile_test, errors_name_the_file_the_key_and_the_expected_form
 
 TEST(throughput_profile_test, written_profiles_read_back_in_both_formats) {
   ThroughputProfile p;
-  p.model = "llama-3.3-70b-4bit";
+  p.model = "~/models/Llama 3: 70B #4";  // a folder YAML would split unless quoted
   p.concurrency = 4;
   p.hosts["studio-1"] = {2485.5, 1145.0, 763.5, 0.000123456789};
-  p.hosts["true"] = {1e7};        // a name YAML would read as a boolean unless quoted
-  p.hosts["odd: name #1"] = {3};  // and one it would split
+  p.hosts["true"] = {1e7};  // names YAML would read as a boolean, a number or null
+  p.hosts["1e5"] = {3};
+  p.hosts["Null"] = {4};
   p.chips["m4-pro-20c"] = {900, 450.25};
   for (bool json : {false, true}) {
     std::string text = write_throughput_profile(p, json);
