@@ -30,11 +30,14 @@ void add_dot_command(CLI::App& app, AppContext& ctx);
 void add_emit_command(CLI::App& app, AppContext& ctx);
 void add_setup_command(CLI::App& app, AppContext& ctx);
 void add_discover_command(CLI::App& app, AppContext& ctx);
+void add_profile_command(CLI::App& app, AppContext& ctx);
 
 // Shared by commands: reads a file or "-" for stdin.
 std::string read_input(AppContext& ctx, const std::string& path);
 // Writes `content` to `path` atomically, or to stdout when path is "-".
 void write_output(AppContext& ctx, const std::string& path, const std::string& content);
+// A token count given to `flag` ("32768", "32k", "128K"); an input error naming the flag otherwise.
+int64_t token_count(const std::string& flag, const std::string& text);
 // Splits "a,b,c" and expands ranges such as mac[1-4].
 std::vector<std::string> split_list(const std::string& text);
 

@@ -96,14 +96,6 @@ LayerPin parse_pin(const std::string& text) {
   return pin;
 }
 
-int64_t token_count(const std::string& flag, const std::string& text) {
-  auto n = parse_token_count(text);
-  if (!n)
-    throw input_error("{} {}: expected a number of tokens, e.g. 32768, 32k or 128K (k = 1024)",
-                      flag, text);
-  return *n;
-}
-
 // "10%", "0.1" (a fraction of each host's usable memory) or "8GiB" (bytes per host).
 void parse_headroom(const std::string& text, PlanRequest& r) {
   std::string t = trim(text);

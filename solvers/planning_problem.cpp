@@ -10,7 +10,6 @@
 #include "solvers/pipeline_cost.hpp"
 
 namespace meshplan {
-namespace {
 
 std::vector<size_t> candidate_hosts(const Cluster& cluster, const PlanRequest& request) {
   std::vector<size_t> out;
@@ -28,6 +27,8 @@ std::vector<size_t> candidate_hosts(const Cluster& cluster, const PlanRequest& r
   }
   return out;
 }
+
+namespace {
 
 // The pins by candidate index, validated against the candidates and the model.
 std::vector<RangePin> resolve_pins(const PlanRequest& request,

@@ -18,6 +18,11 @@
 namespace meshplan {
 
 class CollectivePaths;
+
+// Indices of the candidate hosts: `request.hosts` in that order (input errors for a name that is
+// not in the cluster or is listed twice), or every host in file order.
+std::vector<size_t> candidate_hosts(const Cluster& cluster, const PlanRequest& request);
+
 class PipelineCostModel;
 
 class PlanningProblem {

@@ -64,4 +64,16 @@ std::vector<HostTable> host_tables(const Cluster& cluster, const std::vector<Hos
                                    const std::optional<ThroughputProfile>& profile,
                                    const std::string& profile_where);
 
+// `meshplan profile`: the cost model's table for each of `hosts` (every host of the cluster when
+// empty; unknown names are input errors), as a profile for `model_id` at `streams` streams. Hosts
+// that cannot hold one layer are not in the profile; `left_out` says why, one line each.
+struct CostModelProfile {
+  ThroughputProfile profile;
+  std::vector<std::string> left_out;
+};
+CostModelProfile cost_model_profile(const Cluster& cluster, const Catalog& catalog,
+                                    const ModelDesc& model, const std::string& model_id,
+                                    const std::vector<std::string>& hosts, int64_t context,
+                                    int streams);
+
 }  // namespace meshplan

@@ -1,5 +1,7 @@
 #include "tests/fuzz/fuzz_entry_points.hpp"
 
+#include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "lib/cluster/catalog.hpp"
@@ -22,6 +24,7 @@
 #include "lib/models/model_loader.hpp"
 #include "lib/models/safetensors.hpp"
 #include "lib/plan/plan_ranks.hpp"
+#include "solvers/throughput_profile.hpp"
 #include "solvers/workload.hpp"
 #include "topologies/cluster_loader.hpp"
 #include "topologies/mlx_hostfile.hpp"
@@ -83,6 +86,25 @@ void fuzz_expert_load(std::string_view input) {
 
 void fuzz_workload(std::string_view input) {
   user_file([&] { parse_workload(input, "workload"); });
+}
+
+void fuzz_profile(std::string_view input) {
+  std::optional<ThroughputProfile> p;
+  user_file([&] { p = parse_throughput_profile(input, "profile"); });
+  if (!p) return;
+  // Whatever was accepted is written so that it reads back with the same names and lengths; an
+  // error here is a bug, not a bad input.
+  for (bool json : {false, true}) {
+    ThroughputProfile back;
+    try {
+      back = parse_throughput_profile(write_throughput_profile(*p, json), "written");
+    } catch (const Error& e) {
+      throw std::logic_error(std::string("a written profile does not read back: ") + e.what());
+    }
+    if (back.model != p->model || back.hosts.size() != p->hosts.size() ||
+        back.chips.size() != p->chips.size())
+      throw std::logic_error("a written profile reads back different");
+  }
 }
 
 void fuzz_host_list(std::string_view input) {
@@ -175,6 +197,7 @@ const std::vector<FuzzTarget>& fuzz_targets() {
       {"mlx_hostfile", fuzz_mlx_hostfile},
       {"expert_load", fuzz_expert_load},
       {"workload", fuzz_workload},
+      {"profile", fuzz_profile},
       {"host_list", fuzz_host_list},
       {"safetensors", fuzz_safetensors},
       {"model_config", fuzz_model_config},

@@ -30,6 +30,7 @@ seeds() {
     plan_file) ls $f/launch/*_plan.json ;;
     mlx_hostfile) ls $f/launchers/mlx_*.json $f/exo_mlx_distributed_config_examples.json ;;
     workload) ls $f/workloads/* ;;
+    profile) ls $f/profiles/* ;;
     host_list) ls $f/launchers/*.hostfile ;;
     thunderbolt) find $f $r -name 'tb_sample_*.json' -o -name '*.system_profiler.json' ;;
     hardware) find $f $r -name 'SP*DataType*.json' -o -name '*.hardware.json' ;;
@@ -50,7 +51,8 @@ seeds() {
 dictionary() {
   case $1 in
     cluster_json | cluster_yaml) echo "json cluster" ;;
-    plan_file | mlx_hostfile | expert_load | workload | model_config | safetensors) echo "json files" ;;
+    plan_file | mlx_hostfile | expert_load | workload | profile | model_config | safetensors)
+      echo "json files" ;;
     thunderbolt | hardware | ip_json) echo "json probes" ;;
     probe_output | networksetup | ifconfig | ibv | sysctl | sw_vers | meminfo | nvidia_smi | \
       linux_text | gpu_topology) echo "probes" ;;
