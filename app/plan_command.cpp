@@ -34,6 +34,7 @@ struct PlanOptions {
   std::string headroom;
   std::string workload;
   std::string output_tokens;
+  std::string profile;
   bool json = false;
   PlanRequest request;
 };
@@ -49,6 +50,8 @@ Examples:
   meshplan plan -c cluster.yaml -m qwen3-235b-a22b-8bit --strategy tensor --backend jaccl
   meshplan plan -c cluster.yaml -m deepseek-v3.1-4bit --strategy expert --expert-load load.json
   meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --pin studio-1=0-39 --max-hosts 3
+  meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --objective throughput --strategy routed
+  meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --strategy routed --profile measured.yaml
 
 --strategy auto (the default) plans a pipeline, tensor parallel and expert parallel, returns the
 fastest and lists the others with their predicted tokens/s or why they are not possible.
@@ -68,7 +71,14 @@ its own KV) and reports per-stream and aggregate tokens/s, the streams' KV and t
 --objective throughput maximises aggregate tokens/s (with --min-stream-tps X, every stream gets at
 least X) and may split the hosts into replicas; --workload FILE places several models (README);
 with any of these, the plan also compares serving shapes by end-to-end time per request, among them
-prefill on one host and decode on another (it pays for prompts of 8192 tokens and more).)";
+prefill on one host and decode on another (it pays for prompts of 8192 tokens and more).
+
+Routed serving: --strategy routed gives every host one range of layers and routes each request
+through any chain of hosts whose ranges join, for the most aggregate tokens/s (the maximum flow;
+exact on small clusters, with an upper bound and the best single pipeline and disjoint replicas as
+baselines). Host speeds come from --profile FILE (tokens/s per number of layers held; `meshplan
+profile` writes the cost model's own) or the cost model. `--objective throughput` with --strategy
+auto considers routed plans too. `emit routing --plan P` writes the routing table.)";
 
 // "m3-ultra-1=0-20" -> host m3-ultra-1, layers [0, 21).
 LayerPin parse_pin(const std::string& text) {
@@ -179,13 +189,28 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   for (const auto& p : o.pins)
     request.pins.push_back(parse_pin(p));
   ModelDesc model = load_model(o.model, o.quant, ctx.fs);
+  RoutedRequest routed;
+  if (request.strategy == "routed") {
+    if (request.objective == "latency")
+      throw input_error("--strategy routed plans for --objective throughput, not latency");
+    request.objective = "throughput";
+  }
+  if (!o.profile.empty()) {
+    if (request.objective != "throughput")
+      throw input_error(
+          "--profile {}: profiles are for --objective throughput (--strategy routed or auto)",
+          o.profile);
+    routed.profile = parse_throughput_profile(read_input(ctx, o.profile), o.profile);
+    routed.profile_where = o.profile;
+  }
+  routed.model_id = o.model;
   if (!o.expert_load.empty()) {
     request.expert_load = parse_expert_load(read_input(ctx, o.expert_load), o.expert_load, model);
   }
   Cluster cluster = read_cluster_arg(ctx, o.cluster);
   Plan plan;
   try {
-    plan = request.serving() ? plan_serving(cluster, ctx.catalog, model, request, ctx.clock)
+    plan = request.serving() ? plan_serving(cluster, ctx.catalog, model, request, ctx.clock, routed)
                              : plan_model(cluster, ctx.catalog, model, request, ctx.clock);
   } catch (const Error& e) {
     // --json readers get an object on stdout for a plan that cannot be made, too.
@@ -237,8 +262,9 @@ void add_plan_command(CLI::App& app, AppContext& ctx) {
   sub->add_option("--strategy", o->request.strategy,
                   "auto (the fastest of the others), pipeline (layer ranges), tensor (shares of "
                   "every layer) or "
-                  "expert (MoE experts spread over the hosts)")
-      ->check(CLI::IsMember({"auto", "pipeline", "tensor", "expert"}))
+                  "expert (MoE experts spread over the hosts) or routed (layer ranges with "
+                  "requests routed by max flow; throughput)")
+      ->check(CLI::IsMember({"auto", "pipeline", "tensor", "expert", "routed"}))
       ->capture_default_str();
   sub->add_option("--solver", o->request.solver,
                   "optimal (best hosts, ring order and layer ranges; exact up to 12 hosts), "
@@ -271,6 +297,9 @@ void add_plan_command(CLI::App& app, AppContext& ctx) {
                   "Streams decoded together per replica (default: 1, or the best that fits for "
                   "--objective throughput)")
       ->check(CLI::Range(1, 4096));
+  sub->add_option("--profile", o->profile,
+                  "Routed serving: measured tokens/s per host and layers held (YAML or JSON, "
+                  "README \"profile\")");
   sub->add_option("--objective", o->request.objective,
                   "latency (time per token of one stream) or throughput (aggregate tokens/s)")
       ->check(CLI::IsMember({"latency", "throughput"}));

@@ -39,6 +39,38 @@ std::pair<double, std::string> aggregate_bound(const Plan& plan, const ModelDesc
   return {memory, "every candidate's bandwidth over one stream's KV read per token"};
 }
 
+// Routed serving beside the plan: kept when it serves more tokens/s in all, the other recorded
+// as an alternative either way.
+void consider_routed(Plan& plan, const Cluster& cluster, const Catalog& catalog,
+                     const ModelDesc& model, const PlanRequest& request,
+                     const RoutedRequest& routed, const Clock& clock) {
+  auto hosts_of = [](const Plan& p) {
+    std::vector<std::string> h;
+    for (const auto& r : p.ranks)
+      h.push_back(r.host);
+    return h;
+  };
+  Alternative alt;
+  try {
+    Plan r = plan_routed(cluster, catalog, model, request, routed, clock);
+    const double mine = plan.serving->aggregate_tokens_per_s;
+    const double theirs = r.serving->aggregate_tokens_per_s;
+    if (theirs > mine * 1.000001) {
+      alt = {plan.strategy, true, 0, mine, plan.backend, hosts_of(plan),
+             fmt::format("{:.1f} tokens/s in all against {:.1f} routed", mine, theirs)};
+      r.alternatives = plan.alternatives;
+      plan = std::move(r);
+    } else {
+      alt = {"routed", true, 0, theirs, "none", hosts_of(r),
+             fmt::format("{:.1f} tokens/s in all against {:.1f}", theirs, mine)};
+    }
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kFailed) throw;
+    alt = {"routed", false, 0, 0, "none", {}, e.what()};
+  }
+  plan.alternatives.push_back(alt);
+}
+
 }  // namespace
 
 void apply_serving(Plan& plan, const ModelDesc& model, const PlanRequest& request) {
@@ -90,7 +122,8 @@ void apply_serving(Plan& plan, const ModelDesc& model, const PlanRequest& reques
 }
 
 Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
-                  const PlanRequest& request, const Clock& clock) {
+                  const PlanRequest& request, const Clock& clock, const RoutedRequest& routed) {
+  if (request.strategy == "routed") return plan_routed(cluster, catalog, model, request, routed, clock);
   Plan plan = plan_model(cluster, catalog, model, request, clock);
   apply_serving(plan, model, request);
   const bool throughput = objective_of(request) == "throughput";
@@ -146,6 +179,7 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
         b->speedup = plan.serving->aggregate_tokens_per_s / b->decode_tokens_per_s;
       plan.baselines.push_back(*b);
     }
+    if (request.strategy == "auto") consider_routed(plan, cluster, catalog, model, request, routed, clock);
   }
 
   if (plan.hosts.size() >= 2) {

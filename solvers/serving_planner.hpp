@@ -15,6 +15,7 @@
 #include "lib/models/model.hpp"
 #include "lib/plan/plan.hpp"
 #include "solvers/plan_request.hpp"
+#include "solvers/routed_plan.hpp"
 
 namespace meshplan {
 
@@ -32,9 +33,12 @@ inline constexpr int64_t kDefaultOutputTokens = 256;
 void apply_serving(Plan& plan, const ModelDesc& model, const PlanRequest& request);
 
 // The serving plan: the strategies' plan over all candidates, or replicas of it over groups of
-// hosts when that serves more (throughput objective), with the shapes compared.
+// hosts when that serves more (throughput objective), with the shapes compared. The throughput
+// objective with --strategy auto also plans routed serving and keeps it when it serves more;
+// --strategy routed plans only that.
 Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
-                  const PlanRequest& request, const Clock& clock);
+                  const PlanRequest& request, const Clock& clock,
+                  const RoutedRequest& routed = {});
 
 // End-to-end time per request of each shape: every single host that holds the model, the plan
 // over all candidates, and prefill on host P with decode on host D, the KV cache streamed over

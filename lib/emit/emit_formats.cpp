@@ -17,6 +17,7 @@
 #include "lib/emit/mpi_hostfiles.hpp"
 #include "lib/emit/nccl_env.hpp"
 #include "lib/emit/ray_cluster.hpp"
+#include "lib/emit/routing_table.hpp"
 #include "lib/emit/setup_commands.hpp"
 #include "lib/emit/torchrun_launch.hpp"
 #include "lib/emit/vllm_launch.hpp"
@@ -54,6 +55,10 @@ bool over_thunderbolt(const EmitInput& in) {
   std::string t = build_launch_layout(in).transport;
   return t == "thunderbolt" || t == "rdma";
 }
+
+std::string routing(const EmitInput& in) { return write_routing_table(in.plan); }
+
+bool routed(const EmitInput& in) { return in.plan && in.plan->routing.has_value(); }
 
 // Ray's file names the ssh user; without one it is left out of `emit all`.
 bool ssh_user_known(const EmitInput& in) {
@@ -110,6 +115,10 @@ const std::vector<EmitFormat>& emit_formats() {
       {"ansible-inventory",
        "Ansible YAML inventory: hosts with their variables, groups head, workers and by OS",
        write_ansible_inventory, "inventory.yaml"},
+      {"routing",
+       "routed plans: the routing table (entry hosts, next hosts with weights) as JSON for a "
+       "request scheduler (needs --plan)",
+       routing, "routing.json", true, routed},
   };
   return table;
 }

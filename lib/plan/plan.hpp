@@ -148,6 +148,32 @@ struct ShapeInfo {
   bool chosen = false;
 };
 
+// Routed serving (--strategy routed): every host's layer range and the tokens/s it carries, and
+// the flow on every link used, which a request scheduler follows as weights.
+struct RoutedHostInfo {
+  std::string host;
+  int layer_start = 0;  // [start, end)
+  int layer_end = 0;
+  double capacity = 0;  // tokens/s its table gives for its range (with the LM head if it ends)
+  double flow = 0;      // tokens/s it carries
+  double entry = 0;     // of which requests entering at the first layer here
+  double exit = 0;      // of which tokens leaving the last layer here
+  std::string table;    // where its table came from: "cost model", "profile host NAME", ...
+};
+struct RoutedLinkInfo {
+  std::string from, to;
+  double flow = 0;      // tokens/s
+  double capacity = 0;  // bandwidth over one token's activations
+};
+struct RoutingInfo {
+  int streams = 1;  // concurrent streams per host the tables are for
+  std::vector<RoutedHostInfo> hosts;
+  std::vector<RoutedLinkInfo> links;
+  bool optimal = false;
+  std::string proof;
+  int64_t nodes = 0;
+};
+
 struct Plan {
   std::string model_name;
   std::string quantization;
@@ -175,6 +201,7 @@ struct Plan {
   std::vector<ReplicaInfo> replicas;  // two or more when the hosts are split into copies
   std::vector<ShapeInfo> shapes;      // prefill/decode shapes compared, the chosen one marked
   int64_t output_tokens = 0;          // with shapes: tokens generated per request
+  std::optional<RoutingInfo> routing;  // --strategy routed
 };
 
 }  // namespace meshplan

@@ -41,6 +41,51 @@ ClusterPrint read_made_for(const DocNode& node) {
   return p;
 }
 
+double read_flow(const DocNode& n, const char* key) {
+  const DocNode& v = n.at(key);
+  const double x = v.as_number();
+  if (!(x >= 0 && x < 1e300)) v.fail("expected tokens/s, 0 or more");
+  return x;
+}
+
+// The "routing" object of a routed plan (plan_serving.cpp writes it).
+RoutingInfo read_routing(const DocNode& node) {
+  node.require_object();
+  RoutingInfo r;
+  if (auto* s = node.find("streams_per_host")) r.streams = static_cast<int>(s->as_int());
+  for (const DocNode& h : node.at("hosts").require_array().items()) {
+    h.require_object();
+    RoutedHostInfo x;
+    x.host = h.at("host").as_string();
+    const auto& l = h.at("layers").require_array().items();
+    if (l.size() != 2) h.at("layers").fail("expected layers as [start, end)");
+    x.layer_start = static_cast<int>(l[0].as_int());
+    x.layer_end = static_cast<int>(l[1].as_int());
+    if (x.layer_start < 0 || x.layer_end <= x.layer_start)
+      h.at("layers").fail("expected 0 <= start < end");
+    x.flow = read_flow(h, "flow_tokens_per_s");
+    x.entry = read_flow(h, "entry_tokens_per_s");
+    x.exit = read_flow(h, "exit_tokens_per_s");
+    if (auto* c = h.find("capacity_tokens_per_s")) x.capacity = c->as_number();
+    r.hosts.push_back(x);
+  }
+  for (const DocNode& l : node.at("links").require_array().items()) {
+    l.require_object();
+    RoutedLinkInfo x;
+    x.from = l.at("from").as_string();
+    x.to = l.at("to").as_string();
+    x.flow = read_flow(l, "flow_tokens_per_s");
+    auto known = [&](const std::string& name) {
+      return std::any_of(r.hosts.begin(), r.hosts.end(),
+                         [&](const RoutedHostInfo& h) { return h.host == name; });
+    };
+    if (!known(x.from)) l.at("from").fail("expected a host of the routing's hosts");
+    if (!known(x.to)) l.at("to").fail("expected a host of the routing's hosts");
+    r.links.push_back(x);
+  }
+  return r;
+}
+
 }  // namespace
 
 PlanRanks read_plan_ranks(const DocNode& root) {
@@ -52,6 +97,7 @@ PlanRanks read_plan_ranks(const DocNode& root) {
   if (auto* s = root.find("strategy"); s && s->is_string()) out.strategy = s->text();
   if (auto* t = root.find("transport"); t && t->is_string()) out.transport = t->text();
   if (auto* m = root.find("made_for")) out.made_for = read_made_for(*m);
+  if (auto* r = root.find("routing")) out.routing = read_routing(*r);
   const DocNode& ranks = root.at("ranks").require_array();
   if (ranks.items().empty()) ranks.fail("expected at least one rank");
   for (size_t i = 0; i < ranks.items().size(); ++i) {

@@ -8,6 +8,7 @@
 
 #include "lib/cluster/cluster_print.hpp"
 #include "lib/core/document.hpp"
+#include "lib/plan/plan.hpp"
 
 namespace meshplan {
 
@@ -26,6 +27,7 @@ struct PlanRanks {
   std::string transport;  // "rdma", "thunderbolt", "network", "local", "" when absent
   std::optional<ClusterPrint> made_for;  // the hardware it was made for, when recorded
   std::vector<PlanRank> ranks;           // in rank order
+  std::optional<RoutingInfo> routing;    // routed plans: hosts' flows and the links' flows
   std::vector<std::string> hosts() const;
 };
 

@@ -98,11 +98,20 @@ std::string render_plan(const Plan& plan) {
         out += fmt::format("  rank {} {}: {}\n", r.rank, r.host, line);
   }
   const Prediction& p = plan.predicted;
-  out += fmt::format(
-      "\nPredicted: {:.1f} tokens/s decode ({} per token), TTFT {} for a {}-token prompt\n",
-      p.decode_tokens_per_s, format_duration(p.token_latency_s), format_duration(p.ttft_s),
-      plan.prompt);
-  if (plan.strategy == "pipeline") {
+  if (plan.routing) {
+    // Routed serving predicts the flow; one stream's pace is that of the slowest chain it may take.
+    out += fmt::format(
+        "\nPredicted: {:.1f} tokens/s per stream on the slowest chain ({} per token), {} streams "
+        "per host\n",
+        p.decode_tokens_per_s, format_duration(p.token_latency_s), plan.routing->streams);
+  } else {
+    out += fmt::format(
+        "\nPredicted: {:.1f} tokens/s decode ({} per token), TTFT {} for a {}-token prompt\n",
+        p.decode_tokens_per_s, format_duration(p.token_latency_s), format_duration(p.ttft_s),
+        plan.prompt);
+  }
+  if (plan.routing) {
+  } else if (plan.strategy == "pipeline") {
     out +=
         fmt::format("Token time: stages {} + LM head {} + hops {}\n", format_duration(p.stages_s),
                     format_duration(p.head_s), format_duration(p.hops_s));

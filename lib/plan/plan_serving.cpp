@@ -80,6 +80,31 @@ void add_serving_json(const Plan& plan, ojson& j) {
     j["output_tokens"] = plan.output_tokens;
     j["shapes"] = ss;
   }
+  if (plan.routing) {
+    const RoutingInfo& r = *plan.routing;
+    ojson x;
+    x["streams_per_host"] = r.streams;
+    ojson hosts = ojson::array();
+    for (const RoutedHostInfo& h : r.hosts)
+      hosts.push_back(ojson{{"host", h.host},
+                            {"layers", ojson::array({h.layer_start, h.layer_end})},
+                            {"capacity_tokens_per_s", tps(h.capacity)},
+                            {"flow_tokens_per_s", tps(h.flow)},
+                            {"entry_tokens_per_s", tps(h.entry)},
+                            {"exit_tokens_per_s", tps(h.exit)},
+                            {"table", h.table}});
+    x["hosts"] = hosts;
+    ojson links = ojson::array();
+    for (const RoutedLinkInfo& l : r.links)
+      links.push_back(ojson{{"from", l.from},
+                            {"to", l.to},
+                            {"flow_tokens_per_s", tps(l.flow)},
+                            {"capacity_tokens_per_s", tps(l.capacity)}});
+    x["links"] = links;
+    x["optimal"] = r.optimal;
+    x["proof"] = r.proof;
+    j["routing"] = x;
+  }
 }
 
 std::string render_serving(const Plan& plan) {
@@ -93,6 +118,15 @@ std::string render_serving(const Plan& plan) {
         s.aggregate_tokens_per_s, format_gib(s.kv_bytes), s.max_concurrency, s.bound_by);
     out += fmt::format("Upper bound: {:.1f} tokens/s in all ({})\n", s.bound_aggregate_tokens_per_s,
                        s.bound_method);
+  }
+  if (plan.routing) {
+    for (const RoutedHostInfo& h : plan.routing->hosts)
+      out += fmt::format("Routed {}: layers {}-{}, {:.1f} of {:.1f} tokens/s ({})\n", h.host,
+                         h.layer_start, h.layer_end - 1, h.flow, h.capacity, h.table);
+    for (const RoutedLinkInfo& l : plan.routing->links)
+      out += fmt::format("Route {} -> {}: {:.1f} tokens/s\n", l.from, l.to, l.flow);
+    out += fmt::format("Routing {}: {}\n", plan.routing->optimal ? "optimal" : "not proven optimal",
+                       plan.routing->proof);
   }
   for (size_t i = 0; i < plan.replicas.size(); ++i) {
     const ReplicaInfo& r = plan.replicas[i];

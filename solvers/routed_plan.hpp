@@ -1,0 +1,36 @@
+// `plan --strategy routed` (issue 19): each candidate host holds one range of layers (or is left
+// out) and requests are routed through any chain of hosts whose ranges join, for the most
+// aggregate tokens/s (the maximum flow, solvers/routed_search.hpp). Host tables come from
+// `--profile` or the cost model at the plan's streams per host.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster.hpp"
+#include "lib/core/clock.hpp"
+#include "lib/models/model.hpp"
+#include "lib/plan/plan.hpp"
+#include "solvers/plan_request.hpp"
+#include "solvers/routed_flow.hpp"
+#include "solvers/throughput_profile.hpp"
+
+namespace meshplan {
+
+struct RoutedRequest {
+  std::optional<ThroughputProfile> profile;
+  std::string profile_where;  // the file, for messages
+  std::string model_id;       // what the user named with -m, matched against the profile's model
+  double time_limit_s = 1.5;
+};
+
+// Streams per host tried when --concurrency is not given.
+inline constexpr int kRoutedMaxStreams = 256;
+
+// The routed plan. Throws a failure when no host holds a layer, or no layout reaches the last
+// layer.
+Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
+                 const PlanRequest& request, const RoutedRequest& routed, const Clock& clock);
+
+}  // namespace meshplan
