@@ -17,9 +17,12 @@ struct Built {
   std::vector<HostTable> tables;
 };
 
-// Fewer layers when a host also holds the embedding or the LM head: what they take, in layers.
-int layers_lost(double bytes, double per_layer) {
-  return per_layer > 0 ? static_cast<int>(std::ceil(bytes / per_layer - 1e-9)) : 0;
+// The most layers a host holds beside `extra` bytes (embedding, LM head), at most its table's
+// length: a measured table's length is what the host held without them.
+int layers_beside(const HostFigures& h, double extra, double per_layer, int table_length) {
+  if (per_layer <= 0) return table_length;
+  const double fit = std::floor((h.usable_bytes - extra) / per_layer);
+  return static_cast<int>(std::clamp(fit, 0.0, static_cast<double>(table_length)));
 }
 
 Built build(const Cluster& cluster, const PlanningProblem& problem, const ModelDesc& model,
@@ -44,9 +47,9 @@ Built build(const Cluster& cluster, const PlanningProblem& problem, const ModelD
     h.table = b.tables[i].tokens_per_s;
     h.head_s = head_seconds_per_token(in.hosts[i], model, streams);
     const int K = static_cast<int>(h.table.size());
-    h.max_with_first = std::max(0, K - layers_lost(embedding, per_layer));
-    h.max_with_last = std::max(0, K - layers_lost(head, per_layer));
-    h.max_with_both = std::max(0, K - layers_lost(embedding + head, per_layer));
+    h.max_with_first = layers_beside(in.hosts[i], embedding, per_layer, K);
+    h.max_with_last = layers_beside(in.hosts[i], head, per_layer, K);
+    h.max_with_both = layers_beside(in.hosts[i], embedding + head, per_layer, K);
     b.instance.hosts.push_back(std::move(h));
   }
   const size_t n = in.size();

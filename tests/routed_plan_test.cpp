@@ -1,0 +1,165 @@
+// `plan --strategy routed`, `--profile` and `emit routing` through the real binary.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "tests/test_support.hpp"
+
+namespace meshplan {
+namespace {
+
+using nlohmann::json;
+using namespace meshplan::testing;
+
+const std::string kFive = source_path("examples/clusters/ethernet-5-node.yaml");
+const std::string kAir = source_path("examples/clusters/studio-air-fabric.yaml");
+
+// Flow is conserved at every host: what enters (requests at the first layer, tokens from other
+// hosts) is what it carries, and what it carries leaves (to other hosts, or done at the last).
+void expect_conserved(const json& routing, double aggregate) {
+  std::map<std::string, double> in, out;
+  double entered = 0, exited = 0;
+  for (const auto& l : routing["links"]) {
+    out[l["from"]] += l["flow_tokens_per_s"].get<double>();
+    in[l["to"]] += l["flow_tokens_per_s"].get<double>();
+    EXPECT_LE(l["flow_tokens_per_s"].get<double>(), l["capacity_tokens_per_s"].get<double>() + 0.01);
+  }
+  for (const auto& h : routing["hosts"]) {
+    const std::string name = h["host"];
+    const double flow = h["flow_tokens_per_s"], entry = h["entry_tokens_per_s"],
+                 exit = h["exit_tokens_per_s"];
+    EXPECT_NEAR(entry + in[name], flow, 0.01) << name;
+    EXPECT_NEAR(out[name] + exit, flow, 0.01) << name;
+    EXPECT_LE(flow, h["capacity_tokens_per_s"].get<double>() + 0.01) << name;
+    entered += entry;
+    exited += exit;
+  }
+  EXPECT_NEAR(entered, aggregate, 0.01);
+  EXPECT_NEAR(exited, aggregate, 0.01);
+}
+
+TEST(RoutedPlan, FlowIsConservedAndBeatsItsBaselines) {
+  RunResult r = run_meshplan(
+      {"plan", "-c", kFive, "-m", "llama-3.3-70b-4bit", "--strategy", "routed",
+       "--concurrency", "4", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json p = json::parse(r.out);
+  EXPECT_EQ(p["strategy"], "routed");
+  const double aggregate = p["serving"]["aggregate_tokens_per_s"];
+  EXPECT_GT(aggregate, 0);
+  EXPECT_EQ(p["serving"]["concurrency"], 4);
+  EXPECT_GE(p["serving"]["bound"]["aggregate_tokens_per_s"].get<double>(), aggregate);
+  expect_conserved(p["routing"], aggregate);
+  // Ranges of the hosts cover every layer.
+  std::vector<int> cover(80, 0);
+  for (const auto& h : p["routing"]["hosts"])
+    for (int l = h["layers"][0]; l < h["layers"][1].get<int>(); ++l)
+      ++cover[static_cast<size_t>(l)];
+  for (int c : cover)
+    EXPECT_GE(c, 1);
+  int baselines = 0;
+  for (const auto& b : p["baselines"])
+    if (b["solver"] == "routed-single-pipeline" || b["solver"] == "routed-disjoint-replicas") {
+      ++baselines;
+      EXPECT_GE(aggregate, b["decode_tokens_per_s"].get<double>() - 0.01);
+    }
+  EXPECT_EQ(baselines, 2);
+}
+
+std::string write_profile(const std::string& text) {
+  std::string path = temp_dir() + "/profile.yaml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(RoutedPlan, ProfileTablesReplaceTheCostModel) {
+  // Each Studio holds at most 16 of the 32 layers: the two must split, and the first host (which
+  // pays no LM head) carries exactly its table's entry for its range.
+  std::string table_a = "[", table_b = "[";
+  for (int k = 1; k <= 16; ++k) {
+    table_a += (k > 1 ? ", " : "") + std::to_string(1000 - 10 * k);
+    table_b += (k > 1 ? ", " : "") + std::to_string(2000 - 10 * k);
+  }
+  std::string path = write_profile("model: llama-3.1-8b-4bit\nhosts:\n  studio-a:\n    "
+                                   "tokens_per_s: " + table_a + "]\n  studio-b:\n    tokens_per_s: " +
+                                   table_b + "]\n");
+  RunResult r = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.1-8b-4bit", "--strategy",
+                              "routed", "--profile", path, "--concurrency", "8", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json p = json::parse(r.out);
+  const auto& hosts = p["routing"]["hosts"];
+  ASSERT_EQ(hosts.size(), 2u);
+  EXPECT_EQ(hosts[0]["layers"][0], 0);
+  EXPECT_EQ(hosts[0]["layers"][1], 16);
+  EXPECT_EQ(hosts[1]["layers"][1], 32);
+  EXPECT_TRUE(hosts[0]["table"].get<std::string>().starts_with("profile host"));
+  const std::string first = hosts[0]["host"];
+  const double expected = first == "studio-a" ? 1000 - 160 : 2000 - 160;
+  EXPECT_NEAR(hosts[0]["capacity_tokens_per_s"].get<double>(), expected, 0.01);
+  const double aggregate = p["serving"]["aggregate_tokens_per_s"];
+  EXPECT_NEAR(aggregate,
+              std::min(hosts[0]["capacity_tokens_per_s"].get<double>(),
+                       hosts[1]["capacity_tokens_per_s"].get<double>()),
+              0.01);
+  EXPECT_TRUE(p["routing"]["optimal"].get<bool>());
+}
+
+TEST(RoutedPlan, ProfileErrors) {
+  std::string path = write_profile("model: llama-3.3-70b-4bit\nhosts:\n  studio-a:\n    "
+                                   "tokens_per_s: [10]\n");
+  RunResult other = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.1-8b-4bit", "--strategy",
+                                  "routed", "--profile", path});
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("llama-3.3-70b-4bit"), std::string::npos) << other.err;
+  RunResult latency = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.3-70b-4bit", "--profile",
+                                    path, "--objective", "latency"});
+  EXPECT_EQ(latency.exit_code, 2);
+  EXPECT_NE(latency.err.find("--profile"), std::string::npos) << latency.err;
+  RunResult routed_latency = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.3-70b-4bit",
+                                           "--strategy", "routed", "--objective", "latency"});
+  EXPECT_EQ(routed_latency.exit_code, 2);
+}
+
+TEST(RoutedPlan, EmitRoutingWeightsFollowTheFlow) {
+  std::string dir = temp_dir();
+  RunResult plan = run_meshplan({"plan", "-c", kFive, "-m", "llama-3.3-70b-4bit", "--strategy",
+                                 "routed", "--concurrency", "8", "-o", dir + "/plan.json"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  RunResult r = run_meshplan({"emit", "routing", "-c", kFive, "--plan", dir + "/plan.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json t = json::parse(r.out);
+  EXPECT_EQ(t["schema"], "meshplan.routing/1");
+  double entry = 0;
+  for (const auto& e : t["entry"])
+    entry += e["weight"].get<double>();
+  EXPECT_NEAR(entry, 1, 1e-5);
+  for (const auto& h : t["hosts"]) {
+    double w = h["exit"];
+    for (const auto& n : h["next"])
+      w += n["weight"].get<double>();
+    EXPECT_NEAR(w, 1, 1e-5) << h["host"];
+  }
+  // A plan that is not routed has no routing table: exit 1, saying how to make one.
+  RunResult p2 = run_meshplan({"plan", "-c", kFive, "-m", "llama-3.3-70b-4bit", "-o",
+                               dir + "/pipeline.json"});
+  ASSERT_EQ(p2.exit_code, 0) << p2.err;
+  RunResult none = run_meshplan({"emit", "routing", "-c", kFive, "--plan", dir + "/pipeline.json"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("--strategy routed"), std::string::npos) << none.err;
+}
+
+TEST(RoutedPlan, AutoThroughputComparesRouted) {
+  RunResult r = run_meshplan({"plan", "-c", kFive, "-m", "llama-3.3-70b-4bit", "--objective",
+                              "throughput", "--concurrency", "4", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json p = json::parse(r.out);
+  bool seen = p["strategy"] == "routed";
+  for (const auto& a : p["alternatives"])
+    seen = seen || a["strategy"] == "routed";
+  EXPECT_TRUE(seen);
+}
+
+}  // namespace
+}  // namespace meshplan
