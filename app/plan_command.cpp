@@ -204,6 +204,7 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
     routed.profile_where = o.profile;
   }
   routed.model_id = o.model;
+  routed.consider_in_auto = true;
   if (!o.expert_load.empty()) {
     request.expert_load = parse_expert_load(read_input(ctx, o.expert_load), o.expert_load, model);
   }

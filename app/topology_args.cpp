@@ -24,7 +24,7 @@ CheckOptions check_options_for(const std::string& backend, const std::optional<P
   o.backend = backend_for_plan(backend, plan);
   if (plan) {
     o.hosts = plan->hosts();
-    o.fixed_order = true;
+    o.fixed_order = !plan->routing;  // a routed plan's ranks are not a ring
   }
   return o;
 }

@@ -36,6 +36,18 @@ enum Role { kSkip, kMiddle, kFirst, kLast, kBoth };
 
 }  // namespace
 
+std::vector<double> bound_table(const RoutedHost& h, int layers) {
+  const size_t L = static_cast<size_t>(std::max(0, layers));
+  std::vector<double> t(h.table.begin(), h.table.begin() + std::min(h.table.size(), L));
+  if (L > 0 && t.size() == L) {
+    if (layers > h.max_with_both)
+      t.pop_back();
+    else
+      t.back() = with_head(h, t.back());
+  }
+  return t;
+}
+
 LayerWork::LayerWork(const std::vector<double>& table) {
   std::vector<std::pair<double, int>> e;
   for (size_t k = 0; k < table.size(); ++k)
@@ -62,14 +74,18 @@ double LayerWork::per_flow(double flow) const {
 RoutedBound routed_upper_bound(const RoutedInstance& in) {
   std::vector<LayerWork> work;
   double hi = 0, entry = 0, exit = 0, compute = 0;
-  const size_t L = static_cast<size_t>(in.layers);
   for (const RoutedHost& h : in.hosts) {
-    std::vector<double> t(h.table.begin(), h.table.begin() + std::min(h.table.size(), L));
+    std::vector<double> t = bound_table(h, in.layers);
     work.emplace_back(t);
     double best_first = 0, best_last = 0, best_kt = 0;
     for (size_t k = 1; k <= t.size(); ++k) {
       hi = std::max(hi, t[k - 1]);
       best_kt = std::max(best_kt, k * t[k - 1]);
+      if (static_cast<int>(k) == in.layers) {  // the whole model: already with head and memory
+        best_first = std::max(best_first, t[k - 1]);
+        best_last = std::max(best_last, t[k - 1]);
+        continue;
+      }
       if (static_cast<int>(k) <= h.max_with_first) best_first = std::max(best_first, t[k - 1]);
       if (static_cast<int>(k) <= h.max_with_last)
         best_last = std::max(best_last, with_head(h, t[k - 1]));
@@ -209,21 +225,37 @@ Chains best_pipeline(const RoutedInstance& in, const std::vector<bool>& allowed)
 }
 
 Chains greedy_replicas(const RoutedInstance& in) {
-  std::vector<bool> allowed(in.hosts.size(), true);
-  Chains out;
-  out.layout.assign(in.hosts.size(), {});
-  for (;;) {
-    Chains c = best_pipeline(in, allowed);
-    if (c.tokens_per_s <= 0) break;
-    for (size_t i = 0; i < in.hosts.size(); ++i)
-      if (c.layout[i].used()) {
-        out.layout[i] = c.layout[i];
-        allowed[i] = false;
-      }
-    ++out.chains;
-  }
-  out.tokens_per_s = routed_max_flow(in, out.layout).total;
-  return out;
+  const size_t n = in.hosts.size();
+  // Replicas taken one by one, each the best pipeline of the hosts left; first either from all
+  // hosts, or with every host that holds the whole model alone as its own copy.
+  auto take = [&](bool singles_first) {
+    std::vector<bool> allowed(n, true);
+    Chains out;
+    out.layout.assign(n, {});
+    auto add = [&](const Chains& c) {
+      for (size_t i = 0; i < n; ++i)
+        if (c.layout[i].used()) {
+          out.layout[i] = c.layout[i];
+          allowed[i] = false;
+        }
+      ++out.chains;
+    };
+    for (size_t i = 0; i < n && singles_first; ++i) {
+      std::vector<bool> one(n, false);
+      one[i] = true;
+      Chains c = best_pipeline(in, one);
+      if (c.tokens_per_s > 0) add(c);
+    }
+    for (;;) {
+      Chains c = best_pipeline(in, allowed);
+      if (c.tokens_per_s <= 0) break;
+      add(c);
+    }
+    out.tokens_per_s = routed_max_flow(in, out.layout).total;
+    return out;
+  };
+  Chains a = take(false), b = take(true);
+  return b.tokens_per_s > a.tokens_per_s ? b : a;
 }
 
 }  // namespace meshplan

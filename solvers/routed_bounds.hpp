@@ -25,6 +25,10 @@ class LayerWork {
   std::vector<double> suffix_kt_;  // most k * t(k) among entries from i on (t < F)
 };
 
+// A host's table as the bounds see it: at most `layers` entries, and holding every layer means
+// holding the embedding and LM head too, so that entry pays the head and the memory beside both.
+std::vector<double> bound_table(const RoutedHost& host, int layers);
+
 struct RoutedBound {
   double tokens_per_s = 0;
   std::string method;
@@ -46,7 +50,8 @@ struct Chains {
 // otherwise the layout found is measured on the real links.
 Chains best_pipeline(const RoutedInstance& instance, const std::vector<bool>& allowed);
 
-// Disjoint replicas: the best pipeline of the hosts left, taken again and again while one fits.
+// Disjoint replicas: the best pipeline of the hosts left, taken again and again while one fits,
+// starting from all hosts or from every host that holds the whole model alone (the better).
 Chains greedy_replicas(const RoutedInstance& instance);
 
 }  // namespace meshplan

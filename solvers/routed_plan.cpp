@@ -200,10 +200,10 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   const double chain_s = slowest_chain_s(ri, s.layout, s.flow, streams);
   plan.predicted.token_latency_s = chain_s;
   plan.predicted.decode_tokens_per_s = chain_s > 0 ? 1 / chain_s : 0;
-  plan.predicted.bottleneck = "the hosts' tables: the flow is limited by the cut " +
-                              std::string(s.flow.total >= s.bound.tokens_per_s * (1 - 1e-9)
-                                              ? "that meets the upper bound"
-                                              : "the search found");
+  plan.predicted.bottleneck =
+      "the hosts' tables: the flow is limited by the cut " +
+      std::string(s.flow.total >= s.bound.tokens_per_s * (1 - 1e-9) ? "that meets the upper bound"
+                                                                    : "the search found");
   ServingInfo sv;
   sv.objective = "throughput";
   sv.min_stream_tps = request.min_stream_tps;
@@ -243,10 +243,9 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
                   h.overhead_s, h.usable_rule,  false,       ""};
     info.used = std::find(used.begin(), used.end(), i) != used.end();
     if (!info.used)
-      info.left_out = ri.hosts[i].table.empty()
-                          ? fmt::format("holds no layer at {} streams ({})", streams,
-                                        b.tables[i].source)
-                          : "no range for it raises the flow";
+      info.left_out = ri.hosts[i].table.empty() ? fmt::format("holds no layer at {} streams ({})",
+                                                              streams, b.tables[i].source)
+                                                : "no range for it raises the flow";
     plan.hosts.push_back(info);
   }
   std::vector<std::string> out;

@@ -23,6 +23,9 @@ struct RoutedRequest {
   std::string profile_where;  // the file, for messages
   std::string model_id;       // what the user named with -m, matched against the profile's model
   double time_limit_s = 1.5;
+  // --strategy auto with --objective throughput also plans routed serving (over two hosts or
+  // more) and keeps it when it serves more. Off for callers that plan groups (workloads).
+  bool consider_in_auto = false;
 };
 
 // Streams per host tried when --concurrency is not given.

@@ -47,7 +47,7 @@ class Search {
         }
       const auto& t = in.hosts[i].table;
       std::vector<double> capped(t.begin(), t.begin() + std::min(t.size(), L));
-      g.work = LayerWork(capped);
+      g.work = LayerWork(bound_table(in.hosts[i], in.layers));
       for (size_t k = 1; k <= capped.size(); ++k)
         g.lengths.push_back(static_cast<int>(k));
       std::stable_sort(g.lengths.begin(), g.lengths.end(), [&](int a, int b) {

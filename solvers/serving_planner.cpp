@@ -56,12 +56,22 @@ void consider_routed(Plan& plan, const Cluster& cluster, const Catalog& catalog,
     const double mine = plan.serving->aggregate_tokens_per_s;
     const double theirs = r.serving->aggregate_tokens_per_s;
     if (theirs > mine * 1.000001) {
-      alt = {plan.strategy, true, 0, mine, plan.backend, hosts_of(plan),
+      alt = {plan.strategy,
+             true,
+             0,
+             mine,
+             plan.backend,
+             hosts_of(plan),
              fmt::format("{:.1f} tokens/s in all against {:.1f} routed", mine, theirs)};
       r.alternatives = plan.alternatives;
       plan = std::move(r);
     } else {
-      alt = {"routed", true, 0, theirs, "none", hosts_of(r),
+      alt = {"routed",
+             true,
+             0,
+             theirs,
+             "none",
+             hosts_of(r),
              fmt::format("{:.1f} tokens/s in all against {:.1f}", theirs, mine)};
     }
   } catch (const Error& e) {
@@ -123,7 +133,8 @@ void apply_serving(Plan& plan, const ModelDesc& model, const PlanRequest& reques
 
 Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
                   const PlanRequest& request, const Clock& clock, const RoutedRequest& routed) {
-  if (request.strategy == "routed") return plan_routed(cluster, catalog, model, request, routed, clock);
+  if (request.strategy == "routed")
+    return plan_routed(cluster, catalog, model, request, routed, clock);
   Plan plan = plan_model(cluster, catalog, model, request, clock);
   apply_serving(plan, model, request);
   const bool throughput = objective_of(request) == "throughput";
@@ -179,7 +190,9 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
         b->speedup = plan.serving->aggregate_tokens_per_s / b->decode_tokens_per_s;
       plan.baselines.push_back(*b);
     }
-    if (request.strategy == "auto") consider_routed(plan, cluster, catalog, model, request, routed, clock);
+    const size_t candidates = request.hosts.empty() ? cluster.hosts.size() : request.hosts.size();
+    if (request.strategy == "auto" && routed.consider_in_auto && candidates >= 2)
+      consider_routed(plan, cluster, catalog, model, request, routed, clock);
   }
 
   if (plan.hosts.size() >= 2) {

@@ -37,8 +37,7 @@ void apply_serving(Plan& plan, const ModelDesc& model, const PlanRequest& reques
 // objective with --strategy auto also plans routed serving and keeps it when it serves more;
 // --strategy routed plans only that.
 Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
-                  const PlanRequest& request, const Clock& clock,
-                  const RoutedRequest& routed = {});
+                  const PlanRequest& request, const Clock& clock, const RoutedRequest& routed = {});
 
 // End-to-end time per request of each shape: every single host that holds the model, the plan
 // over all candidates, and prefill on host P with decode on host D, the KV cache streamed over

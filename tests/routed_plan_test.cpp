@@ -24,7 +24,8 @@ void expect_conserved(const json& routing, double aggregate) {
   for (const auto& l : routing["links"]) {
     out[l["from"]] += l["flow_tokens_per_s"].get<double>();
     in[l["to"]] += l["flow_tokens_per_s"].get<double>();
-    EXPECT_LE(l["flow_tokens_per_s"].get<double>(), l["capacity_tokens_per_s"].get<double>() + 0.01);
+    EXPECT_LE(l["flow_tokens_per_s"].get<double>(),
+              l["capacity_tokens_per_s"].get<double>() + 0.01);
   }
   for (const auto& h : routing["hosts"]) {
     const std::string name = h["host"];
@@ -41,9 +42,8 @@ void expect_conserved(const json& routing, double aggregate) {
 }
 
 TEST(RoutedPlan, FlowIsConservedAndBeatsItsBaselines) {
-  RunResult r = run_meshplan(
-      {"plan", "-c", kFive, "-m", "llama-3.3-70b-4bit", "--strategy", "routed",
-       "--concurrency", "4", "--json"});
+  RunResult r = run_meshplan({"plan", "-c", kFive, "-m", "llama-3.3-70b-4bit", "--strategy",
+                              "routed", "--concurrency", "4", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json p = json::parse(r.out);
   EXPECT_EQ(p["strategy"], "routed");
@@ -82,11 +82,12 @@ TEST(RoutedPlan, ProfileTablesReplaceTheCostModel) {
     table_a += (k > 1 ? ", " : "") + std::to_string(1000 - 10 * k);
     table_b += (k > 1 ? ", " : "") + std::to_string(2000 - 10 * k);
   }
-  std::string path = write_profile("model: llama-3.1-8b-4bit\nhosts:\n  studio-a:\n    "
-                                   "tokens_per_s: " + table_a + "]\n  studio-b:\n    tokens_per_s: " +
-                                   table_b + "]\n");
-  RunResult r = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.1-8b-4bit", "--strategy",
-                              "routed", "--profile", path, "--concurrency", "8", "--json"});
+  std::string path = write_profile(
+      "model: llama-3.1-8b-4bit\nhosts:\n  studio-a:\n    "
+      "tokens_per_s: " +
+      table_a + "]\n  studio-b:\n    tokens_per_s: " + table_b + "]\n");
+  RunResult r = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.1-8b-4bit", "--strategy", "routed",
+                              "--profile", path, "--concurrency", "8", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json p = json::parse(r.out);
   const auto& hosts = p["routing"]["hosts"];
@@ -107,10 +108,11 @@ TEST(RoutedPlan, ProfileTablesReplaceTheCostModel) {
 }
 
 TEST(RoutedPlan, ProfileErrors) {
-  std::string path = write_profile("model: llama-3.3-70b-4bit\nhosts:\n  studio-a:\n    "
-                                   "tokens_per_s: [10]\n");
-  RunResult other = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.1-8b-4bit", "--strategy",
-                                  "routed", "--profile", path});
+  std::string path = write_profile(
+      "model: llama-3.3-70b-4bit\nhosts:\n  studio-a:\n    "
+      "tokens_per_s: [10]\n");
+  RunResult other = run_meshplan(
+      {"plan", "-c", kAir, "-m", "llama-3.1-8b-4bit", "--strategy", "routed", "--profile", path});
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_NE(other.err.find("llama-3.3-70b-4bit"), std::string::npos) << other.err;
   RunResult latency = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.3-70b-4bit", "--profile",
@@ -141,9 +143,24 @@ TEST(RoutedPlan, EmitRoutingWeightsFollowTheFlow) {
       w += n["weight"].get<double>();
     EXPECT_NEAR(w, 1, 1e-5) << h["host"];
   }
+  // The drawing shows each host's range and an arrow per link that carries tokens.
+  json plan_json = json::parse(read_text(dir + "/plan.json"));
+  RunResult d = run_meshplan({"dot", "-c", kFive, "--plan", dir + "/plan.json"});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  size_t arrows = 0;
+  for (size_t at = d.out.find("dir=forward"); at != std::string::npos;
+       at = d.out.find("dir=forward", at + 1))
+    ++arrows;
+  EXPECT_EQ(arrows, plan_json["routing"]["links"].size());
+  for (const auto& h : plan_json["routing"]["hosts"])
+    EXPECT_NE(d.out.find("layers [" + std::to_string(h["layers"][0].get<int>()) + ", " +
+                         std::to_string(h["layers"][1].get<int>()) + ")"),
+              std::string::npos)
+        << h["host"];
+
   // A plan that is not routed has no routing table: exit 1, saying how to make one.
-  RunResult p2 = run_meshplan({"plan", "-c", kFive, "-m", "llama-3.3-70b-4bit", "-o",
-                               dir + "/pipeline.json"});
+  RunResult p2 =
+      run_meshplan({"plan", "-c", kFive, "-m", "llama-3.3-70b-4bit", "-o", dir + "/pipeline.json"});
   ASSERT_EQ(p2.exit_code, 0) << p2.err;
   RunResult none = run_meshplan({"emit", "routing", "-c", kFive, "--plan", dir + "/pipeline.json"});
   EXPECT_EQ(none.exit_code, 1);

@@ -90,6 +90,17 @@ std::string write_cluster_dot_artifact(const EmitInput& in) {
     const PlanRanks& plan = *in.plan;
     for (const auto& r : plan.ranks)
       o.host_notes[r.host] = rank_note(plan, r);
+    if (plan.routing) {
+      // Routed: each host's range and the tokens/s it carries; arrows for the flow between hosts.
+      for (const RoutedHostInfo& h : plan.routing->hosts) {
+        std::string note =
+            fmt::format("layers [{}, {}): {:.1f} tokens/s", h.layer_start, h.layer_end, h.flow);
+        if (h.entry > 0) note += fmt::format("\n{:.1f} enter here", h.entry);
+        o.host_notes[h.host] = note;
+      }
+      for (const RoutedLinkInfo& l : plan.routing->links)
+        o.flows.push_back({l.from, l.to, fmt::format("{:.1f} tokens/s", l.flow)});
+    }
     o.dim_unnoted = true;
     if (!plan.strategy.empty())
       o.title = fmt::format("{}: {} plan over {}{}", name, plan.strategy,

@@ -118,6 +118,10 @@ std::string write_cluster_dot(const Cluster& cluster, const LinkGraph& graph, co
         fmt::format("  {} -- {} [label={}, color=red, fontcolor=red, style=dashed, penwidth=2];\n",
                     dot_quote(m.a.host), dot_quote(m.b.host), dot_quote(label));
   }
+  for (const auto& f : o.flows)
+    body +=
+        fmt::format("  {} -- {} [label={}, dir=forward, color=blue, fontcolor=blue, penwidth=2];\n",
+                    dot_quote(f.from), dot_quote(f.to), dot_quote(f.label));
   std::string title = o.title.empty() ? cluster.name : o.title;
   return render_template("cluster.dot",
                          {{"id", dot_quote(cluster.name.empty() ? "cluster" : cluster.name)},

@@ -20,6 +20,11 @@ struct DotOptions {
   std::map<std::string, std::string>
       host_notes;            // host -> extra label line, e.g. "rank 0: layers [0, 31)"
   bool dim_unnoted = false;  // grey out hosts without a note (not in the plan)
+  // Routed plans: tokens/s passed from one host to the next, drawn as blue arrows.
+  struct Flow {
+    std::string from, to, label;
+  };
+  std::vector<Flow> flows;
 };
 
 std::string write_cluster_dot(const Cluster& cluster, const LinkGraph& graph,

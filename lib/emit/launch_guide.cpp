@@ -88,6 +88,24 @@ std::string render_launch_guide(const EmitInput& in,
 std::map<std::string, std::string> emit_all(const EmitInput& in) {
   require_plan(in, "emit all", "it writes the artifacts of one plan");
   std::map<std::string, std::string> files;
+  if (in.plan->routing) {
+    // A routed plan is served by one engine per host on its layer range, with a scheduler that
+    // follows the routing table; the launchers of one model split over ranks do not apply.
+    for (const EmitFormat& f : emit_formats())
+      if (f.name == "routing" || f.name == "dot" || f.name == "ansible-inventory")
+        files[std::string(f.file)] = f.write(in);
+    std::string guide = "# Launching this routed plan\n\n";
+    for (const RoutedHostInfo& h : in.plan->routing->hosts)
+      guide += fmt::format("* {}: layers [{}, {}), {:.1f} tokens/s\n", h.host, h.layer_start,
+                           h.layer_end, h.flow);
+    guide +=
+        "\nStart on each host an engine that serves its layer range, then have the request "
+        "scheduler send requests to the `entry` hosts of routing.json by weight and pass each "
+        "token on to a `next` host by weight (README \"Routed serving\"). inventory.yaml lists "
+        "the hosts for Ansible; cluster.dot draws the ranges and the flows.\n";
+    files["LAUNCH.md"] = guide;
+    return files;
+  }
   for (const EmitFormat& f : emit_formats())
     if (!f.applies || f.applies(in)) files[std::string(f.file)] = f.write(in);
   files["LAUNCH.md"] = render_launch_guide(in, files);

@@ -12,7 +12,9 @@ ojson weight(double part, double whole) {
   return json_number(whole > 0 ? std::round(part / whole * 1e6) / 1e6 : 0.0);
 }
 
-ojson tokens(double v) { return json_number(std::round(v * 1000) / 1000); }
+ojson tokens(double v) {
+  return json_number(std::round(v * 1000) / 1000);
+}
 
 }  // namespace
 

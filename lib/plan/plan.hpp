@@ -198,9 +198,9 @@ struct Plan {
   ClusterPrint cluster;         // the hardware the plan was made for (its hosts, their links)
   // Serving, present only when asked for (--concurrency, --objective, --workload, long prompts).
   std::optional<ServingInfo> serving;
-  std::vector<ReplicaInfo> replicas;  // two or more when the hosts are split into copies
-  std::vector<ShapeInfo> shapes;      // prefill/decode shapes compared, the chosen one marked
-  int64_t output_tokens = 0;          // with shapes: tokens generated per request
+  std::vector<ReplicaInfo> replicas;   // two or more when the hosts are split into copies
+  std::vector<ShapeInfo> shapes;       // prefill/decode shapes compared, the chosen one marked
+  int64_t output_tokens = 0;           // with shapes: tokens generated per request
   std::optional<RoutingInfo> routing;  // --strategy routed
 };
 

@@ -47,8 +47,7 @@ void report(benchmark::State& state, const RoutedSolution& s) {
 }
 
 void BM_Routed10HostsOf2Kinds60Layers(benchmark::State& state) {
-  RoutedInstance in =
-      cluster(60, {{kind("l4", 2600, 20, 1), 4}, {kind("t4", 1300, 12, 2), 6}});
+  RoutedInstance in = cluster(60, {{kind("l4", 2600, 20, 1), 4}, {kind("t4", 1300, 12, 2), 6}});
   RoutedOptions options;
   options.time_limit_s = 2;
   RoutedSolution s;
