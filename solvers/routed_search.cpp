@@ -4,24 +4,12 @@
 
 #include <algorithm>
 
+#include "solvers/routed_stages.hpp"
+
 namespace meshplan {
 namespace {
 
 constexpr double kBetter = 1 + 1e-9;  // a layout must beat the best by this much to count
-
-bool same_host(const RoutedInstance& in, size_t a, size_t b) {
-  const RoutedHost &x = in.hosts[a], &y = in.hosts[b];
-  if (x.table != y.table || x.head_s != y.head_s || x.max_with_first != y.max_with_first ||
-      x.max_with_last != y.max_with_last || x.max_with_both != y.max_with_both)
-    return false;
-  if (in.link.empty()) return true;
-  if (in.link[a][b] != in.link[b][a]) return false;
-  for (size_t k = 0; k < in.hosts.size(); ++k) {
-    if (k == a || k == b) continue;
-    if (in.link[a][k] != in.link[b][k] || in.link[k][a] != in.link[k][b]) return false;
-  }
-  return true;
-}
 
 struct Group {
   std::vector<size_t> members;  // hosts, placed in this order
@@ -35,16 +23,11 @@ class Search {
   Search(const RoutedInstance& in, const RoutedOptions& options, const Clock& clock)
       : in_(in), options_(options), clock_(clock), cur_(in.hosts.size()) {
     deadline_ = clock.now_seconds() + options.time_limit_s;
-    std::vector<bool> grouped(in.hosts.size(), false);
     const size_t L = static_cast<size_t>(in.layers);
-    for (size_t i = 0; i < in.hosts.size(); ++i) {
-      if (grouped[i]) continue;
+    for (std::vector<size_t>& members : interchangeable_hosts(in)) {
       Group g;
-      for (size_t j = i; j < in.hosts.size(); ++j)
-        if (!grouped[j] && same_host(in, i, j)) {
-          grouped[j] = true;
-          g.members.push_back(j);
-        }
+      g.members = std::move(members);
+      const size_t i = g.members.front();
       const auto& t = in.hosts[i].table;
       std::vector<double> capped(t.begin(), t.begin() + std::min(t.size(), L));
       g.work = LayerWork(bound_table(in.hosts[i], in.layers));
@@ -166,10 +149,17 @@ RoutedSolution solve_routed(const RoutedInstance& in, const RoutedOptions& optio
   out.bound = routed_upper_bound(in);
   out.pipeline = best_pipeline(in, std::vector<bool>(in.hosts.size(), true));
   out.replicas = greedy_replicas(in);
+  const auto groups = interchangeable_hosts(in);
+  out.stages = best_stage_layout(in, groups);
+  if (out.stages.tokens_per_s <= 0) {
+    const double low = std::max(out.pipeline.tokens_per_s, out.replicas.tokens_per_s);
+    out.stages = best_kind_stages(in, groups, low, out.bound.tokens_per_s);
+  }
 
   Search search(in, options, clock);
   search.start_from(out.pipeline.tokens_per_s, out.pipeline.layout);
   search.start_from(out.replicas.tokens_per_s, out.replicas.layout);
+  search.start_from(out.stages.tokens_per_s, out.stages.layout);
   const bool at_bound = [&] { return search.best() >= out.bound.tokens_per_s * (1 - 1e-9); }();
   if (!at_bound && in.layers > 0 && !in.hosts.empty()) search.run();
   out.layout = search.best_layout();

@@ -1,12 +1,13 @@
 // The routed layout with the highest flow (issue 19): each host gets one range of layers or is
-// left out. Starts from the best single pipeline and the disjoint replicas, then searches layouts
-// by branch and bound, sweeping the layer boundaries from the first layer to the last: at each
-// point where some host's range ends, which hosts start there and with how many layers. Hosts
-// with the same table, memory limits and links are one group, so the search never tries two
-// layouts that differ only by swapping them. Two bounds prune: the flow of the part placed so far
-// (routed_max_flow with a cut), and the layer work the open and unplaced hosts can still do. A
-// search that ends inside its time proves its layout optimal; so does a layout that meets the
-// upper bound.
+// left out. Starts from the best single pipeline, the disjoint replicas and the best stage layout
+// (solvers/routed_stages.hpp), then searches layouts
+// (and from the best stage layout, where hosts are of few kinds) by branch and bound, sweeping the
+// layer boundaries from the first layer to the last: at each point where some host's range ends,
+// which hosts start there and with how many layers. Hosts with the same table, memory limits and
+// links are one group, so the search never tries two layouts that differ only by swapping them. Two
+// bounds prune: the flow of the part placed so far (routed_max_flow with a cut), and the layer work
+// the open and unplaced hosts can still do. A search that ends inside its time proves its layout
+// optimal; so does a layout that meets the upper bound.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +33,7 @@ struct RoutedSolution {
   std::string proof;  // how optimality was shown, or why not
   Chains pipeline;    // baselines on the same tables
   Chains replicas;
+  Chains stages;      // the best stage layout (solvers/routed_stages.hpp), when computed
   int64_t nodes = 0;  // layouts and partial layouts the search visited
   double solve_s = 0;
   int groups = 0;  // hosts that differ in table, memory or links
