@@ -102,6 +102,50 @@ RoutedBound routed_upper_bound(const RoutedInstance& in) {
       "flow: flow x layers <= sum over hosts of max_k k x min(t(k), flow) (the compute bound, "
       "sum of max_k k x t(k) over the layers, is {:.1f})",
       in.layers, in.layers > 0 ? compute / in.layers : 0.0);
+  // The LM head: every token leaves through a host that also spends head_s on it, time it cannot
+  // spend on layers. A host busy with k layers at t(k) does k t(k) layer passes a second; one
+  // whose exit flow is e loses a share e * head_s of that. So flow x layers + (the least such
+  // loss over exits summing to the flow) <= the sum of the hosts' best k t(k).
+  {
+    struct Exit {
+      double cost, cap;
+    };
+    std::vector<Exit> exits;
+    double work = 0;
+    for (const RoutedHost& h : in.hosts) {
+      double best = 0, cap = 0;
+      for (size_t k = 1; k <= h.table.size() && static_cast<int>(k) <= in.layers; ++k) {
+        const bool whole = static_cast<int>(k) == in.layers;
+        if (whole && in.layers > h.max_with_both) continue;
+        best = std::max(best, static_cast<double>(k) * h.table[k - 1]);
+        if (whole || static_cast<int>(k) <= h.max_with_last)
+          cap = std::max(cap, with_head(h, h.table[k - 1]));
+      }
+      work += best;
+      exits.push_back({best * h.head_s, cap});
+    }
+    std::sort(exits.begin(), exits.end(), [](auto& a, auto& b) { return a.cost < b.cost; });
+    auto fits = [&](double f) {
+      double loss = 0, left = f;
+      for (const Exit& e : exits) {
+        const double take = std::min(left, e.cap);
+        loss += take * e.cost;
+        left -= take;
+      }
+      return left <= 1e-12 * f && f * in.layers + loss <= work * (1 + 1e-12);
+    };
+    double lo = 0, hi2 = b.tokens_per_s;
+    if (!fits(hi2)) {
+      for (int it = 0; it < 100 && hi2 - lo > 1e-12 * hi2; ++it) {
+        const double mid = (lo + hi2) / 2;
+        (fits(mid) ? lo : hi2) = mid;
+      }
+      b.tokens_per_s = lo;
+      b.method =
+          "every token passes each layer once and the LM head once: flow x layers + the head's "
+          "time on the exit hosts, in layer passes, <= the sum over hosts of max_k k x t(k)";
+    }
+  }
   if (entry < b.tokens_per_s) {
     b.tokens_per_s = entry;
     b.method = "what the hosts able to hold the first layer can take in";
@@ -227,8 +271,10 @@ Chains best_pipeline(const RoutedInstance& in, const std::vector<bool>& allowed)
 Chains greedy_replicas(const RoutedInstance& in) {
   const size_t n = in.hosts.size();
   // Replicas taken one by one, each the best pipeline of the hosts left; first either from all
-  // hosts, or with every host that holds the whole model alone as its own copy.
-  auto take = [&](bool singles_first) {
+  // hosts, or with every host that holds the whole model alone as its own copy, or with chains
+  // of hosts of one kind (the same table).
+  auto take = [&](int first) {
+    const bool singles_first = first == 1, kinds_first = first == 2;
     std::vector<bool> allowed(n, true);
     Chains out;
     out.layout.assign(n, {});
@@ -246,6 +292,18 @@ Chains greedy_replicas(const RoutedInstance& in) {
       Chains c = best_pipeline(in, one);
       if (c.tokens_per_s > 0) add(c);
     }
+    // Hosts with the same table in chains of their own.
+    for (size_t i = 0; i < n && kinds_first; ++i) {
+      for (;;) {
+        std::vector<bool> same(n, false);
+        for (size_t j = 0; j < n; ++j)
+          same[j] = allowed[j] && in.hosts[j].table == in.hosts[i].table;
+        if (!same[i]) break;
+        Chains c = best_pipeline(in, same);
+        if (c.tokens_per_s <= 0) break;
+        add(c);
+      }
+    }
     for (;;) {
       Chains c = best_pipeline(in, allowed);
       if (c.tokens_per_s <= 0) break;
@@ -254,8 +312,12 @@ Chains greedy_replicas(const RoutedInstance& in) {
     out.tokens_per_s = routed_max_flow(in, out.layout).total;
     return out;
   };
-  Chains a = take(false), b = take(true);
-  return b.tokens_per_s > a.tokens_per_s ? b : a;
+  Chains best = take(0);
+  for (int first : {1, 2}) {
+    Chains c = take(first);
+    if (c.tokens_per_s > best.tokens_per_s) best = c;
+  }
+  return best;
 }
 
 }  // namespace meshplan

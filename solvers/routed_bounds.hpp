@@ -51,7 +51,8 @@ struct Chains {
 Chains best_pipeline(const RoutedInstance& instance, const std::vector<bool>& allowed);
 
 // Disjoint replicas: the best pipeline of the hosts left, taken again and again while one fits,
-// starting from all hosts or from every host that holds the whole model alone (the better).
+// starting from all hosts, from every host that holds the whole model alone, or from chains of
+// hosts of one kind (the best of the three).
 Chains greedy_replicas(const RoutedInstance& instance);
 
 }  // namespace meshplan
