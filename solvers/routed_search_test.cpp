@@ -146,7 +146,8 @@ TEST(RoutedSearch, EqualsBruteForceOnRandomClusters) {
     std::uniform_real_distribution<double> speed(1, 100);
     for (int i = 0; i < n; ++i) {
       RoutedHost h;
-      h.name = "h" + std::to_string(i);
+      h.name = "h";
+      h.name += std::to_string(i);
       const int len = std::uniform_int_distribution<int>(1, L)(rng);
       for (int k = 0; k < len; ++k)
         h.table.push_back(std::round(speed(rng)));  // neither rising nor falling
