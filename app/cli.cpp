@@ -30,6 +30,7 @@ Examples:
   meshplan plan -c cluster.json -m qwen3-235b-a22b-8bit -o plan.json
   meshplan emit mlx-hostfile -c cluster.json --plan plan.json -o hosts.json
   meshplan setup -c cluster.json                     # interface commands per host
+  meshplan setup -c cluster.json --apply             # run them over SSH (undo: teardown --apply)
   meshplan models deepseek-v3.1-4bit
   meshplan chips
 )";
@@ -66,7 +67,7 @@ void require_known_command(const CLI::App& app, int argc, char** argv) {
 
 constexpr const char* kFooter =
     R"(Exit codes: 0 ok; 1 check failed or plan infeasible; 2 bad usage or bad input file;
-3 one or more hosts could not be probed; 70 internal error.
+3 a host could not be probed or configured; 70 internal error.
 Run `meshplan COMMAND --help` for the options and examples of a command.)";
 
 }  // namespace
@@ -94,6 +95,7 @@ int run_cli(int argc, char** argv) {
     add_dot_command(app, ctx);
     add_emit_command(app, ctx);
     add_setup_command(app, ctx);
+    add_teardown_command(app, ctx);
     add_discover_command(app, ctx);
     add_profile_command(app, ctx);
     app.formatter(std::make_shared<CommandListFormatter>());

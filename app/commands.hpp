@@ -29,6 +29,7 @@ void add_check_command(CLI::App& app, AppContext& ctx);
 void add_dot_command(CLI::App& app, AppContext& ctx);
 void add_emit_command(CLI::App& app, AppContext& ctx);
 void add_setup_command(CLI::App& app, AppContext& ctx);
+void add_teardown_command(CLI::App& app, AppContext& ctx);
 void add_discover_command(CLI::App& app, AppContext& ctx);
 void add_profile_command(CLI::App& app, AppContext& ctx);
 

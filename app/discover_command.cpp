@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "app/commands.hpp"
+#include "app/ssh_args.hpp"
 #include "lib/cluster/cluster_writer.hpp"
 #include "lib/core/error.hpp"
 #include "lib/discovery/discovery.hpp"
@@ -24,8 +25,7 @@ struct DiscoverOptions {
   std::string hosts;
   std::string inventory;
   std::string output = "-";
-  SshOptions ssh;
-  std::string policy = "strict";
+  SshArgs ssh;
   int jobs = 16;
   bool ignore_unreachable = false;
   bool json = true;
@@ -83,8 +83,8 @@ std::vector<HostTarget> collect_targets(const DiscoverOptions& o, AppContext& ct
   // --user and --port fill in what a target leaves out, so that the cluster file's `ssh` records
   // how each host was reached.
   for (auto& t : targets) {
-    if (t.user.empty() && !o.ssh.user.empty()) t.user = o.ssh.user;
-    if (t.port == 0) t.port = o.ssh.port;
+    if (t.user.empty() && !o.ssh.ssh.user.empty()) t.user = o.ssh.ssh.user;
+    if (t.port == 0) t.port = o.ssh.ssh.port;
   }
   return targets;
 }
@@ -103,11 +103,7 @@ int run_discover(const DiscoverOptions& o, AppContext& ctx) {
   if (!o.replay.empty() && !o.record.empty())
     throw input_error("--record and --replay cannot be combined");
   if (o.jobs < 1) throw input_error("--jobs {}: expected at least 1", o.jobs);
-  if (o.ssh.port < 0 || o.ssh.port > 65535)
-    throw input_error("--port {}: expected 1-65535", o.ssh.port);
-  if (!o.ssh.user.empty() && !valid_ssh_word(o.ssh.user))
-    throw input_error(
-        "--user {}: expected letters, digits, '.', '_' or '-' (not starting with '-')", o.ssh.user);
+  check_ssh_args(o.ssh);
   std::vector<HostTarget> targets = collect_targets(o, ctx);
 
   std::unique_ptr<RemoteExecutor> executor;
@@ -121,12 +117,7 @@ int run_discover(const DiscoverOptions& o, AppContext& ctx) {
     }
     source = std::make_unique<ReplayProbeSource>(ctx.fs, o.replay);
   } else {
-    SshOptions ssh = o.ssh;
-    // ~/.ssh follows $HOME, as the shell's ~ does (libssh alone would use the account's home).
-    if (const char* home = std::getenv("HOME"); home && *home)
-      ssh.ssh_dir = std::string(home) + "/.ssh";
-    ssh.policy = o.policy == "accept-new" ? HostKeyPolicy::kAcceptNew : HostKeyPolicy::kStrict;
-    executor = std::make_unique<LibsshExecutor>(ssh);
+    executor = make_ssh_executor(o.ssh);
     source = std::make_unique<RemoteProbeSource>(*executor);
   }
 
@@ -196,23 +187,7 @@ void add_discover_command(CLI::App& app, AppContext& ctx) {
                   "Write the cluster file (JSON) here, atomically; - for stdout")
       ->capture_default_str();
   sub->add_flag("--json", o->json, "Print the cluster file as JSON (the default and only form)");
-  sub->add_option("--user", o->ssh.user,
-                  "SSH user for hosts without user@ (default: ssh config, then you)");
-  sub->add_option("--port", o->ssh.port,
-                  "SSH port for hosts without :port (default: ssh config, then 22)");
-  sub->add_option("--identity", o->ssh.identity,
-                  "Private key to try first (then ssh-agent and the config's keys)");
-  sub->add_option("--ssh-config", o->ssh.config_file,
-                  "ssh config file (default: ~/.ssh/config and /etc/ssh/ssh_config)");
-  sub->add_option("--known-hosts", o->ssh.known_hosts,
-                  "known_hosts file (default: ~/.ssh/known_hosts)");
-  sub->add_option("--host-key-policy", o->policy,
-                  "strict: refuse unknown keys; accept-new: record them")
-      ->check(CLI::IsMember({"strict", "accept-new"}))
-      ->capture_default_str();
-  sub->add_option("--timeout", o->ssh.timeout_s,
-                  "Seconds for connecting, and for each probe command")
-      ->capture_default_str();
+  add_ssh_options(sub, o->ssh, "Seconds for connecting, and for each probe command");
   sub->add_option("--jobs", o->jobs, "Hosts probed at the same time")->capture_default_str();
   sub->add_flag("--ignore-unreachable", o->ignore_unreachable,
                 "Write the hosts that worked even when others failed (the exit code is still 3)");

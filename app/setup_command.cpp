@@ -1,5 +1,6 @@
 #include <memory>
 
+#include "app/apply_args.hpp"
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
 #include "lib/core/error.hpp"
@@ -13,7 +14,7 @@ struct SetupArgs {
   std::string backend = "auto";
   std::string host;
   std::string plan;
-  bool apply = false;
+  ApplyArgs apply;
 };
 
 constexpr const char* kSetupHelp =
@@ -24,22 +25,28 @@ Examples:
   meshplan setup -c cluster.json --backend ring
   meshplan setup -c cluster.json --host m3-ultra-2 | ssh m3-ultra-2 sh
   meshplan setup -c cluster.json --plan plan.json
+  meshplan setup -c cluster.json --dry-run           # read each host, print what would run
+  meshplan setup -c cluster.json --apply             # run it; the undo script is cluster.undo.sh
+  meshplan setup -c cluster.json --apply --undo ~/undo-mesh.sh --ssh-config ./ssh_config
 
 Per host, the commands mlx.distributed_config would run: take the Thunderbolt Bridge down, give
 each cable's interface its own /30 (192.168.0.0/16, ranges already in use skipped) and route the
 peer through it. The backend is checked first; an invalid one exits 1 with its problems. The
-settings do not survive a restart; `meshplan emit teardown` prints the commands that undo them.
+settings do not survive a restart; `meshplan teardown` prints (or, with --apply, runs) the commands
+that undo them. Direct cables between Linux hosts get the same /30s with `ip link` and `ip addr`.
 With --plan, the plan's backend and hosts are used, and each Mac that holds more than macOS wires
-for the GPU by default also gets its `sudo sysctl iogpu.wired_limit_mb=N` line.
---apply (running them over SSH) is not available yet.)";
+for the GPU by default also gets its `sudo sysctl iogpu.wired_limit_mb=N` line (printed only).
+
+--apply runs them over SSH, every host at once: it reads each host's interfaces first and runs
+only what differs (a second run changes nothing and says so), as root or with `sudo -n` (a host
+where sudo wants a password is named with the sudoers line to add, and nothing changes anywhere).
+It refuses to touch the interface that carries the SSH session or the default route. Before the
+first change it writes the undo script (--undo FILE, default beside the cluster file). When a host
+fails, its changes and every other host's are put back (unless --keep-partial) and the report says
+per host what was done and undone; the exit code is then 3, as for discover. The SSH options are
+discover's.)";
 
 int run_setup(const SetupArgs& a, AppContext& ctx) {
-  if (a.apply) {
-    throw input_error(
-        "setup --apply is not available yet; print the commands (without --apply) and run each "
-        "host's "
-        "block there, e.g. meshplan setup -c CLUSTER --host HOST | ssh HOST sh");
-  }
   Cluster cluster = read_cluster_arg(ctx, a.cluster);
   auto plan = read_plan_arg(ctx, a.plan);
   TopologyContext topo(cluster, ctx.catalog);
@@ -60,6 +67,15 @@ int run_setup(const SetupArgs& a, AppContext& ctx) {
       ctx.console.data(wired);
       return 0;
     }
+  }
+  if (a.apply.wanted()) {
+    if (!a.host.empty()) {
+      std::erase_if(hosts, [&](const HostSetup& h) { return h.host != a.host; });
+      if (hosts.empty()) throw input_error("--host {}: not a host of {}", a.host, a.cluster);
+    }
+    if (!wired.empty())
+      ctx.console.note("the GPU wired limits are printed, not applied:\n" + wired);
+    return run_apply_command(ctx, cluster, a.cluster, hosts, a.apply, ApplyMode::kSetup);
   }
   if (!a.host.empty()) {
     for (const auto& h : hosts) {
@@ -86,7 +102,7 @@ void add_setup_command(CLI::App& app, AppContext& ctx) {
   sub->add_option("--host", a->host, "Print only this host's commands, one per line");
   sub->add_option("--plan", a->plan,
                   "A plan file: its backend and hosts, and the GPU wired limit each host needs");
-  sub->add_flag("--apply", a->apply, "Run the commands over SSH (not available yet)");
+  add_apply_options(sub, a->apply, ApplyMode::kSetup);
   sub->callback([a, &ctx] { ctx.run = [a, &ctx] { return run_setup(*a, ctx); }; });
 }
 

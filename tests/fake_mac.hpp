@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace meshplan::testing {
 
@@ -15,5 +16,19 @@ void write_fake_mac_commands(const std::string& replay_dir, const std::string& h
 // Replaces (or creates) one fake command with the given shell body.
 void write_fake_command(const std::string& bin_dir, const std::string& name,
                         const std::string& body);
+
+}  // namespace meshplan::testing
+
+namespace meshplan::testing {
+
+// A Mac whose network keeps state in files under `state_dir`, as the real tools would: `ifconfig`
+// (lists; IF up/down; IF inet A netmask M replaces the first address; IF inet A delete),
+// `route change|delete PEER -interface IF`, `netstat -rn -f inet`, `uname` (Darwin), `id` (uid
+// 501, "admin") and `sudo` (runs the command; refuses with -n when state_dir/sudo_password
+// exists). Every changing command is appended to state_dir/log; one listed in state_dir/fail
+// fails. The interfaces start as given: "name up address/mask" ("en0 1 10.0.0.5/255.255.255.0",
+// "en2 1", "bridge0 1"). The default route is through en0.
+void write_stateful_mac(const std::string& bin_dir, const std::string& state_dir,
+                        const std::vector<std::string>& interfaces);
 
 }  // namespace meshplan::testing

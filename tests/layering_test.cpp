@@ -28,6 +28,8 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"topologies", {"lib/core", "lib/cluster", "topologies"}},
       {"solvers", {"lib/core", "lib/cluster", "lib/models", "lib/plan", "topologies", "solvers"}},
       {"lib/emit", {"lib/core", "lib/cluster", "lib/models", "lib/plan", "topologies", "lib/emit"}},
+      {"lib/configure",
+       {"lib/core", "lib/cluster", "lib/discovery", "topologies", "lib/configure"}},
   };
   return table;
 }

@@ -244,12 +244,24 @@ links:
       << r.out;
 }
 
-TEST(topology_cli_test, setup_apply_is_not_available_yet) {
-  auto r = run_meshplan(
-      {"setup", "-c", fixture_path("clusters/mlx_two_hosts_one_cable.json"), "--apply"});
+TEST(topology_cli_test, setup_apply_refuses_unclear_requests_before_any_ssh) {
+  const std::string two = fixture_path("clusters/mlx_two_hosts_one_cable.json");
+  auto r = run_meshplan({"setup", "-c", two, "--apply", "--dry-run"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--apply is not available yet"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--apply and --dry-run cannot be combined"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty());
+  r = run_meshplan({"setup", "-c", "-", "--apply"}, testing::read_text(two));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("say where the undo script goes (--undo FILE)"), std::string::npos) << r.err;
+  r = run_meshplan({"teardown", "-c", two, "--apply", "--port", "70000"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--port 70000: expected 1-65535"), std::string::npos) << r.err;
+  // Without --apply, teardown prints what `emit teardown` prints.
+  auto t = run_meshplan({"teardown", "-c", two});
+  auto e = run_meshplan({"emit", "teardown", "-c", two});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_EQ(t.out, e.out);
+  EXPECT_NE(t.out.find("sudo ifconfig bridge0 up"), std::string::npos) << t.out;
   r = run_meshplan({"setup", "-c", write_temp("chain.yaml", kChain), "--backend", "ring"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("Could not find a full ring"), std::string::npos) << r.err;
@@ -286,7 +298,7 @@ TEST(topology_cli_test, bundled_examples_pick_the_backend_their_cabling_allows) 
 }
 
 TEST(topology_cli_test, help_lists_the_new_commands_with_examples) {
-  for (const char* cmd : {"check", "dot", "emit", "setup"}) {
+  for (const char* cmd : {"check", "dot", "emit", "setup", "teardown"}) {
     auto r = run_meshplan({cmd, "--help"});
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_LT(r.out.find("Examples:"), r.out.find("Options:")) << cmd;

@@ -13,7 +13,7 @@ namespace meshplan {
 enum class ErrorKind {
   kFailed,       // 1: a check failed or a plan is infeasible
   kBadInput,     // 2: bad usage or a bad input file
-  kHostsFailed,  // 3: one or more hosts could not be probed
+  kHostsFailed,  // 3: one or more hosts could not be probed or configured
   kInternal,     // 70: a bug
 };
 

@@ -100,19 +100,23 @@ std::vector<IfconfigInterface> parse_ifconfig(std::string_view text) {
     std::istringstream words(line);
     std::string key;
     words >> key;
-    if (key == "inet" && cur.ipv4.empty()) {
+    if (key == "inet") {
       std::string addr, word;
       words >> addr;
       if (!valid_ipv4(addr)) continue;
-      cur.ipv4 = addr;
+      int prefix = -1;
       while (words >> word) {
         if (word == "netmask") {
           std::string mask;
           words >> mask;
-          int p = netmask_prefix(mask);
-          if (p >= 0) cur.prefix = p;
+          prefix = netmask_prefix(mask);
         }
       }
+      if (cur.ipv4.empty()) {
+        cur.ipv4 = addr;
+        if (prefix >= 0) cur.prefix = prefix;
+      }
+      cur.addresses.push_back(addr + "/" + std::to_string(prefix >= 0 ? prefix : 32));
     } else if (key == "member:") {
       std::string member;
       words >> member;

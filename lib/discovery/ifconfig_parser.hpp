@@ -11,12 +11,13 @@ namespace meshplan {
 
 struct IfconfigInterface {
   std::string name;
-  bool up = false;                   // the UP flag (administratively up)
-  bool active = false;               // "status: active"
-  std::string ipv4;                  // first IPv4 address, if any
-  int prefix = 0;                    // from the netmask
-  double speed_gbps = 0;             // from media, e.g. "10Gbase-T" -> 10; 0 when unknown
-  std::vector<std::string> members;  // bridge members
+  bool up = false;                     // the UP flag (administratively up)
+  bool active = false;                 // "status: active"
+  std::string ipv4;                    // first IPv4 address, if any
+  int prefix = 0;                      // from the netmask
+  double speed_gbps = 0;               // from media, e.g. "10Gbase-T" -> 10; 0 when unknown
+  std::vector<std::string> members;    // bridge members
+  std::vector<std::string> addresses;  // every IPv4 address, "a.b.c.d/p"
 };
 
 // Throws ProbeParseError when no interface header line is found.

@@ -133,10 +133,14 @@ std::vector<LinuxInterface> parse_ip_addr(std::string_view json_text) {
       for (const auto& a : j["addr_info"]) {
         if (!a.is_object() || !a.contains("family") || a["family"] != "inet") continue;
         if (!a.contains("local") || !a["local"].is_string()) continue;
-        i.ipv4 = a["local"].get<std::string>();
-        if (a.contains("prefixlen") && a["prefixlen"].is_number_integer())
-          i.prefix = a["prefixlen"].get<int>();
-        break;
+        int prefix = a.contains("prefixlen") && a["prefixlen"].is_number_integer()
+                         ? a["prefixlen"].get<int>()
+                         : 32;
+        if (i.ipv4.empty()) {
+          i.ipv4 = a["local"].get<std::string>();
+          i.prefix = a.contains("prefixlen") ? prefix : 0;
+        }
+        i.addresses.push_back(a["local"].get<std::string>() + "/" + std::to_string(prefix));
       }
     }
     out.push_back(std::move(i));

@@ -37,7 +37,8 @@ struct LinuxInterface {
   bool up = false;        // the UP flag
   std::string ipv4;       // first IPv4 address
   int prefix = 0;
-  std::string mac;  // "address" of an ether link
+  std::string mac;                     // "address" of an ether link
+  std::vector<std::string> addresses;  // every IPv4 address, "a.b.c.d/p"
 };
 
 // `ip -j addr show` (compact or pretty JSON). Throws ProbeParseError when it is not that JSON.

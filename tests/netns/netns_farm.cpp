@@ -182,7 +182,7 @@ void NetnsFarm::start() {
         << "\nPidFile none\nAuthorizedKeysFile " << dir_ << "/authorized_keys\n"
         << "PasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
         << "PermitRootLogin prohibit-password\nUsePAM no\nStrictModes no\nMaxStartups 100\n"
-        << "SetEnv HOME=" << home() << "\n";
+        << "SetEnv HOME=" << home() << (h.session_env.empty() ? "" : " ") << h.session_env << "\n";
     out.close();
     std::string log = dir_ + "/sshd-" + h.name + ".log";
     pid_t pid = fork();

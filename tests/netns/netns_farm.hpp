@@ -19,6 +19,7 @@ struct NetnsHost {
   std::string address;    // the namespace's management address (sshd listens there)
   std::string root_side;  // the management veth's name in the root namespace
   std::string host_key;
+  std::string session_env;  // more NAME=VALUE for sshd's SetEnv, e.g. a PATH with a wrapped tool
   pid_t pid = -1;
 };
 

@@ -1,0 +1,24 @@
+// The SSH options every command that talks to hosts takes (discover, setup --apply,
+// teardown --apply): user, port, identity, ssh config, known_hosts, host-key policy, timeout.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+
+#include "lib/discovery/libssh_executor.hpp"
+
+namespace meshplan {
+
+struct SshArgs {
+  SshOptions ssh;
+  std::string policy = "strict";
+};
+
+void add_ssh_options(CLI::App* sub, SshArgs& a, const std::string& timeout_help);
+// An input error naming the flag when a value is out of range.
+void check_ssh_args(const SshArgs& a);
+// Checks the values and builds the executor; ~/.ssh follows $HOME.
+std::unique_ptr<LibsshExecutor> make_ssh_executor(const SshArgs& a);
+
+}  // namespace meshplan

@@ -1,0 +1,183 @@
+// setup/teardown --apply over two fake Macs whose ifconfig, route and netstat keep state in
+// files (tests/fake_mac): the whole apply path but the SSH transport.
+#include "lib/configure/apply_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "tests/fake_mac.hpp"
+#include "tests/test_support.hpp"
+
+namespace meshplan {
+namespace {
+
+using testing::read_text;
+using testing::temp_dir;
+
+// Runs the command with /bin/sh and the host's fake tools first in PATH, as sshd would, with
+// SSH_CONNECTION naming the address on en0.
+class FakeMacExecutor : public RemoteExecutor {
+ public:
+  explicit FakeMacExecutor(std::string root) : root_(std::move(root)) {}
+  ExecResult run(const HostTarget& target, const std::string& command,
+                 const std::string& input) override {
+    std::string dir = temp_dir();
+    std::ofstream(dir + "/in") << input;
+    std::string cmd = "env -i PATH='" + root_ + "/" + target.name +
+                      "/bin:/usr/bin:/bin' SSH_CONNECTION='10.0.0.9 50000 10.0.0.5 22' " + command +
+                      " < '" + dir + "/in' > '" + dir + "/out' 2> '" + dir + "/err'";
+    int status = std::system(cmd.c_str());
+    ExecResult r;
+    r.exit_status = WEXITSTATUS(status);
+    r.out = read_text(dir + "/out");
+    r.err = read_text(dir + "/err");
+    return r;
+  }
+
+ private:
+  std::string root_;
+};
+
+class ApplyRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* h : {"mac-1", "mac-2"})
+      testing::write_stateful_mac(root_ + "/" + h + "/bin", state(h),
+                                  {"en0 1 10.0.0.5/255.255.255.0", "en2 1", "bridge0 1"});
+    hosts_ = {mac("mac-1", "192.168.0.1", "192.168.0.2"),
+              mac("mac-2", "192.168.0.2", "192.168.0.1")};
+    targets_ = {parse_target("mac-1", "test"), parse_target("mac-2", "test")};
+  }
+  static HostSetup mac(const std::string& name, const std::string& a, const std::string& b) {
+    HostSetup h;
+    h.host = name;
+    h.links = {{"en2", a, b}};
+    return h;
+  }
+  std::string state(const std::string& host) const { return root_ + "/" + host + "/state"; }
+  std::string log(const std::string& host) const {
+    std::ifstream f(state(host) + "/log");
+    return f ? read_text(state(host) + "/log") : "";
+  }
+  // What an observer sees: ifconfig and the routing table.
+  std::string network(const std::string& host) {
+    HostTarget t = parse_target(host, "test");
+    return exec_.run(t, "sh -c 'ifconfig -a; netstat -rn -f inet'", "").out;
+  }
+  ApplyReport apply(ApplyMode mode, bool keep_partial = false) {
+    ApplyOptions o;
+    o.mode = mode;
+    o.keep_partial = keep_partial;
+    o.before_changes = [this](const std::vector<HostApply>& planned) {
+      undo_ = undo_script(planned, "", "test");
+      logs_at_undo_ = log("mac-1") + log("mac-2");
+    };
+    return run_apply(hosts_, targets_, exec_, o);
+  }
+
+  std::string root_ = temp_dir();
+  std::vector<HostSetup> hosts_;
+  std::vector<HostTarget> targets_;
+  FakeMacExecutor exec_{root_};
+  std::string undo_, logs_at_undo_ = "unset";
+};
+
+TEST_F(ApplyRunnerTest, setup_runs_mlx_commands_once_and_a_second_run_changes_nothing) {
+  ApplyReport r = apply(ApplyMode::kSetup);
+  ASSERT_TRUE(r.ok()) << r.hosts[0].message << r.hosts[1].message;
+  EXPECT_TRUE(r.changed());
+  EXPECT_EQ(logs_at_undo_, "") << "the undo script comes before the first change";
+  EXPECT_EQ(log("mac-1"),
+            "ifconfig bridge0 down\nifconfig en2 inet 192.168.0.1 netmask 255.255.255.252\n"
+            "route change 192.168.0.2 -interface en2\n");
+  EXPECT_NE(network("mac-2").find("inet 192.168.0.2 netmask 255.255.255.252"), std::string::npos);
+
+  std::string before = log("mac-1") + log("mac-2");
+  logs_at_undo_ = "unset";
+  ApplyReport again = apply(ApplyMode::kSetup);
+  EXPECT_TRUE(again.ok());
+  EXPECT_FALSE(again.changed());
+  EXPECT_TRUE(again.hosts[0].steps.empty() && again.hosts[1].steps.empty());
+  EXPECT_EQ(log("mac-1") + log("mac-2"), before);
+  EXPECT_EQ(logs_at_undo_, "unset") << "no undo script is written when nothing changes";
+}
+
+TEST_F(ApplyRunnerTest, teardown_undoes_in_reverse_and_restores_the_network) {
+  std::string original = network("mac-1");
+  ASSERT_TRUE(apply(ApplyMode::kSetup).ok());
+  ApplyReport t = apply(ApplyMode::kTeardown);
+  ASSERT_TRUE(t.ok()) << t.hosts[0].message;
+  EXPECT_EQ(log("mac-1"),
+            "ifconfig bridge0 down\nifconfig en2 inet 192.168.0.1 netmask 255.255.255.252\n"
+            "route change 192.168.0.2 -interface en2\n"
+            "route delete 192.168.0.2 -interface en2\nifconfig en2 inet 192.168.0.1 delete\n"
+            "ifconfig bridge0 up\n");
+  EXPECT_EQ(network("mac-1"), original);
+  EXPECT_FALSE(apply(ApplyMode::kTeardown).changed());
+}
+
+TEST_F(ApplyRunnerTest, a_failing_host_is_put_back_and_so_are_the_others) {
+  std::string original1 = network("mac-1"), original2 = network("mac-2");
+  std::ofstream(state("mac-2") + "/fail") << "route change 192.168.0.1 -interface en2\n";
+  ApplyReport r = apply(ApplyMode::kSetup);
+  ASSERT_FALSE(r.ok());
+  const HostApply& bad = r.hosts[1];
+  EXPECT_EQ(bad.failure, HostFailureKind::kCommandFailed);
+  EXPECT_NE(bad.message.find("`sudo -n route change 192.168.0.1 -interface en2` exited with 1"),
+            std::string::npos)
+      << bad.message;
+  EXPECT_EQ(bad.done, 2u);
+  EXPECT_EQ(bad.undone, 2u);
+  EXPECT_EQ(r.hosts[0].done, 3u);
+  EXPECT_EQ(r.hosts[0].undone, 3u);
+  EXPECT_FALSE(r.changed());
+  EXPECT_EQ(network("mac-1"), original1);
+  EXPECT_EQ(network("mac-2"), original2);
+  // Undone last first.
+  EXPECT_NE(log("mac-1").find("route delete 192.168.0.2 -interface en2\n"
+                              "ifconfig en2 inet 192.168.0.1 delete\nifconfig bridge0 up\n"),
+            std::string::npos)
+      << log("mac-1");
+}
+
+TEST_F(ApplyRunnerTest, keep_partial_leaves_the_other_hosts_configured) {
+  std::ofstream(state("mac-2") + "/fail") << "ifconfig bridge0 down\n";
+  ApplyReport r = apply(ApplyMode::kSetup, /*keep_partial=*/true);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.hosts[0].done, 3u);
+  EXPECT_EQ(r.hosts[0].undone, 0u);
+  EXPECT_EQ(r.hosts[1].done, 0u);
+  EXPECT_TRUE(r.changed());
+  EXPECT_NE(network("mac-1").find("192.168.0.1"), std::string::npos);
+}
+
+TEST_F(ApplyRunnerTest, a_sudo_password_stops_everything_before_any_change) {
+  std::ofstream(state("mac-2") + "/sudo_password") << "";
+  ApplyReport r = apply(ApplyMode::kSetup);
+  EXPECT_TRUE(r.read_failed);
+  EXPECT_EQ(r.hosts[1].failure, HostFailureKind::kAuthRefused);
+  EXPECT_EQ(r.hosts[1].sudoers_line, "admin ALL=(root) NOPASSWD: /sbin/ifconfig, /sbin/route");
+  EXPECT_EQ(log("mac-1") + log("mac-2"), "");
+  EXPECT_EQ(logs_at_undo_, "unset");
+}
+
+TEST_F(ApplyRunnerTest, the_undo_script_puts_back_exactly_what_setup_changed) {
+  std::string original1 = network("mac-1"), original2 = network("mac-2");
+  ASSERT_TRUE(apply(ApplyMode::kSetup).ok());
+  // `ssh DEST /bin/sh -s` becomes the host's shell with its fake tools.
+  std::string bin = temp_dir();
+  testing::write_fake_command(
+      bin, "ssh",
+      "while [ $# -gt 0 ]; do case \"$1\" in -F|-p) shift 2;; -*) shift;; *) break;; esac; done\n"
+      "h=$1; shift\nexec env -i PATH='" +
+          root_ + "'/$h/bin:/usr/bin:/bin \"$@\"\n");
+  std::ofstream(bin + "/undo.sh") << undo_;
+  ASSERT_EQ(std::system(("PATH=" + bin + ":/usr/bin:/bin sh " + bin + "/undo.sh").c_str()), 0);
+  EXPECT_EQ(network("mac-1"), original1);
+  EXPECT_EQ(network("mac-2"), original2);
+}
+
+}  // namespace
+}  // namespace meshplan

@@ -1,0 +1,204 @@
+// `setup --apply` and `teardown --apply` end to end on network namespaces: three hosts, each a
+// namespace with its own sshd; node-1:eth1 - node-2:eth1 and node-2:eth2 - node-3:eth1 are veth
+// cables without addresses. node-3's sshd puts a wrapper `ip` first in PATH that fails on
+// `addr replace` while a marker file exists, to make one host fail halfway.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "lib/core/units.hpp"
+#include "tests/fake_mac.hpp"
+#include "tests/netns/netns_farm.hpp"
+#include "tests/test_support.hpp"
+
+namespace meshplan {
+namespace {
+
+using nlohmann::json;
+using testing::NetnsFarm;
+using testing::read_text;
+using testing::temp_dir;
+
+NetnsFarm* farm = nullptr;
+std::string skip_reason;
+std::string fail_marker;  // while it exists, node-3's `ip addr replace` fails
+
+class FarmEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    skip_reason = NetnsFarm::unavailable_reason();
+    if (!skip_reason.empty()) return;
+    farm = new NetnsFarm();
+    try {
+      for (const char* n : {"node-1", "node-2", "node-3"})
+        farm->add_host(n);
+      farm->add_cable("node-1", "eth1", "node-2", "eth1");
+      farm->add_cable("node-2", "eth2", "node-3", "eth1");
+      std::string real_ip = trim(farm->exec("node-3", "command -v ip"));
+      std::string wrap = farm->dir() + "/wrap";
+      fail_marker = farm->dir() + "/ip-fails";
+      testing::write_fake_command(
+          wrap, "ip",
+          "case \"$*\" in *'addr replace'*) if [ -f '" + fail_marker +
+              "' ]; then echo 'RTNETLINK answers: Operation not permitted' >&2; exit 2; fi;; "
+              "esac\nexec " +
+              real_ip + " \"$@\"\n");
+      farm->host("node-3").session_env =
+          "PATH=" + wrap + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+      farm->start();
+    } catch (...) {
+      farm->stop();
+      throw;
+    }
+  }
+  void TearDown() override {
+    if (farm) farm->stop();
+    delete farm;
+    farm = nullptr;
+  }
+};
+
+const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new FarmEnvironment);
+
+#define REQUIRE_FARM()                                     \
+  do {                                                     \
+    if (!skip_reason.empty()) GTEST_SKIP() << skip_reason; \
+    ASSERT_NE(farm, nullptr);                              \
+  } while (0)
+
+testing::RunResult meshplan(std::vector<std::string> args) {
+  args.insert(args.end(), {"--ssh-config", farm->write_ssh_config(), "--known-hosts",
+                           farm->write_known_hosts()});
+  return testing::run_meshplan(args, "", {"HOME=" + farm->home(), "SSH_AUTH_SOCK="});
+}
+
+// Every interface of every host: name, UP or not, IPv4 addresses.
+std::string network_state() {
+  std::string out;
+  for (const auto& h : farm->hosts()) {
+    for (const auto& i : json::parse(farm->exec(h.name, "ip -j addr show"))) {
+      bool up = false;
+      for (const auto& f : i["flags"])
+        up = up || f == "UP";
+      out += h.name + " " + i["ifname"].get<std::string>() + (up ? " up" : " down");
+      for (const auto& a : i.value("addr_info", json::array()))
+        if (a["family"] == "inet")
+          out +=
+              " " + a["local"].get<std::string>() + "/" + std::to_string(a["prefixlen"].get<int>());
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+// The /30 address on a host's interface, "" when none.
+std::string address_on(const std::string& host, const std::string& iface) {
+  json j = json::parse(farm->exec(host, "ip -j addr show dev " + iface));
+  for (const auto& a : j[0].value("addr_info", json::array()))
+    if (a["family"] == "inet" && a["prefixlen"] == 30) return a["local"];
+  return "";
+}
+
+class NetnsApplyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_FARM();
+    std::filesystem::remove(fail_marker);
+    static std::string discovered;
+    if (discovered.empty()) {
+      discovered = temp_dir() + "/cluster.json";
+      auto r = meshplan({"discover", "node-[1-3]", "-o", discovered});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+    cluster_ = discovered;
+    original_ = network_state();
+  }
+  void TearDown() override {
+    if (!farm) return;
+    std::filesystem::remove(fail_marker);
+    meshplan({"teardown", "-c", cluster_, "--apply"});
+  }
+  std::string cluster_, original_;
+};
+
+TEST_F(NetnsApplyTest, apply_configures_every_cable_once_and_teardown_restores_the_hosts) {
+  std::string undo = temp_dir() + "/undo.sh";
+  auto r = meshplan({"setup", "-c", cluster_, "--apply", "--undo", undo});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("node-1: changed: 192.168.0."), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("wrote the undo script " + undo), std::string::npos) << r.err;
+  EXPECT_NE(read_text(undo).find("ip addr del 192.168.0."), std::string::npos);
+
+  // Every cable: both ends have their /30, and each end answers a ping from the other.
+  for (auto [a, ia, b, ib] : std::vector<std::array<std::string, 4>>{
+           {"node-1", "eth1", "node-2", "eth1"}, {"node-2", "eth2", "node-3", "eth1"}}) {
+    std::string pa = address_on(a, ia), pb = address_on(b, ib);
+    ASSERT_FALSE(pa.empty() || pb.empty()) << network_state();
+    EXPECT_EQ(farm->exec_status(a, "ping -c 1 -W 2 " + pb + " >/dev/null"), 0) << a << " -> " << pb;
+    EXPECT_EQ(farm->exec_status(b, "ping -c 1 -W 2 " + pa + " >/dev/null"), 0) << b << " -> " << pa;
+  }
+  std::string configured = network_state();
+  std::string undo_text = read_text(undo);
+
+  auto again = meshplan({"setup", "-c", cluster_, "--apply", "--undo", undo});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("no change: every host is as setup leaves it"), std::string::npos)
+      << again.err;
+  EXPECT_NE(again.out.find("node-3: already as planned"), std::string::npos) << again.out;
+  EXPECT_EQ(network_state(), configured);
+  EXPECT_EQ(read_text(undo), undo_text) << "a run that changes nothing keeps the undo script";
+
+  auto down = meshplan({"teardown", "-c", cluster_, "--apply"});
+  ASSERT_EQ(down.exit_code, 0) << down.err;
+  EXPECT_EQ(network_state(), original_);
+  auto down_again = meshplan({"teardown", "-c", cluster_, "--apply"});
+  EXPECT_EQ(down_again.exit_code, 0);
+  EXPECT_NE(down_again.err.find("no change"), std::string::npos) << down_again.err;
+}
+
+TEST_F(NetnsApplyTest, dry_run_prints_what_would_run_and_changes_nothing) {
+  auto r = meshplan({"setup", "-c", cluster_, "--dry-run"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("# node-2\nip addr replace 192.168.0."), std::string::npos) << r.out;
+  EXPECT_EQ(network_state(), original_);
+}
+
+TEST_F(NetnsApplyTest, a_host_whose_ip_fails_halfway_makes_the_others_roll_back) {
+  std::ofstream(fail_marker) << "";
+  std::string undo = temp_dir() + "/undo.sh";
+  auto r = meshplan({"setup", "-c", cluster_, "--apply", "--undo", undo});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("the hosts changed are put back"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("node-3: command failed: `ip addr replace 192.168.0."), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("RTNETLINK answers: Operation not permitted"), std::string::npos);
+  EXPECT_NE(r.err.find("node-1: changed, then put back because another host failed"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(network_state(), original_);
+
+  // --keep-partial: node-1 and node-2 keep their addresses; the report says what stays.
+  auto k = meshplan({"setup", "-c", cluster_, "--apply", "--undo", undo, "--keep-partial"});
+  EXPECT_EQ(k.exit_code, 3);
+  EXPECT_NE(k.err.find("STILL CHANGED"), std::string::npos) << k.err;
+  EXPECT_FALSE(address_on("node-1", "eth1").empty());
+  EXPECT_TRUE(address_on("node-3", "eth1").empty());
+}
+
+TEST_F(NetnsApplyTest, an_unreachable_host_stops_the_run_before_any_change) {
+  std::string cluster = temp_dir() + "/bad.json";
+  json c = json::parse(read_text(cluster_));
+  for (auto& h : c["hosts"])
+    if (h["name"] == "node-2") h["ssh"] = "root@127.0.0.1:1";
+  std::ofstream(cluster) << c.dump(2);
+  auto r = meshplan({"setup", "-c", cluster, "--apply", "--timeout", "3"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("nothing was changed on any host"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("node-2 (root@127.0.0.1:1): unreachable"), std::string::npos) << r.err;
+  EXPECT_EQ(network_state(), original_);
+}
+
+}  // namespace
+}  // namespace meshplan
