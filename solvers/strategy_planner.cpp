@@ -210,6 +210,29 @@ void note_rejected(Plan& chosen, const std::vector<Outcome>& outcomes, const Bac
     chosen.notes.push_back(fmt::format("RDMA cables are not used: {}", fmt::join(blocked, "; ")));
 }
 
+// Cables between the plan's hosts whose figures were measured (check --live --measure) are used
+// instead of the catalog's defaults for their kind; the plan says so.
+void note_measured_links(Plan& plan, const Cluster& cluster) {
+  auto used = [&](const std::string& host) {
+    for (const HostInfo& h : plan.hosts)
+      if (h.name == host) return h.used;
+    return false;
+  };
+  std::vector<std::string> links;
+  for (const Cable& c : cluster.cables) {
+    if (c.measured.empty() || !used(c.a.host) || !used(c.b.host)) continue;
+    std::string figures;
+    if (c.latency_us) figures = fmt::format("latency {:.1f} us", *c.latency_us);
+    if (c.bandwidth_gbps)
+      figures += fmt::format("{}{:.1f} Gb/s", figures.empty() ? "" : ", ", *c.bandwidth_gbps);
+    links.push_back(
+        fmt::format("{} - {} {} (measured {})", c.a.host, c.b.host, figures, c.measured));
+  }
+  if (!links.empty())
+    plan.notes.push_back(fmt::format("measured link figures used instead of the catalog's: {}",
+                                     fmt::join(links, "; ")));
+}
+
 }  // namespace
 
 Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
@@ -256,6 +279,7 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
   for (const auto& o : outcomes)
     if (&o != fastest) plan.alternatives.push_back(alternative(o, &plan));
   note_rejected(plan, outcomes, gate, problem);
+  note_measured_links(plan, cluster);
   mark_wired_limits(plan, problem);
   return plan;
 }

@@ -16,6 +16,7 @@ namespace {
 
 using nlohmann::json;
 using testing::fixture_path;
+using testing::read_text;
 using testing::run_meshplan;
 using testing::source_path;
 
@@ -250,7 +251,7 @@ TEST(topology_cli_test, setup_apply_refuses_unclear_requests_before_any_ssh) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--apply and --dry-run cannot be combined"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty());
-  r = run_meshplan({"setup", "-c", "-", "--apply"}, testing::read_text(two));
+  r = run_meshplan({"setup", "-c", "-", "--apply"}, read_text(two));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("say where the undo script goes (--undo FILE)"), std::string::npos) << r.err;
   r = run_meshplan({"teardown", "-c", two, "--apply", "--port", "70000"});
@@ -352,6 +353,40 @@ TEST(topology_cli_test, a_direct_cable_between_linux_hosts_is_checked_planned_an
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find("no Thunderbolt interface needs configuring"), std::string::npos) << r.err;
+}
+
+// Figures measured by `check --live --measure` replace the catalog's, and the plan says so.
+TEST(topology_cli_test, measured_link_figures_are_used_and_named_by_the_plan) {
+  std::string yaml = read_text(fixture_path("clusters/spark-pair-direct-cable.yaml"));
+  const std::string cable = "kind: 200gbe, rdma: true}";
+  ASSERT_NE(yaml.find(cable), std::string::npos);
+  std::string measured = yaml;
+  measured.replace(measured.find(cable), cable.size(),
+                   "kind: 200gbe, rdma: true, latency_us: 3.5, measured: 2026-11-20}");
+  auto r = run_meshplan(
+      {"plan", "-c", write_temp("measured.yaml", measured), "-m", "llama-3.3-70b-bf16", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto plan = nlohmann::json::parse(r.out);
+  std::string notes = plan["notes"].dump();
+  EXPECT_NE(notes.find("measured link figures used instead of the catalog's: spark-1 - spark-2 "
+                       "latency 3.5 us (measured 2026-11-20)"),
+            std::string::npos)
+      << notes;
+  auto plain = run_meshplan({"plan", "-c", fixture_path("clusters/spark-pair-direct-cable.yaml"),
+                             "-m", "llama-3.3-70b-bf16", "--json"});
+  EXPECT_EQ(plain.out.find("measured link figures"), std::string::npos);
+
+  std::string bad = yaml;
+  bad.replace(bad.find(cable), cable.size(), "kind: 200gbe, latency_us: 3.5, measured: yesterday}");
+  r = run_meshplan({"check", "-c", write_temp("bad.yaml", bad)});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("expected the date of the measurement, YYYY-MM-DD, got \"yesterday\""),
+            std::string::npos)
+      << r.err;
+  r = run_meshplan({"check", "-c", fixture_path("clusters/spark-pair-direct-cable.yaml"),
+                    "--measure", "-o", "x.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--measure needs --live"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -139,6 +139,7 @@ struct Cable {
   bool rdma = false;
   std::optional<double> latency_us;      // overrides the kind's default
   std::optional<double> bandwidth_gbps;  // gigabits per second, overrides the kind's default
+  std::string measured;  // "2026-11-25" when latency/bandwidth were measured (check --measure)
   bool operator==(const Cable&) const = default;
 };
 

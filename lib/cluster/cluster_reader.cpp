@@ -1,5 +1,7 @@
 #include "lib/cluster/cluster_reader.hpp"
 
+#include <regex>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -95,7 +97,8 @@ void read_link(const DocNode& n, const Catalog& catalog, Cluster* cluster) {
     g.position = cluster->cables.size();
     cluster->generators.push_back(std::move(g));
   } else if (n.find("a") || n.find("b")) {
-    n.check_keys({"a", "b", "kind", "speed_gbps", "rdma", "latency_us", "bandwidth_gbps"});
+    n.check_keys(
+        {"a", "b", "kind", "speed_gbps", "rdma", "latency_us", "bandwidth_gbps", "measured"});
     Cable c;
     c.a = read_endpoint(n.at("a"), *cluster);
     c.b = read_endpoint(n.at("b"), *cluster);
@@ -124,6 +127,15 @@ void read_link(const DocNode& n, const Catalog& catalog, Cluster* cluster) {
     if (auto* v = n.find("latency_us")) c.latency_us = read_positive(*v, "latency in microseconds");
     if (auto* v = n.find("bandwidth_gbps"))
       c.bandwidth_gbps = read_positive(*v, "bandwidth in Gb/s");
+    if (auto* v = n.find("measured")) {
+      c.measured = v->as_string();
+      static const std::regex date(R"(\d{4}-\d{2}-\d{2})");
+      if (!std::regex_match(c.measured, date))
+        v->fail(fmt::format("expected the date of the measurement, YYYY-MM-DD, got \"{}\"",
+                            c.measured));
+      if (!c.latency_us && !c.bandwidth_gbps)
+        v->fail("measured needs latency_us or bandwidth_gbps beside it");
+    }
     cluster->cables.push_back(std::move(c));
   } else if (n.find("hosts")) {
     n.check_keys({"kind", "hosts", "subnet", "latency_us", "bandwidth_gbps"});

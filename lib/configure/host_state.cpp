@@ -12,10 +12,9 @@
 #include "lib/discovery/probe_set.hpp"
 
 namespace meshplan {
-namespace {
+namespace {}  // namespace
 
-// Sections start with "@@name" lines; the rest of such a line is the section's one-line value.
-std::map<std::string, std::string> sections(std::string_view out) {
+std::map<std::string, std::string> script_sections(std::string_view out) {
   std::map<std::string, std::string> s;
   std::string current;
   std::istringstream in{std::string(out)};
@@ -32,6 +31,8 @@ std::map<std::string, std::string> sections(std::string_view out) {
   }
   return s;
 }
+
+namespace {
 
 // `netstat -rn -f inet`: "Destination Gateway Flags Netif Expire" rows; the host routes and the
 // default route, by interface.
@@ -106,7 +107,7 @@ echo "@@end"
 }
 
 HostState parse_host_state(std::string_view out) {
-  auto s = sections(out);
+  auto s = script_sections(out);
   if (!s.count("uid") || !s.count("end"))
     throw ProbeParseError("expected the state script's @@uid ... @@end sections");
   HostState h;

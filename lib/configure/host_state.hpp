@@ -36,6 +36,10 @@ struct HostState {
   std::string sudoers_line() const;
 };
 
+// The sections of a script's output: "@@name rest" starts section `name`, whose text is `rest`
+// (with a newline when present) followed by the lines up to the next "@@" line.
+std::map<std::string, std::string> script_sections(std::string_view out);
+
 // Run as `/bin/sh -s` with this on standard input.
 const std::string& host_state_script();
 

@@ -187,6 +187,54 @@ TEST_F(NetnsApplyTest, a_host_whose_ip_fails_halfway_makes_the_others_roll_back)
   EXPECT_TRUE(address_on("node-3", "eth1").empty());
 }
 
+TEST_F(NetnsApplyTest, live_check_passes_when_configured_names_a_cable_taken_down_and_measures) {
+  auto before = meshplan({"check", "-c", cluster_, "--live", "--pings", "2"});
+  EXPECT_EQ(before.exit_code, 1) << "nothing is configured yet";
+  EXPECT_NE(before.out.find("problem: node-1: cable node-1:eth1 - node-2:eth1: eth1 does not have "
+                            "its planned address 192.168.0.1"),
+            std::string::npos)
+      << before.out;
+  EXPECT_NE(before.out.find("fix: meshplan setup -c " + cluster_ + " --apply"), std::string::npos);
+
+  ASSERT_EQ(
+      meshplan({"setup", "-c", cluster_, "--apply", "--undo", temp_dir() + "/u.sh"}).exit_code, 0);
+  std::string measured = temp_dir() + "/measured.json";
+  auto ok = meshplan({"check", "-c", cluster_, "--live", "--measure", "-o", measured});
+  ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("Live check: 3 hosts, 4 cable ends, 4 answered"), std::string::npos)
+      << ok.out;
+  EXPECT_EQ(ok.out.find("problem:"), std::string::npos) << ok.out;
+  // Every veth cable carries its measured latency and the date.
+  json m = json::parse(read_text(measured));
+  int cables = 0;
+  for (const auto& l : m["links"]) {
+    if (!l.contains("a")) continue;
+    ++cables;
+    ASSERT_TRUE(l.contains("latency_us")) << l.dump();
+    EXPECT_GT(l["latency_us"].get<double>(), 0);
+    EXPECT_LT(l["latency_us"].get<double>(), 100000);
+    EXPECT_EQ(l["measured"].get<std::string>().size(), 10u) << l.dump();
+  }
+  EXPECT_EQ(cables, 2);
+
+  // A cable taken down is named, from both of its ends.
+  farm->exec("node-3", "ip link set eth1 down");
+  auto down = meshplan({"check", "-c", cluster_, "--live", "--pings", "2"});
+  farm->exec("node-3", "ip link set eth1 up");
+  EXPECT_EQ(down.exit_code, 1);
+  EXPECT_NE(down.out.find("problem: node-3: cable node-3:eth1 - node-2:eth2: eth1 is down"),
+            std::string::npos)
+      << down.out;
+  EXPECT_NE(down.out.find("problem: node-2: cable node-2:eth2 - node-3:eth1: no reply from node-3 "
+                          "at 192.168.0.6 over eth2"),
+            std::string::npos)
+      << down.out;
+  EXPECT_EQ(down.out.find("cable node-1:eth1"), std::string::npos) << "the working cable is fine";
+  EXPECT_NE(down.out.find("node-1:eth1 - node-2:eth1: 192.168.0.1 -> 192.168.0.2: round trip "),
+            std::string::npos)
+      << down.out;
+}
+
 TEST_F(NetnsApplyTest, an_unreachable_host_stops_the_run_before_any_change) {
   std::string cluster = temp_dir() + "/bad.json";
   json c = json::parse(read_text(cluster_));

@@ -1,0 +1,262 @@
+#include "lib/configure/live_check.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+
+#include "lib/configure/host_state.hpp"
+#include "lib/core/parallel.hpp"
+#include "lib/core/shell_quote.hpp"
+#include "lib/core/units.hpp"
+#include "lib/discovery/ibv_parser.hpp"
+#include "lib/discovery/ifconfig_parser.hpp"
+#include "lib/discovery/linux_parsers.hpp"
+#include "lib/discovery/probe_set.hpp"
+
+namespace meshplan {
+namespace {
+
+std::string end_interface(const Cluster& cluster, const Endpoint& e) {
+  if (!e.interface.empty()) return e.interface;
+  const Host* h = cluster.find_host(e.host);
+  const ThunderboltPort* p = h ? h->find_port(e.port) : nullptr;
+  return p ? p->interface : "";
+}
+
+std::string recorded_address(const Cluster& cluster, const std::string& host,
+                             const std::string& iface) {
+  const Host* h = cluster.find_host(host);
+  const NetInterface* i = h ? h->find_interface(iface) : nullptr;
+  return i ? i->ipv4 : "";
+}
+
+struct HostView {
+  bool macos = false;
+  std::string build, mlx;
+  std::vector<InterfaceState> interfaces;
+  std::vector<IbvPort> rdma;
+  const InterfaceState* find(const std::string& name) const {
+    for (const auto& i : interfaces)
+      if (i.name == name) return &i;
+    return nullptr;
+  }
+};
+
+HostView parse_view(std::map<std::string, std::string>& s) {
+  HostView v;
+  v.build = trim(s["build"]);
+  v.mlx = trim(s["mlx"]);
+  if (s.count("ifconfig")) {
+    v.macos = true;
+    for (const auto& i : parse_ifconfig(s["ifconfig"]))
+      v.interfaces.push_back({i.name, i.up, i.addresses});
+    if (!ibv_reports_no_devices(s["ibv"])) v.rdma = parse_ibv_devinfo(s["ibv"]);
+  } else if (s.count("ip")) {
+    for (const auto& i : parse_ip_addr(s["ip"]))
+      v.interfaces.push_back({i.name, i.up, i.addresses});
+  } else {
+    throw ProbeParseError("expected an @@ifconfig or @@ip section");
+  }
+  return v;
+}
+
+bool holds(const InterfaceState& i, const std::string& address) {
+  for (const auto& a : i.addresses)
+    if (a.substr(0, a.find('/')) == address) return true;
+  return false;
+}
+
+void check_link(const LiveLink& l, const HostView& v, const std::string& ping,
+                std::vector<LiveFinding>& out, std::optional<double>& round_trip) {
+  const InterfaceState* i = v.find(l.interface);
+  const std::string setup = "meshplan setup -c CLUSTER --apply";
+  if (!i) {
+    out.push_back({l.host, l.name(), fmt::format("interface {} is not on the host", l.interface),
+                   "rediscover the cluster (meshplan discover) and plan again"});
+    return;
+  }
+  if (!i->up)
+    out.push_back({l.host, l.name(), fmt::format("{} is down", l.interface),
+                   fmt::format("bring it up: {}", setup)});
+  else if (!holds(*i, l.address))
+    out.push_back({l.host, l.name(),
+                   fmt::format("{} does not have its planned address {}", l.interface, l.address),
+                   setup});
+  std::vector<double> rtts = ping_round_trips_us(ping);
+  if (rtts.empty()) {
+    out.push_back(
+        {l.host, l.name(),
+         fmt::format("no reply from {} at {} over {}", l.peer_host, l.peer_address, l.interface),
+         fmt::format("check this cable is plugged in at both ends and {}:{} is up with "
+                     "{} (ICMP may also be blocked by a firewall)",
+                     l.peer_host, l.peer_interface, l.peer_address)});
+  } else {
+    std::sort(rtts.begin(), rtts.end());
+    size_t n = rtts.size();
+    round_trip = n % 2 ? rtts[n / 2] : (rtts[n / 2 - 1] + rtts[n / 2]) / 2;
+  }
+  if (!l.rdma_device.empty() && v.macos) {
+    const IbvPort* port = nullptr;
+    for (const auto& p : v.rdma)
+      if (p.device == l.rdma_device) port = &p;
+    if (!port)
+      out.push_back({l.host, l.name(), fmt::format("RDMA device {} is missing", l.rdma_device),
+                     "enable RDMA (`rdma_ctl enable` in recoveryOS) and use a Thunderbolt 5 "
+                     "cable on Thunderbolt 5 ports"});
+    else if (port->state != "PORT_ACTIVE")
+      out.push_back({l.host, l.name(),
+                     fmt::format("RDMA port {} is {}", l.rdma_device, port->state),
+                     "reseat the cable; a Thunderbolt 4 cable does not carry RDMA"});
+  }
+}
+
+// One finding when the hosts that report a value do not all agree.
+void same_everywhere(const std::map<std::string, std::string>& by_host, const std::string& what,
+                     const std::string& fix, std::vector<LiveFinding>& out) {
+  std::set<std::string> values;
+  for (const auto& [h, v] : by_host)
+    if (!v.empty()) values.insert(v);
+  if (values.size() < 2) return;
+  std::vector<std::string> parts;
+  for (const auto& [h, v] : by_host)
+    if (!v.empty()) parts.push_back(h + " " + v);
+  out.push_back({"", "", fmt::format("{} differs: {}", what, fmt::join(parts, ", ")), fix});
+}
+
+}  // namespace
+
+std::string LiveLink::name() const {
+  return fmt::format("{}:{} - {}:{}", host, interface, peer_host, peer_interface);
+}
+
+std::vector<LiveLink> live_links(const Cluster& cluster, const TbFabric& fabric,
+                                 const SubnetPlan& subnets, bool rdma) {
+  std::vector<LiveLink> out;
+  auto name_of = [&](size_t host) { return cluster.hosts[host].name; };
+  std::set<size_t> planned;
+  for (const auto& c : subnets.cables) {
+    const FabricCable& f = *c.cable;
+    planned.insert(f.index);
+    for (const FabricEnd* e : {&f.lo, &f.hi}) {
+      const FabricEnd& p = f.other(e->host);
+      out.push_back({f.index, name_of(e->host), e->interface, c.address(e->host), name_of(p.host),
+                     p.interface, c.peer_address(e->host), rdma && f.rdma ? e->rdma_device : ""});
+    }
+  }
+  for (const auto& d : subnets.direct) {
+    const Cable& c = cluster.cables[d.cable];
+    planned.insert(d.cable);
+    out.push_back(
+        {d.cable, c.a.host, c.a.interface, d.a_address, c.b.host, c.b.interface, d.b_address, ""});
+    out.push_back(
+        {d.cable, c.b.host, c.b.interface, d.b_address, c.a.host, c.a.interface, d.a_address, ""});
+  }
+  for (size_t i = 0; i < cluster.cables.size(); ++i) {
+    if (planned.count(i)) continue;
+    const Cable& c = cluster.cables[i];
+    std::string ia = end_interface(cluster, c.a), ib = end_interface(cluster, c.b);
+    std::string aa = recorded_address(cluster, c.a.host, ia),
+                ab = recorded_address(cluster, c.b.host, ib);
+    if (ia.empty() || ib.empty() || aa.empty() || ab.empty()) continue;
+    out.push_back({i, c.a.host, ia, aa, c.b.host, ib, ab, ""});
+    out.push_back({i, c.b.host, ib, ab, c.a.host, ia, aa, ""});
+  }
+  return out;
+}
+
+std::string live_script(const std::vector<const LiveLink*>& links, int pings) {
+  std::string s =
+      "os=$(uname -s)\n"
+      "echo \"@@mlx $(python3 -c 'import mlx.core as m; print(m.__version__)' 2>/dev/null)\"\n"
+      "if [ \"$os\" = Darwin ]; then\n"
+      "  echo \"@@build $(sw_vers -buildVersion 2>/dev/null)\"\n"
+      "  echo @@ifconfig; ifconfig -a || exit 1\n"
+      "  echo @@ibv; ibv_devinfo 2>&1\n"
+      "else\n"
+      "  echo @@ip; ip -j addr show || exit 1\n"
+      "fi\n";
+  for (size_t i = 0; i < links.size(); ++i) {
+    std::string a = shell_quote(links[i]->peer_address);
+    s += fmt::format(
+        "echo @@ping_{}\n"
+        "if [ \"$os\" = Darwin ]; then ping -n -c {} -t {} {} 2>&1; else ping -n -c {} -i 0.2 -W 1 "
+        "{} 2>&1; fi\n",
+        i, pings, pings + 1, a, pings, a);
+  }
+  return s + "echo @@end\n";
+}
+
+std::vector<double> ping_round_trips_us(const std::string& ping_output) {
+  static const std::regex time(R"(time[=<]([0-9]+(\.[0-9]+)?) ?ms)");
+  std::vector<double> out;
+  for (std::sregex_iterator it(ping_output.begin(), ping_output.end(), time), end; it != end; ++it)
+    out.push_back(std::stod((*it)[1]) * 1000.0);
+  return out;
+}
+
+LiveReport run_live_check(const Cluster& cluster, const std::vector<LiveLink>& links,
+                          const std::vector<HostTarget>& targets, RemoteExecutor& executor,
+                          const LiveOptions& options) {
+  LiveReport report;
+  report.hosts = targets.size();
+  report.round_trip_us.resize(links.size());
+  std::mutex mutex;
+  std::map<std::string, std::string> builds, mlx;
+  std::vector<std::vector<LiveFinding>> per_host(targets.size());
+  parallel_for(targets.size(), options.jobs, [&](size_t t) {
+    const std::string& host = targets[t].name;
+    std::vector<const LiveLink*> mine;
+    std::vector<size_t> index;
+    for (size_t i = 0; i < links.size(); ++i)
+      if (links[i].host == host) mine.push_back(&links[i]), index.push_back(i);
+    ExecResult e = executor.run(targets[t], "/bin/sh -s", live_script(mine, options.pings));
+    auto fail = [&](HostFailureKind kind, const std::string& message) {
+      std::lock_guard<std::mutex> lock(mutex);
+      report.failures.push_back({host, kind, message});
+    };
+    if (!e.ok()) return fail(e.failure, e.message);
+    auto s = script_sections(e.out);
+    HostView v;
+    try {
+      if (!s.count("end")) throw ProbeParseError("the check script stopped before its end");
+      v = parse_view(s);
+    } catch (const ProbeParseError& x) {
+      std::string why = trim(e.err);
+      return fail(
+          HostFailureKind::kOutputNotUnderstood,
+          fmt::format("{}{}", x.what(),
+                      why.empty() ? "" : " (stderr: " + why.substr(0, why.find('\n')) + ")"));
+    }
+    for (size_t k = 0; k < mine.size(); ++k)
+      check_link(*mine[k], v, s["ping_" + std::to_string(k)], per_host[t],
+                 report.round_trip_us[index[k]]);
+    bool thunderbolt = false;
+    for (const auto* l : mine)
+      thunderbolt = thunderbolt || is_thunderbolt(cluster.cables[l->cable].kind);
+    const InterfaceState* bridge = v.find("bridge0");
+    if (v.macos && thunderbolt && bridge && bridge->up)
+      per_host[t].push_back({host, "", "the Thunderbolt Bridge (bridge0) is up",
+                             "meshplan setup -c CLUSTER --apply (or: sudo ifconfig bridge0 down)"});
+    std::lock_guard<std::mutex> lock(mutex);
+    if (v.macos) builds[host] = v.build;
+    mlx[host] = v.mlx;
+  });
+  for (auto& f : per_host)
+    report.findings.insert(report.findings.end(), f.begin(), f.end());
+  same_everywhere(builds, "the macOS build",
+                  "update every Mac to the same macOS release (MLX over RDMA needs matching "
+                  "builds)",
+                  report.findings);
+  same_everywhere(mlx, "the MLX version", "install the same mlx on every host (pip install mlx==X)",
+                  report.findings);
+  std::sort(report.failures.begin(), report.failures.end(),
+            [](const auto& a, const auto& b) { return a.host < b.host; });
+  return report;
+}
+
+}  // namespace meshplan
