@@ -4,9 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <set>
 
 #include "lib/configure/host_state.hpp"
@@ -192,10 +193,23 @@ std::string live_script(const std::vector<const LiveLink*>& links, int pings) {
 }
 
 std::vector<double> ping_round_trips_us(const std::string& ping_output) {
-  static const std::regex time(R"(time[=<]([0-9]+(\.[0-9]+)?) ?ms)");
+  // "time=0.045 ms" or "time<1 ms": a number, an optional space, "ms".
   std::vector<double> out;
-  for (std::sregex_iterator it(ping_output.begin(), ping_output.end(), time), end; it != end; ++it)
-    out.push_back(std::stod((*it)[1]) * 1000.0);
+  for (size_t p = ping_output.find("time"); p != std::string::npos;
+       p = ping_output.find("time", p + 1)) {
+    size_t i = p + 4;
+    if (i >= ping_output.size() || (ping_output[i] != '=' && ping_output[i] != '<')) continue;
+    size_t start = ++i;
+    while (i < ping_output.size() &&
+           (std::isdigit(static_cast<unsigned char>(ping_output[i])) || ping_output[i] == '.'))
+      ++i;
+    std::string number = ping_output.substr(start, i - start);
+    if (i < ping_output.size() && ping_output[i] == ' ') ++i;
+    if (number.empty() || number.size() > 12 || ping_output.compare(i, 2, "ms") != 0) continue;
+    char* end = nullptr;
+    double ms = std::strtod(number.c_str(), &end);
+    if (end == number.c_str() + number.size() && ms >= 0) out.push_back(ms * 1000.0);
+  }
   return out;
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "lib/cluster/catalog.hpp"
+#include "lib/configure/host_state.hpp"
+#include "lib/configure/live_check.hpp"
 #include "lib/core/document.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/file_system.hpp"
@@ -185,6 +187,12 @@ void fuzz_linux_text(std::string_view input) {
   probe_output([&] { parse_rdma_net(input); });
 }
 
+void fuzz_host_state(std::string_view input) {
+  probe_output([&] { parse_host_state(input); });
+  ping_round_trips_us(std::string(input));
+  script_sections(input);
+}
+
 void fuzz_gpu_topology(std::string_view input) {
   probe_output([&] { parse_gpu_topology(input); });
 }
@@ -214,6 +222,7 @@ const std::vector<FuzzTarget>& fuzz_targets() {
       {"ip_json", fuzz_ip_json},
       {"linux_text", fuzz_linux_text},
       {"gpu_topology", fuzz_gpu_topology},
+      {"host_state", fuzz_host_state},
   };
   return targets;
 }
