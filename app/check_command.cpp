@@ -30,6 +30,7 @@ struct CheckArgs {
   bool measure = false;
   std::string output;
   int pings = 3;
+  int iperf_seconds = 2;
   int jobs = 16;
   SshArgs ssh;
 };
@@ -60,8 +61,9 @@ answers pings from the other on those addresses, and on Macs the Thunderbolt Bri
 each RDMA port the backend needs is PORT_ACTIVE; the macOS build and the MLX version (where
 Python has it) are the same everywhere. Each problem is named with its cable and its fix; exit 1.
 A host that cannot be reached exits 3. --measure also writes the cluster (-o FILE) with each
-answered cable's latency (half the median round trip of --pings pings per end) and the date;
-`plan` uses those figures instead of the catalog's and says so.)";
+answered cable's latency (half the median round trip of --pings pings per end), its bandwidth
+where iperf3 is on both ends (--iperf-seconds, one cable at a time) and the date; `plan` uses
+those figures instead of the catalog's and says so.)";
 
 std::string today() {
   auto days = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
@@ -102,6 +104,7 @@ bool run_live(const CheckArgs& a, AppContext& ctx, const Cluster& cluster,
   LiveOptions options;
   options.pings = a.pings;
   options.jobs = a.jobs;
+  options.iperf_seconds = a.measure ? a.iperf_seconds : 0;
   LiveReport live = run_live_check(cluster, links, targets, *executor, options);
 
   size_t answered = 0;
@@ -112,8 +115,13 @@ bool run_live(const CheckArgs& a, AppContext& ctx, const Cluster& cluster,
                                 links.size() == 1 ? "" : "s", answered);
   for (size_t i = 0; i < links.size(); ++i)
     if (live.round_trip_us[i])
-      out += fmt::format("  {}: {} -> {}: round trip {:.0f} us\n", links[i].name(),
-                         links[i].address, links[i].peer_address, *live.round_trip_us[i]);
+      out += fmt::format("  {}: {} -> {}: round trip {:.0f} us{}\n", links[i].name(),
+                         links[i].address, links[i].peer_address, *live.round_trip_us[i],
+                         live.bandwidth_gbps[i]
+                             ? fmt::format(", {:.2f} Gb/s (iperf3)", *live.bandwidth_gbps[i])
+                             : "");
+  for (const auto& n : live.notes)
+    ctx.console.note(n);
   for (const auto& f : live.findings) {
     std::string fix = f.fix;
     for (auto p = fix.find("CLUSTER"); p != std::string::npos; p = fix.find("CLUSTER"))
@@ -132,6 +140,9 @@ bool run_live(const CheckArgs& a, AppContext& ctx, const Cluster& cluster,
       if (n == 0) continue;
       measured.cables[c].latency_us = sum / n / 2;  // one way: half the round trip
       measured.cables[c].measured = today();
+      for (size_t i = 0; i < links.size(); ++i)
+        if (links[i].cable == c && live.bandwidth_gbps[i])
+          measured.cables[c].bandwidth_gbps = *live.bandwidth_gbps[i];
     }
     write_output(ctx, a.output, write_cluster_json(measured));
     ctx.console.note(fmt::format("wrote the measured latencies of {} cable end{} to {}", answered,
@@ -152,6 +163,8 @@ int run_check(const CheckArgs& a, AppContext& ctx) {
   if (a.measure && a.output.empty())
     throw input_error("--measure needs -o FILE for the cluster with the measured figures");
   if (a.pings < 1 || a.pings > 100) throw input_error("--pings {}: expected 1-100", a.pings);
+  if (a.iperf_seconds < 0 || a.iperf_seconds > 60)
+    throw input_error("--iperf-seconds {}: expected 0-60 (0: no bandwidth)", a.iperf_seconds);
   if (a.live) check_ssh_args(a.ssh);
   Cluster cluster = read_cluster_arg(ctx, a.cluster);
   auto plan = read_plan_arg(ctx, a.plan);
@@ -190,6 +203,9 @@ void add_check_command(CLI::App& app, AppContext& ctx) {
                 "With --live: record each cable's measured latency in the cluster written by -o");
   sub->add_option("-o,--output", a->output, "Where --measure writes the cluster file");
   sub->add_option("--pings", a->pings, "Pings per cable end for --live")->capture_default_str();
+  sub->add_option("--iperf-seconds", a->iperf_seconds,
+                  "With --measure: seconds of iperf3 per cable, where both ends have it")
+      ->capture_default_str();
   sub->add_option("--jobs", a->jobs, "Hosts checked at the same time")->capture_default_str();
   add_ssh_options(sub, a->ssh, "Seconds for connecting, and for the check on each host");
   sub->callback([a, &ctx] { ctx.run = [a, &ctx] { return run_check(*a, ctx); }; });

@@ -1,12 +1,16 @@
 #include "tests/fake_mac.hpp"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <utility>
 #include <vector>
+
+#include "tests/test_support.hpp"
 
 namespace meshplan::testing {
 namespace {
@@ -141,6 +145,25 @@ void write_stateful_mac(const std::string& bin_dir, const std::string& state_dir
           "for f in \"$S\"/route/*; do\n"
           "  [ -f \"$f\" ] && echo \"$(basename \"$f\") link#9 UHLWIi $(cat \"$f\")\"\n"
           "done\nexit 0\n");
+}
+
+}  // namespace meshplan::testing
+
+namespace meshplan::testing {
+
+ExecResult LocalShellExecutor::run(const HostTarget& target, const std::string& command,
+                                   const std::string& input) {
+  std::string dir = temp_dir();
+  std::ofstream(dir + "/in") << input;
+  std::string cmd = "env -i PATH='" + bin_root_ + "/" + target.name + bin_suffix_ +
+                    ":/usr/bin:/bin' " + env_ + " " + command + " < '" + dir + "/in' > '" + dir +
+                    "/out' 2> '" + dir + "/err'";
+  int status = std::system(cmd.c_str());
+  ExecResult r;
+  r.exit_status = WEXITSTATUS(status);
+  r.out = read_text(dir + "/out");
+  r.err = read_text(dir + "/err");
+  return r;
 }
 
 }  // namespace meshplan::testing

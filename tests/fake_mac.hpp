@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/discovery/remote_executor.hpp"
+
 namespace meshplan::testing {
 
 // Writes the scripts into `bin_dir` (created if needed). A tool whose replay file is missing
@@ -30,5 +32,20 @@ namespace meshplan::testing {
 // "en2 1", "bridge0 1"). The default route is through en0.
 void write_stateful_mac(const std::string& bin_dir, const std::string& state_dir,
                         const std::vector<std::string>& interfaces);
+
+// Runs a command locally with /bin/sh as sshd would run it on the target: an empty environment
+// but PATH, with bin_root/<target name><bin_suffix> (the host's fake tools) first, and `env`
+// (NAME='value' words). The whole remote path except the SSH transport.
+class LocalShellExecutor : public RemoteExecutor {
+ public:
+  explicit LocalShellExecutor(std::string bin_root, std::string bin_suffix = "",
+                              std::string env = "")
+      : bin_root_(std::move(bin_root)), bin_suffix_(std::move(bin_suffix)), env_(std::move(env)) {}
+  ExecResult run(const HostTarget& target, const std::string& command,
+                 const std::string& input) override;
+
+ private:
+  std::string bin_root_, bin_suffix_, env_;
+};
 
 }  // namespace meshplan::testing

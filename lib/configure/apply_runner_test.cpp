@@ -16,30 +16,6 @@ namespace {
 using testing::read_text;
 using testing::temp_dir;
 
-// Runs the command with /bin/sh and the host's fake tools first in PATH, as sshd would, with
-// SSH_CONNECTION naming the address on en0.
-class FakeMacExecutor : public RemoteExecutor {
- public:
-  explicit FakeMacExecutor(std::string root) : root_(std::move(root)) {}
-  ExecResult run(const HostTarget& target, const std::string& command,
-                 const std::string& input) override {
-    std::string dir = temp_dir();
-    std::ofstream(dir + "/in") << input;
-    std::string cmd = "env -i PATH='" + root_ + "/" + target.name +
-                      "/bin:/usr/bin:/bin' SSH_CONNECTION='10.0.0.9 50000 10.0.0.5 22' " + command +
-                      " < '" + dir + "/in' > '" + dir + "/out' 2> '" + dir + "/err'";
-    int status = std::system(cmd.c_str());
-    ExecResult r;
-    r.exit_status = WEXITSTATUS(status);
-    r.out = read_text(dir + "/out");
-    r.err = read_text(dir + "/err");
-    return r;
-  }
-
- private:
-  std::string root_;
-};
-
 class ApplyRunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -80,7 +56,8 @@ class ApplyRunnerTest : public ::testing::Test {
   std::string root_ = temp_dir();
   std::vector<HostSetup> hosts_;
   std::vector<HostTarget> targets_;
-  FakeMacExecutor exec_{root_};
+  // sshd's view: the host's fake tools first in PATH, the session arriving on en0's address.
+  testing::LocalShellExecutor exec_{root_, "/bin", "SSH_CONNECTION='10.0.0.9 50000 10.0.0.5 22'"};
   std::string undo_, logs_at_undo_ = "unset";
 };
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "lib/configure/host_state.hpp"
@@ -213,6 +214,60 @@ std::vector<double> ping_round_trips_us(const std::string& ping_output) {
   return out;
 }
 
+std::optional<double> iperf_received_gbps(const std::string& json_text) {
+  auto j = nlohmann::json::parse(json_text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  const auto* end = j.contains("end") && j["end"].is_object() ? &j["end"] : nullptr;
+  if (!end || !end->contains("sum_received") || !(*end)["sum_received"].is_object())
+    return std::nullopt;
+  const auto& sum = (*end)["sum_received"];
+  if (!sum.contains("bits_per_second") || !sum["bits_per_second"].is_number()) return std::nullopt;
+  double bps = sum["bits_per_second"].get<double>();
+  if (!(bps > 0) || bps > 1e15) return std::nullopt;
+  return bps / 1e9;
+}
+
+namespace {
+
+constexpr int kIperfPort = 5201;
+
+// One cable, from link.host to its peer: a one-off iperf3 server on the peer's address, then the
+// client from this end's address. Returns what to note when it could not be measured.
+std::string measure_bandwidth(const LiveLink& l, const HostTarget& from, const HostTarget& to,
+                              RemoteExecutor& ex, int seconds, std::optional<double>& gbps) {
+  const std::string a = shell_quote(l.address), b = shell_quote(l.peer_address);
+  ExecResult server =
+      ex.run(to, "/bin/sh -s",
+             fmt::format("command -v iperf3 >/dev/null 2>&1 || exit 127
+                         "
+                         "iperf3 -s -1 -D -B {} -p {} --idle-timeout {} >/dev/null 2>&1
+                         ",
+                         b,
+                         kIperfPort, seconds + 10));
+  if (!server.ok() || server.exit_status != 0)
+    return server.exit_status == 127 ? fmt::format("iperf3 is not on {}", l.peer_host)
+                                     : fmt::format("iperf3 -s did not start on {}", l.peer_host);
+  ExecResult client = ex.run(from, "/bin/sh -s",
+                             fmt::format("command -v iperf3 >/dev/null 2>&1 || exit 127
+                                         "
+                                         "for i in 1 2 3 4 5 6; do
+                                         "
+                                         "  iperf3 -c {} -B {} -p {} -t {} -J 2>/dev/null && exit 0
+                                         "
+                                         "  sleep 0.3
+                                         done exit 1 ",
+                                         b,
+                                         a, kIperfPort, seconds));
+  if (!client.ok() || client.exit_status != 0)
+    return client.exit_status == 127
+               ? fmt::format("iperf3 is not on {}", l.host)
+               : fmt::format("iperf3 from {} to {} failed", l.host, l.peer_host);
+  gbps = iperf_received_gbps(client.out);
+  return gbps ? "" : "iperf3 printed no result";
+}
+
+}  // namespace
+
 LiveReport run_live_check(const Cluster& cluster, const std::vector<LiveLink>& links,
                           const std::vector<HostTarget>& targets, RemoteExecutor& executor,
                           const LiveOptions& options) {
@@ -270,6 +325,25 @@ LiveReport run_live_check(const Cluster& cluster, const std::vector<LiveLink>& l
                   report.findings);
   std::sort(report.failures.begin(), report.failures.end(),
             [](const auto& a, const auto& b) { return a.host < b.host; });
+  report.bandwidth_gbps.resize(links.size());
+  if (options.iperf_seconds > 0 && report.failures.empty()) {
+    auto target = [&](const std::string& host) -> const HostTarget* {
+      for (const auto& t : targets)
+        if (t.name == host) return &t;
+      return nullptr;
+    };
+    std::set<size_t> done;  // one direction per cable
+    for (size_t i = 0; i < links.size(); ++i) {
+      const LiveLink& l = links[i];
+      const HostTarget *from = target(l.host), *to = target(l.peer_host);
+      if (!report.round_trip_us[i] || done.count(l.cable) || !from || !to) continue;
+      done.insert(l.cable);
+      std::string why = measure_bandwidth(l, *from, *to, executor, options.iperf_seconds,
+                                          report.bandwidth_gbps[i]);
+      if (!why.empty())
+        report.notes.push_back(fmt::format("bandwidth of {} not measured: {}", l.name(), why));
+    }
+  }
   return report;
 }
 

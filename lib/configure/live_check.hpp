@@ -44,13 +44,16 @@ struct LiveHostFailure {
 struct LiveReport {
   std::vector<LiveFinding> findings;
   std::vector<LiveHostFailure> failures;
-  std::vector<std::optional<double>> round_trip_us;  // per LiveLink: median, when replies came
+  std::vector<std::optional<double>> round_trip_us;   // per LiveLink: median, when replies came
+  std::vector<std::optional<double>> bandwidth_gbps;  // per LiveLink, from it to its peer (iperf3)
+  std::vector<std::string> notes;                     // e.g. where iperf3 is missing
   size_t hosts = 0;
 };
 
 struct LiveOptions {
   int pings = 3;  // per cable end
   int jobs = 16;
+  int iperf_seconds = 0;  // > 0: measure each answered cable's bandwidth with iperf3, one at a time
 };
 
 LiveReport run_live_check(const Cluster& cluster, const std::vector<LiveLink>& links,
@@ -59,6 +62,8 @@ LiveReport run_live_check(const Cluster& cluster, const std::vector<LiveLink>& l
 
 // The script a host runs (exposed for tests): `links` are that host's ends.
 std::string live_script(const std::vector<const LiveLink*>& links, int pings);
+// iperf3 -J's client report -> received gigabits per second; nullopt when it holds none.
+std::optional<double> iperf_received_gbps(const std::string& json_text);
 // "64 bytes from ...: icmp_seq=1 ttl=64 time=0.045 ms" lines -> round trips in microseconds.
 std::vector<double> ping_round_trips_us(const std::string& ping_output);
 

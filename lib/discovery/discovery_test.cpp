@@ -22,29 +22,6 @@ using testing::temp_dir;
 
 const std::string kMesh4 = source_path("tests/replays/mesh4");
 
-// Runs the command locally with /bin/sh, with a per-host directory of fake macOS commands first
-// in PATH: the whole probe path except the SSH transport.
-class LocalShellExecutor : public RemoteExecutor {
- public:
-  explicit LocalShellExecutor(std::string bin_root) : bin_root_(std::move(bin_root)) {}
-  ExecResult run(const HostTarget& target, const std::string& command,
-                 const std::string& input) override {
-    std::string dir = temp_dir();
-    std::ofstream(dir + "/in") << input;
-    std::string cmd = "env -i PATH='" + bin_root_ + "/" + target.name + ":/usr/bin:/bin' " +
-                      command + " < '" + dir + "/in' > '" + dir + "/out' 2> '" + dir + "/err'";
-    int status = std::system(cmd.c_str());
-    ExecResult r;
-    r.exit_status = WEXITSTATUS(status);
-    r.out = read_text(dir + "/out");
-    r.err = read_text(dir + "/err");
-    return r;
-  }
-
- private:
-  std::string bin_root_;
-};
-
 std::vector<HostTarget> mesh4_targets() {
   std::vector<HostTarget> t;
   for (int i = 1; i <= 4; ++i)
@@ -56,7 +33,7 @@ TEST(discovery_test, probe_script_over_fake_macs_equals_the_replay) {
   std::string bins = temp_dir();
   for (const auto& t : mesh4_targets())
     testing::write_fake_mac_commands(kMesh4, t.name, bins + "/" + t.name);
-  LocalShellExecutor exec(bins);
+  testing::LocalShellExecutor exec(bins);
   RemoteProbeSource live(exec);
   DiscoveryResult a = discover(mesh4_targets(), live, Catalog::builtin(), {});
   ASSERT_TRUE(a.failures.empty()) << a.failures[0].message;
