@@ -238,26 +238,20 @@ std::string measure_bandwidth(const LiveLink& l, const HostTarget& from, const H
   const std::string a = shell_quote(l.address), b = shell_quote(l.peer_address);
   ExecResult server =
       ex.run(to, "/bin/sh -s",
-             fmt::format("command -v iperf3 >/dev/null 2>&1 || exit 127
-                         "
-                         "iperf3 -s -1 -D -B {} -p {} --idle-timeout {} >/dev/null 2>&1
-                         ",
-                         b,
-                         kIperfPort, seconds + 10));
+             fmt::format("command -v iperf3 >/dev/null 2>&1 || exit 127\n"
+                         "iperf3 -s -1 -D -B {} -p {} --idle-timeout {} >/dev/null 2>&1\n",
+                         b, kIperfPort, seconds + 10));
   if (!server.ok() || server.exit_status != 0)
     return server.exit_status == 127 ? fmt::format("iperf3 is not on {}", l.peer_host)
                                      : fmt::format("iperf3 -s did not start on {}", l.peer_host);
-  ExecResult client = ex.run(from, "/bin/sh -s",
-                             fmt::format("command -v iperf3 >/dev/null 2>&1 || exit 127
-                                         "
-                                         "for i in 1 2 3 4 5 6; do
-                                         "
-                                         "  iperf3 -c {} -B {} -p {} -t {} -J 2>/dev/null && exit 0
-                                         "
-                                         "  sleep 0.3
-                                         done exit 1 ",
-                                         b,
-                                         a, kIperfPort, seconds));
+  ExecResult client =
+      ex.run(from, "/bin/sh -s",
+             fmt::format("command -v iperf3 >/dev/null 2>&1 || exit 127\n"
+                         "for i in 1 2 3 4 5 6; do\n"
+                         "  out=$(iperf3 -c {} -B {} -p {} -t {} -J 2>/dev/null) && "
+                         "{{ printf '%s\n' \"$out\"; exit 0; }}\n"
+                         "  sleep 0.3\ndone\nexit 1\n",
+                         b, a, kIperfPort, seconds));
   if (!client.ok() || client.exit_status != 0)
     return client.exit_status == 127
                ? fmt::format("iperf3 is not on {}", l.host)

@@ -24,6 +24,16 @@ TEST(live_check_test, round_trips_come_from_linux_and_macos_ping_lines) {
                   .empty());
 }
 
+TEST(live_check_test, bandwidth_is_what_the_iperf3_client_says_was_received) {
+  EXPECT_EQ(iperf_received_gbps(R"({"start":{},"end":{"sum_sent":{"bits_per_second":9.9e9},)"
+                                R"("sum_received":{"bits_per_second":9.5e9}}})"),
+            9.5);
+  EXPECT_EQ(iperf_received_gbps(R"({"error":"unable to connect to server"})"), std::nullopt);
+  EXPECT_EQ(iperf_received_gbps(R"({"end":{"sum_received":{"bits_per_second":-1}}})"),
+            std::nullopt);
+  EXPECT_EQ(iperf_received_gbps("not json"), std::nullopt);
+}
+
 TEST(live_check_test, a_direct_cable_without_addresses_is_checked_on_its_planned_30s) {
   Cluster c = load_cluster_file(testing::fixture_path("clusters/spark-pair-direct-cable.yaml"),
                                 RealFileSystem(), Catalog::builtin());

@@ -190,6 +190,7 @@ void fuzz_linux_text(std::string_view input) {
 void fuzz_host_state(std::string_view input) {
   probe_output([&] { parse_host_state(input); });
   ping_round_trips_us(std::string(input));
+  iperf_received_gbps(std::string(input));
   script_sections(input);
 }
 

@@ -199,7 +199,9 @@ TEST_F(NetnsApplyTest, live_check_passes_when_configured_names_a_cable_taken_dow
   ASSERT_EQ(
       meshplan({"setup", "-c", cluster_, "--apply", "--undo", temp_dir() + "/u.sh"}).exit_code, 0);
   std::string measured = temp_dir() + "/measured.json";
-  auto ok = meshplan({"check", "-c", cluster_, "--live", "--measure", "-o", measured});
+  const bool have_iperf = farm->exec_status("node-1", "command -v iperf3 >/dev/null") == 0;
+  auto ok = meshplan(
+      {"check", "-c", cluster_, "--live", "--measure", "-o", measured, "--iperf-seconds", "1"});
   ASSERT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_NE(ok.out.find("Live check: 3 hosts, 4 cable ends, 4 answered"), std::string::npos)
       << ok.out;
@@ -214,8 +216,14 @@ TEST_F(NetnsApplyTest, live_check_passes_when_configured_names_a_cable_taken_dow
     EXPECT_GT(l["latency_us"].get<double>(), 0);
     EXPECT_LT(l["latency_us"].get<double>(), 100000);
     EXPECT_EQ(l["measured"].get<std::string>().size(), 10u) << l.dump();
+    // iperf3 (where both ends have it) gives the bandwidth; a veth carries well over 1 Gb/s.
+    if (have_iperf)
+      EXPECT_GT(l.value("bandwidth_gbps", 0.0), 1.0) << l.dump() << ok.err;
+    else
+      EXPECT_NE(ok.err.find("not measured: iperf3 is not on"), std::string::npos) << ok.err;
   }
   EXPECT_EQ(cables, 2);
+  if (have_iperf) EXPECT_NE(ok.out.find(" Gb/s (iperf3)"), std::string::npos) << ok.out;
 
   // A cable taken down is named, from both of its ends.
   farm->exec("node-3", "ip link set eth1 down");
