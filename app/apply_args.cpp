@@ -85,11 +85,7 @@ int run_apply_command(AppContext& ctx, const Cluster& cluster, const std::string
   std::vector<HostTarget> targets;
   for (const auto& h : hosts) {
     const Host* host = cluster.find_host(h.host);
-    HostTarget t = parse_target(host ? host->ssh_target() : h.host, cluster_path);
-    t.name = h.host;
-    if (t.user.empty()) t.user = a.ssh.ssh.user;
-    if (t.port == 0) t.port = a.ssh.ssh.port;
-    targets.push_back(std::move(t));
+    targets.push_back(host_target(h.host, host ? host->ssh_target() : h.host, cluster_path, a.ssh));
   }
   auto executor = make_ssh_executor(a.ssh);
   ApplyOptions options;

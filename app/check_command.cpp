@@ -92,11 +92,7 @@ bool run_live(const CheckArgs& a, AppContext& ctx, const Cluster& cluster,
     for (const auto& l : links)
       wanted = wanted || l.host == h.name;
     if (!wanted) continue;
-    HostTarget t = parse_target(h.ssh_target(), a.cluster);
-    t.name = h.name;
-    if (t.user.empty()) t.user = a.ssh.ssh.user;
-    if (t.port == 0) t.port = a.ssh.ssh.port;
-    targets.push_back(std::move(t));
+    targets.push_back(host_target(h.name, h.ssh_target(), a.cluster, a.ssh));
   }
   if (targets.empty())
     throw input_error("--live: {} has no cable between hosts to check", a.cluster);

@@ -25,6 +25,15 @@ void add_ssh_options(CLI::App* sub, SshArgs& a, const std::string& timeout_help)
   sub->add_option("--timeout", a.ssh.timeout_s, timeout_help)->capture_default_str();
 }
 
+HostTarget host_target(const std::string& name, const std::string& ssh_target,
+                       const std::string& where, const SshArgs& a) {
+  HostTarget t = parse_target(ssh_target, where);
+  t.name = name;
+  if (t.user.empty()) t.user = a.ssh.user;
+  if (t.port == 0) t.port = a.ssh.port;
+  return t;
+}
+
 void check_ssh_args(const SshArgs& a) {
   if (a.ssh.port < 0 || a.ssh.port > 65535)
     throw input_error("--port {}: expected 1-65535", a.ssh.port);

@@ -16,6 +16,11 @@ struct SshArgs {
 };
 
 void add_ssh_options(CLI::App* sub, SshArgs& a, const std::string& timeout_help);
+// How to reach a cluster host: its `ssh` target (else its name), named after the host, with
+// --user and --port filling in what the target leaves out. `where` names the file for errors.
+HostTarget host_target(const std::string& name, const std::string& ssh_target,
+                       const std::string& where, const SshArgs& a);
+
 // An input error naming the flag when a value is out of range.
 void check_ssh_args(const SshArgs& a);
 // Checks the values and builds the executor; ~/.ssh follows $HOME.
