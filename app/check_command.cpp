@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <set>
@@ -7,8 +8,11 @@
 #include "app/ssh_args.hpp"
 #include "lib/cluster/cluster_writer.hpp"
 #include "lib/configure/live_check.hpp"
+#include "lib/configure/tcp_check.hpp"
 #include "lib/core/error.hpp"
 #include "lib/discovery/host_list.hpp"
+#include "lib/emit/mlx_env.hpp"
+#include "lib/emit/mlx_hostfile_builder.hpp"
 
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
@@ -32,6 +36,7 @@ struct CheckArgs {
   int pings = 3;
   int iperf_seconds = 2;
   int jobs = 16;
+  int starting_port = 32323;
   SshArgs ssh;
 };
 
@@ -57,7 +62,9 @@ the backend is valid (and the hostfile matches), 1 when not.
 --live then checks the hosts over SSH (the plan's hosts with --plan, else every host with a
 cable), one session each, with discover's SSH options: every cable end's interface is up with
 its planned address (the /30 that setup gives it, or the address the file records), each end
-answers pings from the other on those addresses, and on Macs the Thunderbolt Bridge is down and
+answers pings from the other on those addresses, each TCP connection the chosen backend's launch
+opens can be opened (a one-off listener on each planned address and port, from --starting-port
+as mlx.launch counts them; the connecting rank connects; python3 on the hosts), and on Macs the Thunderbolt Bridge is down and
 each RDMA port the backend needs is PORT_ACTIVE; the macOS build and the MLX version (where
 Python has it) are the same everywhere. Each problem is named with its cable and its fix; exit 1.
 A host that cannot be reached exits 3. --measure also writes the cluster (-o FILE) with each
@@ -86,9 +93,19 @@ bool run_live(const CheckArgs& a, AppContext& ctx, const Cluster& cluster,
   std::erase_if(links, [&](const LiveLink& l) {
     return plan && (!hosts.count(l.host) || !hosts.count(l.peer_host));
   });
+  // The TCP connections the chosen backend's launch opens (mlx.launch's ports), by host name.
+  std::vector<TcpProbe> probes;
+  if (chosen && chosen->valid) {
+    MlxEnvOptions ports;
+    ports.starting_port = a.starting_port;
+    for (const auto& c : mlx_connections(build_mlx_hostfile(topo, *chosen, {}), ports))
+      probes.push_back({chosen->ranks[c.listener], chosen->ranks[c.connector], c.address, c.port});
+  }
   std::vector<HostTarget> targets;
   for (const Host& h : cluster.hosts) {
     bool wanted = plan ? hosts.count(h.name) > 0 : false;
+    for (const auto& p : probes)
+      wanted = wanted || p.listen_host == h.name || p.connect_host == h.name;
     for (const auto& l : links)
       wanted = wanted || l.host == h.name;
     if (!wanted) continue;
@@ -102,6 +119,15 @@ bool run_live(const CheckArgs& a, AppContext& ctx, const Cluster& cluster,
   options.jobs = a.jobs;
   options.iperf_seconds = a.measure ? a.iperf_seconds : 0;
   LiveReport live = run_live_check(cluster, links, targets, *executor, options);
+  TcpCheckResult tcp;
+  if (live.failures.empty() && !probes.empty()) {
+    // Each connection waits at most this long, below the SSH silence limit.
+    int wait_s = std::max(1, std::min(a.ssh.ssh.timeout_s - 1, 5));
+    tcp = run_tcp_check(probes, targets, *executor, a.jobs, wait_s);
+    live.findings.insert(live.findings.end(), tcp.findings.begin(), tcp.findings.end());
+    live.failures = tcp.failures;
+    live.notes.insert(live.notes.end(), tcp.notes.begin(), tcp.notes.end());
+  }
 
   size_t answered = 0;
   for (const auto& r : live.round_trip_us)
@@ -109,6 +135,10 @@ bool run_live(const CheckArgs& a, AppContext& ctx, const Cluster& cluster,
   std::string out = fmt::format("\nLive check: {} host{}, {} cable end{}, {} answered\n",
                                 targets.size(), targets.size() == 1 ? "" : "s", links.size(),
                                 links.size() == 1 ? "" : "s", answered);
+  if (!probes.empty())
+    out += fmt::format("  TCP ({} launch, from port {}): {} of {} connection{} opened\n",
+                       report.chosen, a.starting_port, tcp.opened, probes.size(),
+                       probes.size() == 1 ? "" : "s");
   for (size_t i = 0; i < links.size(); ++i)
     if (live.round_trip_us[i])
       out += fmt::format("  {}: {} -> {}: round trip {:.0f} us{}\n", links[i].name(),
@@ -201,6 +231,10 @@ void add_check_command(CLI::App& app, AppContext& ctx) {
   sub->add_option("--pings", a->pings, "Pings per cable end for --live")->capture_default_str();
   sub->add_option("--iperf-seconds", a->iperf_seconds,
                   "With --measure: seconds of iperf3 per cable, where both ends have it")
+      ->capture_default_str();
+  sub->add_option("--starting-port", a->starting_port,
+                  "With --live: the first port the launch uses (mlx.launch --starting-port)")
+      ->check(CLI::Range(1, 65535))
       ->capture_default_str();
   sub->add_option("--jobs", a->jobs, "Hosts checked at the same time")->capture_default_str();
   add_ssh_options(sub, a->ssh, "Seconds for connecting, and for the check on each host");

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/fake_mac.hpp"
 #include "tests/test_support.hpp"
 #include "topologies/backend_rules.hpp"
 #include "topologies/cluster_loader.hpp"
@@ -67,6 +68,97 @@ TEST(live_check_test, the_script_quotes_addresses_and_pings_each_peer) {
   EXPECT_NE(s.find("ping -n -c 3 -i 0.2 -W 1 '192.168.0.2;reboot'"), std::string::npos) << s;
   EXPECT_NE(s.find("echo @@ping_0\n"), std::string::npos);
   EXPECT_EQ(s.substr(s.size() - 11), "echo @@end\n");
+}
+
+// Two fake Macs joined by one Thunderbolt 5 cable with RDMA (the whole check but SSH): their
+// ifconfig keeps state in files; sw_vers, ibv_devinfo, python3 (MLX's version) and ping answer
+// from what each test writes.
+class MacLiveCheckTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_ = load_cluster_file(testing::fixture_path("clusters/mlx_two_hosts_one_cable.json"),
+                                 RealFileSystem(), Catalog::builtin());
+    TopologyContext topo(cluster_, Catalog::builtin());
+    links_ = live_links(cluster_, topo.fabric, topo.subnets, /*rdma=*/true);
+    ASSERT_EQ(links_.size(), 2u);
+    for (const auto& l : links_) {
+      HostTarget t;
+      t.name = l.host;
+      targets_.push_back(t);
+    }
+  }
+  // One Mac: its cable end configured (or not), bridge0, build, MLX, RDMA port state; its peer's
+  // address answers pings when `peer_answers`.
+  void mac(const LiveLink& l, bool configured, bool bridge_up, const std::string& build,
+           const std::string& mlx, const std::string& rdma_state, bool peer_answers) {
+    std::string bin = root_ + "/" + l.host + "/bin", state = root_ + "/" + l.host + "/state";
+    testing::write_stateful_mac(
+        bin, state,
+        {"en0 1 10.0.0.5/255.255.255.0",
+         l.interface + " 1" + (configured ? " " + l.address + "/255.255.255.252" : ""),
+         std::string("bridge0 ") + (bridge_up ? "1" : "0")});
+    testing::write_fake_command(bin, "sw_vers", "echo " + build + "\n");
+    testing::write_fake_command(bin, "python3", mlx.empty() ? "exit 1\n" : "echo " + mlx + "\n");
+    testing::write_fake_command(
+        bin, "ibv_devinfo",
+        rdma_state.empty() ? "echo 'No IB devices found'\n"
+                           : "printf 'hca_id: " + l.rdma_device +
+                                 "\\ntransport: Thunderbolt (100)\\nphys_port_cnt: 1\\nport: "
+                                 "1\\nstate: " +
+                                 rdma_state + "\\n'\n");
+    testing::write_fake_command(
+        bin, "ping",
+        peer_answers ? "for a; do :; done\necho \"64 bytes from $a: icmp_seq=0 ttl=64 "
+                       "time=0.361 ms\"\n"
+                     : "echo 'Request timeout for icmp_seq 0'\nexit 2\n");
+  }
+  LiveReport check() {
+    testing::LocalShellExecutor ex(root_, "/bin");
+    return run_live_check(cluster_, links_, targets_, ex, LiveOptions{});
+  }
+  static std::string text(const LiveReport& r) {
+    std::string out;
+    for (const auto& f : r.findings)
+      out += f.host + "|" + f.cable + "|" + f.problem + "\n";
+    return out;
+  }
+
+  std::string root_ = testing::temp_dir();
+  Cluster cluster_;
+  std::vector<LiveLink> links_;
+  std::vector<HostTarget> targets_;
+};
+
+TEST_F(MacLiveCheckTest, a_configured_pair_passes_with_its_round_trips) {
+  for (const auto& l : links_)
+    mac(l, true, false, "25C56", "0.30.1", "PORT_ACTIVE (4)", true);
+  LiveReport r = check();
+  EXPECT_TRUE(r.failures.empty());
+  EXPECT_EQ(text(r), "");
+  ASSERT_TRUE(r.round_trip_us[0] && r.round_trip_us[1]);
+  EXPECT_DOUBLE_EQ(*r.round_trip_us[0], 361);
+}
+
+TEST_F(MacLiveCheckTest, names_the_bridge_rdma_ports_builds_versions_and_silent_peers) {
+  const LiveLink &a = links_[0], &b = links_[1];
+  mac(a, true, false, "25C56", "0.30.1", "", true);                // RDMA not enabled
+  mac(b, false, true, "25B78", "0.29.3", "PORT_DOWN (1)", false);  // nothing set up
+  LiveReport r = check();
+  EXPECT_TRUE(r.failures.empty());
+  std::string cable_a = a.name(), cable_b = b.name();
+  EXPECT_EQ(text(r),
+            a.host + "|" + cable_a + "|RDMA device " + a.rdma_device + " is missing\n" + b.host +
+                "|" + cable_b + "|" + b.interface + " does not have its planned address " +
+                b.address + "\n" + b.host + "|" + cable_b + "|no reply from " + a.host + " at " +
+                a.address + " over " + b.interface + "\n" + b.host + "|" + cable_b + "|RDMA port " +
+                b.rdma_device + " is PORT_DOWN\n" + b.host +
+                "||the Thunderbolt Bridge (bridge0) is up\n"
+                "||the macOS build differs: " +
+                a.host + " 25C56, " + b.host + " 25B78\n" + "||the MLX version differs: " + a.host +
+                " 0.30.1, " + b.host + " 0.29.3\n")
+      << text(r);
+  EXPECT_TRUE(r.round_trip_us[0]);
+  EXPECT_FALSE(r.round_trip_us[1]);
 }
 
 }  // namespace

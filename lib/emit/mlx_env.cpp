@@ -21,25 +21,34 @@ std::string where(const MlxHost& h) {
   return h.where.file ? h.where.describe() + ": " : "";
 }
 
-// [["ip:port", ...], ...] with a port counter across all hosts, as mlx.launch builds it.
-std::string ring_hostfile(const MlxHostfile& f, const MlxEnvOptions& o) {
-  if (f.hosts.size() == 1) return "";
+// Each rank's "ip:port" entries, with a port counter across all hosts, as mlx.launch counts.
+std::vector<std::vector<std::pair<std::string, int>>> ring_addresses(const MlxHostfile& f,
+                                                                     const MlxEnvOptions& o) {
   int port = o.starting_port;
-  std::string out = "[";
+  std::vector<std::vector<std::pair<std::string, int>>> out;
   for (size_t i = 0; i < f.hosts.size(); ++i) {
     const MlxHost& h = f.hosts[i];
     if (h.ips.empty())
       throw input_error(
           "{}rank {} ({}) has no IPs; the ring backend needs the addresses of each rank", where(h),
           i, h.ssh);
-    out += i ? ", [" : "[";
-    bool first = true;
-    for (const auto& ip : h.ips) {
-      for (int c = 0; c < o.connections_per_ip; ++c) {
-        out += (first ? "" : ", ") + python_json_string(fmt::format("{}:{}", ip, port++));
-        first = false;
-      }
-    }
+    out.emplace_back();
+    for (const auto& ip : h.ips)
+      for (int c = 0; c < o.connections_per_ip; ++c)
+        out.back().emplace_back(ip, port++);
+  }
+  return out;
+}
+
+// [["ip:port", ...], ...] as mlx.launch writes it.
+std::string ring_hostfile(const MlxHostfile& f, const MlxEnvOptions& o) {
+  if (f.hosts.size() == 1) return "";
+  std::string out = "[";
+  for (const auto& rank : ring_addresses(f, o)) {
+    out += out.size() > 1 ? ", [" : "[";
+    for (size_t k = 0; k < rank.size(); ++k)
+      out +=
+          (k ? ", " : "") + python_json_string(fmt::format("{}:{}", rank[k].first, rank[k].second));
     out += "]";
   }
   return out + "]";
@@ -101,6 +110,26 @@ std::vector<MlxRankEnv> mlx_rank_envs(const MlxHostfile& f, const MlxEnvOptions&
     r.variables = common;
     r.files = files;
     out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<MlxConnection> mlx_connections(const MlxHostfile& f, const MlxEnvOptions& o) {
+  std::vector<MlxConnection> out;
+  size_t n = f.hosts.size();
+  if (n < 2) return out;
+  std::string backend = mlx_launch_backend(f);
+  if (backend == "ring") {
+    auto ranks = ring_addresses(f, o);
+    for (size_t r = 0; r < n; ++r)
+      for (const auto& [ip, port] : ranks[r])
+        out.push_back({r, (r + n - 1) % n, ip, port});
+  } else if (f.hosts.front().ips.empty()) {
+    throw input_error("{}rank 0 ({}) has no IP; it should have one reachable from all other ranks",
+                      where(f.hosts.front()), f.hosts.front().ssh);
+  } else {
+    for (size_t r = 1; r < n; ++r)
+      out.push_back({0, r, f.hosts.front().ips.front(), o.starting_port});
   }
   return out;
 }

@@ -38,6 +38,17 @@ std::string mlx_launch_backend(const MlxHostfile& hostfile);
 // JACCL, a ring host without IPs, an rdma row of the wrong size).
 std::vector<MlxRankEnv> mlx_rank_envs(const MlxHostfile& hostfile, const MlxEnvOptions& options);
 
+// A TCP connection a launch opens: rank `connector` connects to address:port, where rank
+// `listener` listens. Ring: each of a rank's entries, from the rank before it (ring.cpp); JACCL:
+// rank 0's coordinator port, from every other rank.
+struct MlxConnection {
+  size_t listener = 0, connector = 0;
+  std::string address;
+  int port = 0;
+};
+std::vector<MlxConnection> mlx_connections(const MlxHostfile& hostfile,
+                                           const MlxEnvOptions& options);
+
 // A shell fragment per rank: exports, each file written with a here-document, MLX_RANK last.
 std::string render_mlx_env(const MlxHostfile& hostfile, const std::vector<MlxRankEnv>& ranks);
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -100,6 +102,50 @@ TEST(mlx_env_test, matches_mlx_launch_for_tcp_rings) {
   MlxEnvOptions v;
   v.verbose = true;
   expect_same(mlx_rank_envs(parse(four.hostfile), v), four, "ring_4hosts_verbose");
+}
+
+TEST(mlx_env_test, connections_are_the_ports_each_rank_listens_on_and_who_connects) {
+  // Ring: rank r listens on each entry of MLX_HOSTFILE's row r; rank r-1 connects to it.
+  GoldenLaunch four = read_golden("ring_4hosts_verbose.txt");
+  MlxHostfile ring = parse(four.hostfile);
+  auto c = mlx_connections(ring, {});
+  ASSERT_EQ(c.size(), 4u);
+  std::string rows = "[";
+  for (size_t i = 0; i < c.size(); ++i) {
+    EXPECT_EQ(c[i].listener, i);
+    EXPECT_EQ(c[i].connector, (i + 3) % 4);
+    EXPECT_EQ(c[i].address, ring.hosts[i].ips.front());
+    rows += fmt::format("{}[\"{}:{}\"]", i ? ", " : "", c[i].address, c[i].port);
+  }
+  EXPECT_EQ(rows + "]", four.ranks[0].files[0].content);
+
+  // Two connections per ip: both ports of rank 1 are opened by rank 0, and rank 0's by rank 1.
+  GoldenLaunch two = read_golden("ring_2hosts_2cables_2conns.txt");
+  MlxEnvOptions o;
+  o.connections_per_ip = 2;
+  auto t = mlx_connections(parse(two.hostfile), o);
+  ASSERT_EQ(t.size(), 8u);
+  EXPECT_EQ(t[0].port, 32323);
+  EXPECT_EQ(t[7].port, 32330);
+  EXPECT_EQ(t[4].listener, 1u);
+  EXPECT_EQ(t[4].connector, 0u);
+  EXPECT_EQ(t[0].connector, 1u);
+
+  // JACCL: every other rank connects to rank 0's coordinator address.
+  GoldenLaunch mesh = read_golden("jaccl_4hosts_mesh.txt");
+  MlxHostfile jaccl = parse(mesh.hostfile);
+  auto j = mlx_connections(jaccl, {});
+  ASSERT_EQ(j.size(), 3u);
+  std::string coordinator;
+  for (const auto& [k, v] : mesh.ranks[0].variables)
+    if (k == "MLX_JACCL_COORDINATOR") coordinator = v;
+  for (size_t r = 0; r < 3; ++r) {
+    EXPECT_EQ(j[r].listener, 0u);
+    EXPECT_EQ(j[r].connector, r + 1);
+    EXPECT_EQ(fmt::format("{}:{}", j[r].address, j[r].port), coordinator);
+  }
+  jaccl.hosts.resize(1);
+  EXPECT_TRUE(mlx_connections(jaccl, {}).empty()) << "one rank opens no connection";
 }
 
 TEST(mlx_env_test, refuses_hostfiles_the_backend_cannot_run) {

@@ -7,6 +7,7 @@
 #include "lib/cluster/catalog.hpp"
 #include "lib/configure/host_state.hpp"
 #include "lib/configure/live_check.hpp"
+#include "lib/configure/tcp_check.hpp"
 #include "lib/core/document.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/file_system.hpp"
@@ -192,6 +193,7 @@ void fuzz_host_state(std::string_view input) {
   ping_round_trips_us(std::string(input));
   iperf_received_gbps(std::string(input));
   script_sections(input);
+  parse_tcp_lines(std::string(input));
 }
 
 void fuzz_gpu_topology(std::string_view input) {

@@ -4,9 +4,11 @@
 // `addr replace` while a marker file exists, to make one host fail halfway.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "lib/core/units.hpp"
 #include "tests/fake_mac.hpp"
@@ -36,6 +38,7 @@ class FarmEnvironment : public ::testing::Environment {
         farm->add_host(n);
       farm->add_cable("node-1", "eth1", "node-2", "eth1");
       farm->add_cable("node-2", "eth2", "node-3", "eth1");
+      farm->route_management();  // the ethernet backend's ring runs over these addresses
       std::string real_ip = trim(farm->exec("node-3", "command -v ip"));
       std::string wrap = farm->dir() + "/wrap";
       fail_marker = farm->dir() + "/ip-fails";
@@ -84,9 +87,12 @@ std::string network_state() {
         up = up || f == "UP";
       out += h.name + " " + i["ifname"].get<std::string>() + (up ? " up" : " down");
       for (const auto& a : i.value("addr_info", json::array()))
-        if (a["family"] == "inet")
-          out +=
-              " " + a["local"].get<std::string>() + "/" + std::to_string(a["prefixlen"].get<int>());
+        if (a["family"] == "inet") {
+          out += ' ';
+          out += a["local"].get<std::string>();
+          out += '/';
+          out += std::to_string(a["prefixlen"].get<int>());
+        }
       out += "\n";
     }
   }
@@ -111,6 +117,15 @@ class NetnsApplyTest : public ::testing::Test {
       discovered = temp_dir() + "/cluster.json";
       auto r = meshplan({"discover", "node-[1-3]", "-o", discovered});
       ASSERT_EQ(r.exit_code, 0) << r.err;
+      // The namespaces are CPUs without a catalog chip: their figures are given, as plan's error
+      // for such a host asks.
+      json c = json::parse(read_text(discovered));
+      for (auto& h : c["hosts"]) {
+        ASSERT_FALSE(h.contains("chip")) << h.dump();
+        h["mem_bandwidth"] = "50GB/s";
+        h["flops"] = "1T";
+      }
+      std::ofstream(discovered) << c.dump(2);
     }
     cluster_ = discovered;
     original_ = network_state();
@@ -156,6 +171,19 @@ TEST_F(NetnsApplyTest, apply_configures_every_cable_once_and_teardown_restores_t
   auto down_again = meshplan({"teardown", "-c", cluster_, "--apply"});
   EXPECT_EQ(down_again.exit_code, 0);
   EXPECT_NE(down_again.err.find("no change"), std::string::npos) << down_again.err;
+}
+
+TEST_F(NetnsApplyTest, plan_plans_the_discovered_hosts) {
+  auto r = testing::run_meshplan({"plan", "-c", cluster_, "-m", "llama-3.2-3b-bf16", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json plan = json::parse(r.out);
+  std::set<std::string> hosts;
+  for (const auto& rank : plan["ranks"])
+    hosts.insert(rank["host"].get<std::string>());
+  EXPECT_FALSE(hosts.empty()) << r.out;
+  for (const auto& h : hosts)
+    EXPECT_TRUE(h == "node-1" || h == "node-2" || h == "node-3") << h;
+  EXPECT_GT(plan["predicted"]["decode_tokens_per_s"].get<double>(), 0) << r.out;
 }
 
 TEST_F(NetnsApplyTest, dry_run_prints_what_would_run_and_changes_nothing) {
@@ -223,7 +251,52 @@ TEST_F(NetnsApplyTest, live_check_passes_when_configured_names_a_cable_taken_dow
       EXPECT_NE(ok.err.find("not measured: iperf3 is not on"), std::string::npos) << ok.err;
   }
   EXPECT_EQ(cables, 2);
-  if (have_iperf) EXPECT_NE(ok.out.find(" Gb/s (iperf3)"), std::string::npos) << ok.out;
+  if (have_iperf) {
+    EXPECT_NE(ok.out.find(" Gb/s (iperf3)"), std::string::npos) << ok.out;
+  }
+  // The ethernet backend's ring: each rank listens on its address from port 32323 on, and the
+  // rank before it connects.
+  EXPECT_NE(ok.out.find("TCP (ethernet launch, from port 32323): 3 of 3 connections opened"),
+            std::string::npos)
+      << ok.out;
+  // A plan on the measured cluster uses the measured figures and says so.
+  auto planned = testing::run_meshplan({"plan", "-c", measured, "-m", "llama-3.2-3b-bf16"});
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  EXPECT_NE((planned.out + planned.err).find("measured link figures used instead of the catalog's"),
+            std::string::npos)
+      << planned.out << planned.err;
+
+  // A policy rule on node-1 refuses TCP to port 32324 (node-2's ring port) while pings pass: the
+  // connection is named, with the host that cannot open it.
+  farm->exec("node-1", "ip rule add ipproto tcp dport 32324 prohibit");
+  auto denied = meshplan({"check", "-c", cluster_, "--live", "--pings", "2"});
+  farm->exec("node-1", "ip rule del ipproto tcp dport 32324 prohibit");
+  EXPECT_EQ(denied.exit_code, 1) << denied.out << denied.err;
+  const std::string node2 = farm->host("node-2").address;
+  EXPECT_NE(denied.out.find("problem: node-1: cannot open a TCP connection to node-2 at " + node2 +
+                            ":32324 (Permission denied)"),
+            std::string::npos)
+      << denied.out;
+  EXPECT_NE(denied.out.find("2 of 3 connections opened"), std::string::npos) << denied.out;
+  EXPECT_NE(denied.out.find("Live check: 3 hosts, 4 cable ends, 4 answered"), std::string::npos);
+
+  // A process that holds node-3's ring port (a rank of an earlier launch) is named.
+  const std::string node3 = farm->host("node-3").address;
+  std::string pid = trim(
+      farm->exec("node-3",
+                 "python3 -c 'import socket,time;s=socket.socket();s.setsockopt(socket.SOL_SOCKET,"
+                 "socket.SO_REUSEADDR,1);s.bind((\"" +
+                     node3 + "\",32325));s.listen(1);time.sleep(60)' >/dev/null 2>&1 & echo $!"));
+  for (int i = 0; i < 50 && farm->exec_status("node-3", "ss -ltn | grep -q :32325") != 0; ++i)
+    usleep(50000);
+  EXPECT_EQ(farm->exec_status("node-3", "ss -ltn | grep -q :32325"), 0) << "the holder is not up";
+  auto busy = meshplan({"check", "-c", cluster_, "--live", "--pings", "2"});
+  farm->exec("node-3", "kill " + pid);
+  EXPECT_EQ(busy.exit_code, 1);
+  EXPECT_NE(busy.out.find("problem: node-3: cannot listen on " + node3 +
+                          ":32325 (Address already in use)"),
+            std::string::npos)
+      << busy.out;
 
   // A cable taken down is named, from both of its ends.
   farm->exec("node-3", "ip link set eth1 down");

@@ -163,6 +163,15 @@ NetnsHost& NetnsFarm::add_host(const std::string& name) {
   return r;
 }
 
+void NetnsFarm::route_management() {
+  for (size_t i = 0; i < hosts_.size(); ++i) {
+    const NetnsHost& h = hosts_[i];
+    std::string gateway = to_text(base_ + static_cast<uint32_t>(4 * (i + 1)) + 1);
+    must("sysctl -q -w net.ipv4.conf." + h.root_side + ".forwarding=1");
+    must("ip -n " + h.netns + " route add " + range_ + " via " + gateway);
+  }
+}
+
 void NetnsFarm::add_cable(const std::string& host_a, const std::string& if_a,
                           const std::string& host_b, const std::string& if_b) {
   const NetnsHost& a = host(host_a);

@@ -38,6 +38,10 @@ class NetnsFarm {
   // A veth pair between two hosts' namespaces, both ends up, without addresses.
   void add_cable(const std::string& host_a, const std::string& if_a, const std::string& host_b,
                  const std::string& if_b);
+  // Lets the hosts reach each other's management addresses, as on one LAN: a route to the
+  // management range in each namespace, and forwarding on the farm's own root-side veths only
+  // (the machine's net.ipv4.ip_forward stays as it is). Call after the last add_host.
+  void route_management();
   // Starts every sshd, waits until each accepts connections and every IPv6 link-local address
   // has finished duplicate address detection (neighbour discovery needs it).
   void start();
