@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <numeric>
 
@@ -20,7 +21,7 @@ std::optional<Plan> plan_group(const Cluster& cluster, const Catalog& catalog,
   r.min_hosts = r.max_hosts = 0;
   r.pins.clear();
   try {
-    Plan p = plan_model(cluster, catalog, model, r, clock);
+    Plan p = plan_model(cluster, catalog, model, r, clock, serving_score(model, r));
     apply_serving(p, model, r);
     return p;
   } catch (const Error& e) {
@@ -51,6 +52,68 @@ ReplicaSet replica_set(std::vector<Plan> plans) {
   return set;
 }
 
+namespace {
+
+// The partition of hosts 0..n-1 into two or more groups (hosts may stay idle) with the largest
+// sum of the groups' aggregate tokens/s, by a dynamic program over subsets: best[mask][c] is the
+// most that the hosts of `mask` serve in c groups (c = 2 meaning two or more). The lowest host of
+// a mask either stays idle or joins one group, so every partition is reached once.
+template <typename GroupPlan>
+std::vector<std::vector<size_t>> best_partition(size_t n, GroupPlan& group_plan) {
+  const size_t full = (size_t{1} << n) - 1;
+  std::vector<double> value(full + 1, -1);  // a group's aggregate; -1 when it cannot hold a copy
+  for (size_t m = 1; m <= full; ++m) {
+    std::vector<size_t> members;
+    for (size_t h = 0; h < n; ++h)
+      if (m >> h & 1) members.push_back(h);
+    if (const auto& p = group_plan(members)) value[m] = p->serving->aggregate_tokens_per_s;
+  }
+  constexpr double kNone = -1;
+  std::vector<std::array<double, 3>> best(full + 1, {kNone, kNone, kNone});
+  // How best[m][c] was reached: the group holding m's lowest host (0: that host stays idle) and
+  // the count of groups among the other hosts.
+  std::vector<std::array<size_t, 3>> group(full + 1, {0, 0, 0});
+  std::vector<std::array<int, 3>> before(full + 1, {0, 1, 2});
+  best[0][0] = 0;
+  for (size_t m = 1; m <= full; ++m) {
+    const size_t low = m & (~m + 1), rest = m ^ low;
+    best[m] = best[rest];
+    for (size_t sub = rest;; sub = (sub - 1) & rest) {
+      const size_t g = sub | low;
+      for (int c = 0; c < 3 && value[g] >= 0; ++c) {
+        if (best[m ^ g][c] < 0) continue;
+        const int to = std::min(c + 1, 2);
+        const double v = best[m ^ g][c] + value[g];
+        if (v > best[m][to] * (1 + 1e-12) + 1e-12) {
+          best[m][to] = v;
+          group[m][to] = g;
+          before[m][to] = c;
+        }
+      }
+      if (sub == 0) break;
+    }
+  }
+  std::vector<std::vector<size_t>> out;
+  if (best[full][2] < 0) return out;
+  int c = 2;
+  for (size_t m = full; m;) {
+    const size_t g = group[m][c];
+    if (g == 0) {  // the lowest host idle
+      m ^= m & (~m + 1);
+      continue;
+    }
+    std::vector<size_t> members;
+    for (size_t h = 0; h < n; ++h)
+      if (g >> h & 1) members.push_back(h);
+    out.push_back(members);
+    c = before[m][c];
+    m ^= g;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& catalog,
                                         const ModelDesc& model, const PlanRequest& request,
                                         const Plan& whole, const Clock& clock) {
@@ -74,6 +137,7 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
         .first->second;
   };
   std::vector<std::vector<std::vector<size_t>>> splits;
+  if (n <= kExactReplicaHosts) splits.push_back(best_partition(n, group_plan));
   // k groups balanced by memory: each host, largest first, joins the group with the least.
   for (size_t k = 2; k <= n; ++k) {
     std::vector<std::vector<size_t>> groups(k);

@@ -31,9 +31,14 @@ std::optional<Plan> plan_group(const Cluster& cluster, const Catalog& catalog,
 // Replicas from plans of disjoint groups: request shares by capacity.
 ReplicaSet replica_set(std::vector<Plan> plans);
 
+// Up to this many candidates, replicas are chosen over every partition of the hosts (each
+// subset planned once: 2^n plans); above it, over the splits below.
+inline constexpr size_t kExactReplicaHosts = 8;
+
 // The split of `whole`'s candidates into two or more groups with the highest aggregate
-// tokens/s: groups balanced by memory for every number of groups, and every host that holds the
-// model alone as its own replica. Nothing when no split has two feasible groups.
+// tokens/s: every partition (hosts may stay idle) up to kExactReplicaHosts candidates; groups
+// balanced by memory for every number of groups, and every host that holds the model alone as
+// its own replica. Nothing when no split has two feasible groups.
 std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& catalog,
                                         const ModelDesc& model, const PlanRequest& request,
                                         const Plan& whole, const Clock& clock);

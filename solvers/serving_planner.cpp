@@ -131,11 +131,25 @@ void apply_serving(Plan& plan, const ModelDesc& model, const PlanRequest& reques
   plan.serving = s;
 }
 
+PlanScore serving_score(const ModelDesc& model, const PlanRequest& request) {
+  if (objective_of(request) != "throughput") return {};
+  return [&model, request](const Plan& p) {
+    Plan q = p;
+    try {
+      apply_serving(q, model, request);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kFailed) throw;
+      return -1.0;
+    }
+    return q.serving->aggregate_tokens_per_s;
+  };
+}
+
 Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
                   const PlanRequest& request, const Clock& clock, const RoutedRequest& routed) {
   if (request.strategy == "routed")
     return plan_routed(cluster, catalog, model, request, routed, clock);
-  Plan plan = plan_model(cluster, catalog, model, request, clock);
+  Plan plan = plan_model(cluster, catalog, model, request, clock, serving_score(model, request));
   apply_serving(plan, model, request);
   const bool throughput = objective_of(request) == "throughput";
 

@@ -16,6 +16,7 @@
 #include "lib/plan/plan.hpp"
 #include "solvers/plan_request.hpp"
 #include "solvers/routed_plan.hpp"
+#include "solvers/strategy_planner.hpp"
 
 namespace meshplan {
 
@@ -31,6 +32,11 @@ inline constexpr int64_t kDefaultOutputTokens = 256;
 // per-stream and aggregate tokens/s, the KV of the streams, the largest N that fits and what
 // binds. Throws a failure when --concurrency does not fit or no N meets --min-stream-tps.
 void apply_serving(Plan& plan, const ModelDesc& model, const PlanRequest& request);
+
+// For the throughput objective: a plan's aggregate tokens/s at its best number of streams (as
+// apply_serving chooses it), negative when it cannot meet the request; strategies are compared by
+// it instead of by one stream's speed. Empty for the latency objective.
+PlanScore serving_score(const ModelDesc& model, const PlanRequest& request);
 
 // The serving plan: the strategies' plan over all candidates, or replicas of it over groups of
 // hosts when that serves more (throughput objective), with the shapes compared. The throughput

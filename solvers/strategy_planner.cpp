@@ -66,7 +66,7 @@ double tps(const Plan& p) {
   return p.predicted.decode_tokens_per_s;
 }
 
-Alternative alternative(const Outcome& o, const Plan* chosen) {
+Alternative alternative(const Outcome& o, const Plan* chosen, const PlanScore& score) {
   Alternative a;
   a.strategy = o.strategy;
   a.feasible = o.plan.has_value();
@@ -76,7 +76,11 @@ Alternative alternative(const Outcome& o, const Plan* chosen) {
     a.backend = o.plan->backend;
     for (const auto& r : o.plan->ranks)
       a.hosts.push_back(r.host);
-    if (chosen) {
+    if (chosen && score) {
+      const double mine = score(*chosen), theirs = score(*o.plan);
+      a.reason = theirs < 0 ? "cannot meet the request's streams"
+                            : fmt::format("{:.1f} tokens/s in all against {:.1f}", theirs, mine);
+    } else if (chosen) {
       const double ratio = tps(*chosen) / a.decode_tokens_per_s;
       a.reason = ratio <= 1 + 1e-9 ? fmt::format("as fast as the {} plan", chosen->strategy)
                                    : fmt::format("{:.{}f}x slower than the {} plan", ratio,
@@ -236,7 +240,7 @@ void note_measured_links(Plan& plan, const Cluster& cluster) {
 }  // namespace
 
 Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
-                const PlanRequest& request, const Clock& clock) {
+                const PlanRequest& request, const Clock& clock, const PlanScore& score) {
   const std::string& s = request.strategy;
   const Strategy* chosen = find_strategy(s);
   if (s != "auto" && !chosen) throw input_error("--strategy {}: expected {}", s, strategy_names());
@@ -267,6 +271,18 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
     // Ties (on one host every strategy is the same plan) go to the earlier strategy.
     if (o.plan && (!fastest || tps(*o.plan) > tps(*fastest->plan) * (1 + 1e-9))) fastest = &o;
   }
+  if (score && outcomes.size() > 1) {
+    // The best by the objective's score, where any plan meets the request; else the fastest, so
+    // that the caller's own check names what is missing.
+    const Outcome* best = nullptr;
+    double best_score = -1;
+    for (const auto& o : outcomes) {
+      if (!o.plan) continue;
+      double v = score(*o.plan);
+      if (v >= 0 && (!best || v > best_score * (1 + 1e-9))) best = &o, best_score = v;
+    }
+    if (best) fastest = best;
+  }
   if (!fastest) {
     if (chosen)
       throw failure("{} parallel is not possible for {}: {}", s, model.name, outcomes[0].reason);
@@ -277,7 +293,7 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
   }
   Plan plan = *fastest->plan;
   for (const auto& o : outcomes)
-    if (&o != fastest) plan.alternatives.push_back(alternative(o, &plan));
+    if (&o != fastest) plan.alternatives.push_back(alternative(o, &plan, score));
   note_rejected(plan, outcomes, gate, problem);
   note_measured_links(plan, cluster);
   mark_wired_limits(plan, problem);

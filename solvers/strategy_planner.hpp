@@ -5,6 +5,8 @@
 // count not divisible, not an MoE model).
 #pragma once
 
+#include <functional>
+
 #include "lib/cluster/catalog.hpp"
 #include "lib/cluster/cluster.hpp"
 #include "lib/core/clock.hpp"
@@ -14,7 +16,11 @@
 
 namespace meshplan {
 
+// How plans of different strategies compare, higher being better; negative: the plan cannot
+// meet the request. Empty: by predicted decode tokens/s of one stream (the latency objective).
+using PlanScore = std::function<double(const Plan&)>;
+
 Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
-                const PlanRequest& request, const Clock& clock);
+                const PlanRequest& request, const Clock& clock, const PlanScore& score = {});
 
 }  // namespace meshplan
