@@ -73,6 +73,11 @@ int run_emit(const EmitArgs& a, AppContext& ctx) {
   validate_emit_options(a.envs, a.env_options);
   Cluster cluster = read_cluster_arg(ctx, a.cluster);
   auto plan = read_plan_arg(ctx, a.plan);
+  if (plan && !plan->models.empty() && (all || format->name != "ray-cluster"))
+    throw input_error(
+        "{}: a workload plan drives ray-cluster only (each model's tasks on its hosts); for {} "
+        "give one model's plan (an entry's `plan` of the file, saved on its own)",
+        a.plan, a.format);
   if (format && format->needs_plan && !plan)
     throw input_error("{} needs --plan PLAN: it follows the plan's strategy and layer ranges",
                       a.format);
@@ -108,7 +113,8 @@ void add_emit_command(CLI::App& app, AppContext& ctx) {
   sub->add_option("format", a->format, "One of the formats above, or all");
   sub->add_flag("--list", a->list, "Print the format names, one a line");
   sub->add_option("-c,--cluster", a->cluster, "Cluster file (JSON or YAML, - for stdin)");
-  sub->add_option("--plan", a->plan, "A plan file: its hosts in its rank order");
+  sub->add_option("--plan", a->plan,
+                  "A plan file: its hosts in its rank order (ray-cluster: or a workload plan)");
   sub->add_option("--backend", a->backend, "auto, jaccl, jaccl-ring, ring or ethernet")
       ->check(CLI::IsMember(kBackendChoices))
       ->capture_default_str();

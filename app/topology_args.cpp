@@ -24,7 +24,8 @@ CheckOptions check_options_for(const std::string& backend, const std::optional<P
   o.backend = backend_for_plan(backend, plan);
   if (plan) {
     o.hosts = plan->hosts();
-    o.fixed_order = !plan->routing;  // a routed plan's ranks are not a ring
+    // Neither a routed plan's ranks nor a workload's hosts are a ring.
+    o.fixed_order = !plan->routing && plan->models.empty();
   }
   return o;
 }

@@ -3,6 +3,8 @@
 // and decode against single hosts.
 #include <gtest/gtest.h>
 
+#include <yaml-cpp/yaml.h>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -162,6 +164,44 @@ TEST(serving_cli_test, two_models_on_the_studio_air_fabric_each_where_it_fits_be
   EXPECT_NEAR(num(small["serving"]["aggregate_tokens_per_s"]),
               num(alone["serving"]["aggregate_tokens_per_s"]), 1e-2);
   EXPECT_NEAR(num(small["predicted"]["ttft_ms"]), num(alone["predicted"]["ttft_ms"]), 1e-3);
+}
+
+TEST(serving_cli_test, ray_cluster_pins_each_models_tasks_to_its_hosts) {
+  const std::string file = source_path("tests/fixtures/workloads/two-models.yaml");
+  const std::string plan_file = temp_dir() + "/workload-plan.json";
+  auto p = run_meshplan({"plan", "--json", "-c", kAir, "--workload", file, "-o", plan_file});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  json w = json::parse(testing::read_text(plan_file));
+  auto r =
+      run_meshplan({"emit", "ray-cluster", "-c", kAir, "--plan", plan_file, "--user", "admin"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Each host starts with a resource for each model the workload plan put on it, and no other.
+  YAML::Node ray = YAML::Load(r.out);
+  std::vector<std::string> starts{ray["head_start_ray_commands"][1].as<std::string>()};
+  for (const auto& h : {"studio-a", "studio-b"}) {
+    size_t at = r.out.find(std::string("# on ") + h + ": ");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+    for (const auto& entry : w["plans"]) {
+      std::string model = entry["plan"]["model"]["name"];
+      bool serves = entry["plan"]["ranks"][0]["host"] == h;
+      EXPECT_EQ(line.find("\"model:" + model + "\":1") != std::string::npos, serves)
+          << h << " / " << model << ": " << line;
+    }
+  }
+  EXPECT_NE(starts[0].find("\"model:qwen3-235b-a22b-8bit\":1,\"node:studio-a\":1"),
+            std::string::npos)
+      << starts[0];
+  EXPECT_NE(r.out.find("# llama-3.3-70b-4bit runs on studio-b: "
+                       "@ray.remote(resources={\"model:llama-3.3-70b-4bit\": 1})"),
+            std::string::npos)
+      << r.out;
+  // Formats that follow one plan's ranks refuse a workload plan, naming the file.
+  auto mpi = run_meshplan({"emit", "openmpi-hostfile", "-c", kAir, "--plan", plan_file});
+  EXPECT_EQ(mpi.exit_code, 2);
+  EXPECT_NE(mpi.err.find(plan_file + ": a workload plan drives ray-cluster only"),
+            std::string::npos)
+      << mpi.err;
 }
 
 TEST(serving_cli_test, workload_file_errors_name_file_position_and_form) {

@@ -1,8 +1,10 @@
 #include "lib/emit/ray_cluster.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "lib/core/error.hpp"
@@ -11,9 +13,14 @@
 namespace meshplan {
 namespace {
 
-// --resources='{"node:NAME": 1}' and --memory=BYTES for one host.
-std::vector<std::string> node_options(const LaunchNode& n) {
+// --resources='{"node:NAME": 1}' (and, for a workload, `"model:MODEL": 1` for each model the
+// host serves, so that a task asking for it runs there) and --memory=BYTES for one host.
+std::vector<std::string> node_options(const LaunchNode& n, const EmitInput& in) {
   nlohmann::json resources = {{"node:" + n.host->name, 1}};
+  if (in.plan)
+    for (const auto& m : in.plan->models)
+      if (std::find(m.hosts.begin(), m.hosts.end(), n.host->name) != m.hosts.end())
+        resources["model:" + m.model] = 1;
   std::vector<std::string> out = {"--resources=" + resources.dump()};
   if (n.host->memory > 0) out.push_back(fmt::format("--memory={}", n.host->memory));
   return out;
@@ -38,7 +45,7 @@ std::string write_ray_cluster(const EmitInput& in) {
 
   std::vector<std::string> head_start = {"ray", "start", "--head", fmt::format("--port={}", port),
                                          "--node-ip-address=" + head};
-  for (auto& o : node_options(layout.nodes[0]))
+  for (auto& o : node_options(layout.nodes[0], in))
     head_start.push_back(o);
 
   YAML::Emitter y;
@@ -63,6 +70,11 @@ std::string write_ray_cluster(const EmitInput& in) {
   y << YAML::EndMap;
 
   std::string out = "# Ray cluster on the plan's hosts: ray up FILE\n";
+  if (in.plan)
+    for (const auto& m : in.plan->models)
+      out += fmt::format(
+          "# {} runs on {}: @ray.remote(resources={{\"model:{}\": 1}}) pins its tasks there\n",
+          m.model, fmt::join(m.hosts, ", "), m.model);
   out += y.c_str();
   out += "\n\n# Manual start instead of `ray up`, in this order:\n";
   for (size_t i = 0; i < n; ++i) {
@@ -74,7 +86,7 @@ std::string write_ray_cluster(const EmitInput& in) {
       words.push_back(fmt::format("--address={}:{}", head, port));
     }
     words.push_back("--node-ip-address=" + (i == 0 ? head : workers[i - 1]));
-    for (auto& o : node_options(layout.nodes[i]))
+    for (auto& o : node_options(layout.nodes[i], in))
       words.push_back(o);
     out += fmt::format("# on {}: {}\n", layout.nodes[i].host->name, shell_command({}, words));
   }

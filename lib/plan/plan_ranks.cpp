@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "lib/plan/plan.hpp"
+#include "lib/plan/plan_serving.hpp"
 
 namespace meshplan {
 
@@ -88,10 +89,48 @@ RoutingInfo read_routing(const DocNode& node) {
 
 }  // namespace
 
+namespace {
+
+// The models of a workload plan, each with the hosts of its plan and of its replicas.
+PlanRanks read_workload_ranks(const DocNode& root) {
+  PlanRanks out;
+  const DocNode& plans = root.at("plans").require_array();
+  if (plans.items().empty()) plans.fail("expected at least one model's plan");
+  auto add_rank = [&](const std::string& host) {
+    for (const auto& r : out.ranks)
+      if (r.host == host) return;  // colocated models share a host
+    PlanRank r;
+    r.rank = static_cast<int>(out.ranks.size());
+    r.host = host;
+    out.ranks.push_back(std::move(r));
+  };
+  for (const DocNode& item : plans.items()) {
+    const DocNode& plan = item.require_object().at("plan");
+    PlanRanks one = read_plan_ranks(plan);
+    ModelHosts m;
+    m.model = plan.at("model").require_object().at("name").as_string();
+    m.hosts = one.hosts();
+    if (auto* replicas = plan.find("replicas"))
+      for (const DocNode& rep : replicas->require_array().items())
+        for (const DocNode& h : rep.require_object().at("hosts").require_array().items())
+          if (std::find(m.hosts.begin(), m.hosts.end(), h.as_string()) == m.hosts.end())
+            m.hosts.push_back(h.as_string());
+    for (const auto& h : m.hosts)
+      add_rank(h);
+    out.models.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace
+
 PlanRanks read_plan_ranks(const DocNode& root) {
   root.require_object();
+  if (auto* s = root.find("schema"); s && s->as_string() == kWorkloadPlanSchema)
+    return read_workload_ranks(root);
   if (auto* s = root.find("schema"); s && s->as_string() != kPlanSchema)
-    s->fail(fmt::format("expected schema \"{}\", got \"{}\"", kPlanSchema, s->text()));
+    s->fail(fmt::format("expected schema \"{}\" or \"{}\", got \"{}\"", kPlanSchema,
+                        kWorkloadPlanSchema, s->text()));
   PlanRanks out;
   if (auto* b = root.find("backend"); b && b->is_string()) out.backend = b->text();
   if (auto* s = root.find("strategy"); s && s->is_string()) out.strategy = s->text();

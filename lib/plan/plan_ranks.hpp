@@ -21,6 +21,12 @@ struct PlanRank {
   std::vector<std::vector<int>> experts;      // expert plans: the experts it holds, per MoE layer
 };
 
+// One model of a workload plan and the hosts that serve it (its ranks and its replicas').
+struct ModelHosts {
+  std::string model;
+  std::vector<std::string> hosts;
+};
+
 struct PlanRanks {
   std::string backend;    // the plan's backend, "" when absent
   std::string strategy;   // "pipeline", "tensor", "expert", "" when absent
@@ -28,10 +34,14 @@ struct PlanRanks {
   std::optional<ClusterPrint> made_for;  // the hardware it was made for, when recorded
   std::vector<PlanRank> ranks;           // in rank order
   std::optional<RoutingInfo> routing;    // routed plans: hosts' flows and the links' flows
+  // Workload plans (meshplan.workload-plan/1): each model's hosts; `ranks` is then their union,
+  // without layers, and the strategy and backend are empty.
+  std::vector<ModelHosts> models;
   std::vector<std::string> hosts() const;
 };
 
-// Other keys of the plan are left alone (they belong to the planner).
+// A plan file, or a workload's plans (each read as a plan). Other keys of the plan are left
+// alone (they belong to the planner).
 PlanRanks read_plan_ranks(const DocNode& root);
 
 }  // namespace meshplan
