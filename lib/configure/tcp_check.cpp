@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 
 #include "lib/core/parallel.hpp"
 #include "lib/core/shell_quote.hpp"
@@ -105,46 +106,30 @@ std::string tcp_connect_script(const std::vector<const TcpProbe*>& probes, int t
 
 TcpLines parse_tcp_lines(const std::string& output) {
   TcpLines out;
-  size_t start = 0;
-  while (start < output.size()) {
-    size_t end = output.find('\n', start);
-    if (end == std::string::npos) end = output.size();
-    std::string line = trim(output.substr(start, end - start));
-    start = end + 1;
-    auto word = [&](size_t n) {  // the n-th space-separated word, and where the rest begins
-      size_t p = 0;
-      for (size_t k = 0; k < n && p != std::string::npos; ++k) {
-        p = line.find(' ', p);
-        if (p != std::string::npos) ++p;
-      }
-      if (p == std::string::npos) return std::pair<std::string, size_t>{"", line.size()};
-      size_t q = line.find(' ', p);
-      return std::pair<std::string, size_t>{line.substr(p, q == std::string::npos ? q : q - p),
-                                            q == std::string::npos ? line.size() : q + 1};
-    };
-    std::string tag = word(0).first;
+  std::istringstream lines(output);
+  std::string raw;
+  while (std::getline(lines, raw)) {
+    std::istringstream words(raw);
+    std::string tag, first, second, rest;
+    words >> tag >> first >> second;
+    std::getline(words >> std::ws, rest);
+    rest = trim(rest);
     long number = 0;
     if (tag == "@@nopython") {
       out.no_python = true;
     } else if (tag == "@@bound" || tag == "@@busy") {
-      auto [address, _] = word(1);
-      auto [port, rest] = word(2);
-      if (address.empty() || !to_number(port, number) || number <= 0 || number > 65535) continue;
+      if (first.empty() || !to_number(second, number) || number <= 0 || number > 65535) continue;
       if (tag == "@@bound")
-        out.bound.emplace_back(address, static_cast<int>(number));
+        out.bound.emplace_back(first, static_cast<int>(number));
       else
-        out.busy.push_back({{address, static_cast<int>(number)}, line.substr(rest)});
+        out.busy.push_back({{first, static_cast<int>(number)}, rest});
     } else if (tag == "@@pid") {
-      if (to_number(word(1).first, number) && number > 1) out.pids.push_back(number);
-    } else if (tag == "@@tcp") {
-      auto [index, after] = word(1);
-      auto [verdict, rest] = word(2);
-      if (!to_number(index, number) || number < 0) continue;
-      if (verdict == "ok")
+      if (to_number(first, number) && number > 1) out.pids.push_back(number);
+    } else if (tag == "@@tcp" && to_number(first, number) && number >= 0) {
+      if (second == "ok")
         out.results.emplace_back(static_cast<size_t>(number), "");
-      else if (verdict == "fail")
-        out.results.emplace_back(static_cast<size_t>(number),
-                                 rest < line.size() ? line.substr(rest) : "failed");
+      else if (second == "fail")
+        out.results.emplace_back(static_cast<size_t>(number), rest.empty() ? "failed" : rest);
     }
   }
   return out;
