@@ -157,19 +157,7 @@ bool run_live(const CheckArgs& a, AppContext& ctx, const Cluster& cluster,
   }
   ctx.console.data(out);
   if (a.measure && answered > 0) {
-    Cluster measured = cluster;
-    for (size_t c = 0; c < measured.cables.size(); ++c) {
-      double sum = 0;
-      int n = 0;
-      for (size_t i = 0; i < links.size(); ++i)
-        if (links[i].cable == c && live.round_trip_us[i]) sum += *live.round_trip_us[i], ++n;
-      if (n == 0) continue;
-      measured.cables[c].latency_us = sum / n / 2;  // one way: half the round trip
-      measured.cables[c].measured = today();
-      for (size_t i = 0; i < links.size(); ++i)
-        if (links[i].cable == c && live.bandwidth_gbps[i])
-          measured.cables[c].bandwidth_gbps = *live.bandwidth_gbps[i];
-    }
+    Cluster measured = with_measurements(cluster, links, live, today());
     write_output(ctx, a.output, write_cluster_json(measured));
     ctx.console.note(fmt::format("wrote the measured latencies of {} cable end{} to {}", answered,
                                  answered == 1 ? "" : "s", a.output));

@@ -262,6 +262,24 @@ std::string measure_bandwidth(const LiveLink& l, const HostTarget& from, const H
 
 }  // namespace
 
+Cluster with_measurements(const Cluster& cluster, const std::vector<LiveLink>& links,
+                          const LiveReport& report, const std::string& date) {
+  Cluster measured = cluster;
+  for (size_t c = 0; c < measured.cables.size(); ++c) {
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < links.size(); ++i)
+      if (links[i].cable == c && report.round_trip_us[i]) sum += *report.round_trip_us[i], ++n;
+    if (n == 0) continue;
+    measured.cables[c].latency_us = sum / n / 2;  // one way: half the round trip
+    measured.cables[c].measured = date;
+    for (size_t i = 0; i < links.size(); ++i)
+      if (links[i].cable == c && report.bandwidth_gbps[i])
+        measured.cables[c].bandwidth_gbps = *report.bandwidth_gbps[i];
+  }
+  return measured;
+}
+
 LiveReport run_live_check(const Cluster& cluster, const std::vector<LiveLink>& links,
                           const std::vector<HostTarget>& targets, RemoteExecutor& executor,
                           const LiveOptions& options) {

@@ -60,6 +60,11 @@ LiveReport run_live_check(const Cluster& cluster, const std::vector<LiveLink>& l
                           const std::vector<HostTarget>& targets, RemoteExecutor& executor,
                           const LiveOptions& options);
 
+// The cluster with each answered cable's measured figures: latency_us = half the mean of its
+// ends' median round trips, bandwidth_gbps where iperf3 gave one, and `measured: date`.
+Cluster with_measurements(const Cluster& cluster, const std::vector<LiveLink>& links,
+                          const LiveReport& report, const std::string& date);
+
 // The script a host runs (exposed for tests): `links` are that host's ends.
 std::string live_script(const std::vector<const LiveLink*>& links, int pings);
 // iperf3 -J's client report -> received gigabits per second; nullopt when it holds none.

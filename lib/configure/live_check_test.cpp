@@ -48,6 +48,30 @@ TEST(live_check_test, a_direct_cable_without_addresses_is_checked_on_its_planned
   EXPECT_EQ(links[1].peer_address, "192.168.0.1");
 }
 
+TEST(live_check_test, measured_figures_are_half_the_round_trip_and_iperf3s_bandwidth) {
+  Cluster c = load_cluster_file(testing::fixture_path("clusters/spark-pair-direct-cable.yaml"),
+                                RealFileSystem(), Catalog::builtin());
+  TopologyContext topo(c, Catalog::builtin());
+  auto links = live_links(c, topo.fabric, topo.subnets, false);
+  ASSERT_EQ(links.size(), 2u);
+  LiveReport r;
+  r.round_trip_us = {40.0, 60.0};
+  r.bandwidth_gbps = {9.4, std::nullopt};
+  Cluster m = with_measurements(c, links, r, "2026-11-25");
+  const Cable& cable = m.cables[links[0].cable];
+  ASSERT_TRUE(cable.latency_us);
+  EXPECT_DOUBLE_EQ(*cable.latency_us, 25);  // the mean of 40 and 60 us, one way
+  ASSERT_TRUE(cable.bandwidth_gbps);
+  EXPECT_DOUBLE_EQ(*cable.bandwidth_gbps, 9.4);
+  EXPECT_EQ(cable.measured, "2026-11-25");
+
+  // A cable whose ends did not answer keeps what the file says.
+  r.round_trip_us = {std::nullopt, std::nullopt};
+  Cluster untouched = with_measurements(c, links, r, "2026-11-25");
+  EXPECT_EQ(untouched.cables[links[0].cable].measured, "");
+  EXPECT_EQ(untouched.cables[links[0].cable].latency_us, c.cables[links[0].cable].latency_us);
+}
+
 TEST(live_check_test, thunderbolt_ends_carry_their_rdma_device_when_the_backend_uses_rdma) {
   Cluster c =
       load_cluster_file(testing::source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml"),
