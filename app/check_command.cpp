@@ -64,8 +64,8 @@ cable), one session each, with discover's SSH options: every cable end's interfa
 its planned address (the /30 that setup gives it, or the address the file records), each end
 answers pings from the other on those addresses, each TCP connection the chosen backend's launch
 opens can be opened (a one-off listener on each planned address and port, from --starting-port
-as mlx.launch counts them; the connecting rank connects; python3 on the hosts), and on Macs the Thunderbolt Bridge is down and
-each RDMA port the backend needs is PORT_ACTIVE; the macOS build and the MLX version (where
+as mlx.launch counts them; the connecting rank connects; python3 on the hosts), and on Macs the
+Thunderbolt Bridge is down and each RDMA port the backend needs is PORT_ACTIVE; the macOS build and the MLX version (where
 Python has it) are the same everywhere. Each problem is named with its cable and its fix; exit 1.
 A host that cannot be reached exits 3. --measure also writes the cluster (-o FILE) with each
 answered cable's latency (half the median round trip of --pings pings per end), its bandwidth

@@ -54,6 +54,13 @@ ReplicaSet replica_set(std::vector<Plan> plans) {
 
 namespace {
 
+std::vector<size_t> members_of(size_t mask, size_t n) {
+  std::vector<size_t> members;
+  for (size_t h = 0; h < n; ++h)
+    if (mask >> h & 1) members.push_back(h);
+  return members;
+}
+
 // The partition of hosts 0..n-1 into two or more groups (hosts may stay idle) with the largest
 // sum of the groups' aggregate tokens/s, by a dynamic program over subsets: best[mask][c] is the
 // most that the hosts of `mask` serve in c groups (c = 2 meaning two or more). The lowest host of
@@ -62,12 +69,8 @@ template <typename GroupPlan>
 std::vector<std::vector<size_t>> best_partition(size_t n, GroupPlan& group_plan) {
   const size_t full = (size_t{1} << n) - 1;
   std::vector<double> value(full + 1, -1);  // a group's aggregate; -1 when it cannot hold a copy
-  for (size_t m = 1; m <= full; ++m) {
-    std::vector<size_t> members;
-    for (size_t h = 0; h < n; ++h)
-      if (m >> h & 1) members.push_back(h);
-    if (const auto& p = group_plan(members)) value[m] = p->serving->aggregate_tokens_per_s;
-  }
+  for (size_t m = 1; m <= full; ++m)
+    if (const auto& p = group_plan(members_of(m, n))) value[m] = p->serving->aggregate_tokens_per_s;
   constexpr double kNone = -1;
   std::vector<std::array<double, 3>> best(full + 1, {kNone, kNone, kNone});
   // How best[m][c] was reached: the group holding m's lowest host (0: that host stays idle) and
@@ -102,10 +105,7 @@ std::vector<std::vector<size_t>> best_partition(size_t n, GroupPlan& group_plan)
       m ^= m & (~m + 1);
       continue;
     }
-    std::vector<size_t> members;
-    for (size_t h = 0; h < n; ++h)
-      if (g >> h & 1) members.push_back(h);
-    out.push_back(members);
+    out.push_back(members_of(g, n));
     c = before[m][c];
     m ^= g;
   }
@@ -137,31 +137,35 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
         .first->second;
   };
   std::vector<std::vector<std::vector<size_t>>> splits;
-  if (n <= kExactReplicaHosts) splits.push_back(best_partition(n, group_plan));
-  // k groups balanced by memory: each host, largest first, joins the group with the least.
-  for (size_t k = 2; k <= n; ++k) {
-    std::vector<std::vector<size_t>> groups(k);
-    std::vector<double> memory(k, 0);
-    for (size_t h : by_memory) {
-      size_t g =
-          static_cast<size_t>(std::min_element(memory.begin(), memory.end()) - memory.begin());
-      groups[g].push_back(h);
-      memory[g] += whole.hosts[h].usable_bytes;
+  // Small clusters: the best of every partition (it covers the splits tried for larger ones).
+  if (n <= kExactReplicaHosts) {
+    splits.push_back(best_partition(n, group_plan));
+  } else {
+    // k groups balanced by memory: each host, largest first, joins the group with the least.
+    for (size_t k = 2; k <= n; ++k) {
+      std::vector<std::vector<size_t>> groups(k);
+      std::vector<double> memory(k, 0);
+      for (size_t h : by_memory) {
+        size_t g =
+            static_cast<size_t>(std::min_element(memory.begin(), memory.end()) - memory.begin());
+        groups[g].push_back(h);
+        memory[g] += whole.hosts[h].usable_bytes;
+      }
+      splits.push_back(groups);
     }
-    splits.push_back(groups);
-  }
-  // Every host that holds the model alone is a replica; the others form one more group.
-  {
-    std::vector<std::vector<size_t>> groups;
-    std::vector<size_t> rest;
-    for (size_t h : by_memory) {
-      if (group_plan({h}))
-        groups.push_back({h});
-      else
-        rest.push_back(h);
+    // Every host that holds the model alone is a replica; the others form one more group.
+    {
+      std::vector<std::vector<size_t>> groups;
+      std::vector<size_t> rest;
+      for (size_t h : by_memory) {
+        if (group_plan({h}))
+          groups.push_back({h});
+        else
+          rest.push_back(h);
+      }
+      if (!rest.empty()) groups.push_back(rest);
+      splits.push_back(groups);
     }
-    if (!rest.empty()) groups.push_back(rest);
-    splits.push_back(groups);
   }
   std::optional<ReplicaSet> best;
   for (const auto& groups : splits) {

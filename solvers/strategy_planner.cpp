@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <utility>
 
 #include "lib/core/error.hpp"
 #include "solvers/backend_gate.hpp"
@@ -66,7 +68,9 @@ double tps(const Plan& p) {
   return p.predicted.decode_tokens_per_s;
 }
 
-Alternative alternative(const Outcome& o, const Plan* chosen, const PlanScore& score) {
+// `scores`: the chosen plan's and this one's objective score, when plans are compared by one.
+Alternative alternative(const Outcome& o, const Plan* chosen,
+                        std::optional<std::pair<double, double>> scores) {
   Alternative a;
   a.strategy = o.strategy;
   a.feasible = o.plan.has_value();
@@ -76,8 +80,8 @@ Alternative alternative(const Outcome& o, const Plan* chosen, const PlanScore& s
     a.backend = o.plan->backend;
     for (const auto& r : o.plan->ranks)
       a.hosts.push_back(r.host);
-    if (chosen && score) {
-      const double mine = score(*chosen), theirs = score(*o.plan);
+    if (chosen && scores) {
+      const auto [mine, theirs] = *scores;
       a.reason = theirs < 0 ? "cannot meet the request's streams"
                             : fmt::format("{:.1f} tokens/s in all against {:.1f}", theirs, mine);
     } else if (chosen) {
@@ -271,15 +275,17 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
     // Ties (on one host every strategy is the same plan) go to the earlier strategy.
     if (o.plan && (!fastest || tps(*o.plan) > tps(*fastest->plan) * (1 + 1e-9))) fastest = &o;
   }
+  // Each plan's objective score, computed once.
+  std::vector<double> scores(outcomes.size(), -1);
   if (score && outcomes.size() > 1) {
     // The best by the objective's score, where any plan meets the request; else the fastest, so
     // that the caller's own check names what is missing.
     const Outcome* best = nullptr;
-    double best_score = -1;
-    for (const auto& o : outcomes) {
-      if (!o.plan) continue;
-      double v = score(*o.plan);
-      if (v >= 0 && (!best || v > best_score * (1 + 1e-9))) best = &o, best_score = v;
+    for (size_t i = 0; i < outcomes.size(); ++i) {
+      if (!outcomes[i].plan) continue;
+      scores[i] = score(*outcomes[i].plan);
+      if (scores[i] >= 0 && (!best || scores[i] > scores[best - outcomes.data()] * (1 + 1e-9)))
+        best = &outcomes[i];
     }
     if (best) fastest = best;
   }
@@ -292,8 +298,13 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
     throw failure("{} does not fit with any strategy: {}", model.name, why);
   }
   Plan plan = *fastest->plan;
-  for (const auto& o : outcomes)
-    if (&o != fastest) plan.alternatives.push_back(alternative(o, &plan, score));
+  const size_t chosen_index = static_cast<size_t>(fastest - outcomes.data());
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    if (i == chosen_index) continue;
+    std::optional<std::pair<double, double>> compared;
+    if (score && outcomes.size() > 1) compared = std::make_pair(scores[chosen_index], scores[i]);
+    plan.alternatives.push_back(alternative(outcomes[i], &plan, compared));
+  }
   note_rejected(plan, outcomes, gate, problem);
   note_measured_links(plan, cluster);
   mark_wired_limits(plan, problem);

@@ -128,7 +128,7 @@ PlanRanks read_plan_ranks(const DocNode& root) {
   root.require_object();
   if (auto* s = root.find("schema"); s && s->as_string() == kWorkloadPlanSchema)
     return read_workload_ranks(root);
-  if (auto* s = root.find("schema"); s && s->as_string() != kPlanSchema)
+  else if (s && s->as_string() != kPlanSchema)
     s->fail(fmt::format("expected schema \"{}\" or \"{}\", got \"{}\"", kPlanSchema,
                         kWorkloadPlanSchema, s->text()));
   PlanRanks out;
