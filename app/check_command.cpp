@@ -85,7 +85,7 @@ bool run_live(const CheckArgs& a, AppContext& ctx, const Cluster& cluster,
               const std::optional<PlanRanks>& plan) {
   const BackendVerdict* chosen = report.find(report.chosen);
   bool rdma = chosen && chosen->transport == "rdma";
-  std::vector<LiveLink> links = live_links(cluster, topo.fabric, topo.subnets, rdma);
+  std::vector<LiveLink> links = live_links(cluster, topo.subnets, rdma);
   std::set<std::string> hosts;
   if (plan)
     for (const auto& r : plan->ranks)

@@ -200,10 +200,10 @@ int run_chips(const std::string& name, bool json, AppContext& ctx) {
       "plan "
       "above what macOS wires by default\n({:.0f} % of memory, {:.0f} % up to {}) says which hosts "
       "need sudo sysctl iogpu.wired_limit_mb=N; "
-      "{:.1f} ms overhead per pipeline stage.\n",
+      "{:.1f} ms overhead per pipeline stage ({:.2f} ms on NVIDIA GPUs).\n",
       apple.bandwidth * 100, apple.flops * 100, nvidia.bandwidth * 100, nvidia.flops * 100,
       wired.fraction * 100, wired.small_fraction * 100, format_gib(wired.small_max_bytes),
-      c.stage_overhead_s() * 1e3);
+      c.stage_overhead_s() * 1e3, c.stage_overhead_s("nvidia") * 1e3);
   ctx.console.data(out);
   return 0;
 }

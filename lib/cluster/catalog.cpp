@@ -75,7 +75,10 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
     for (auto& [vendor, e] : d.at("efficiency").items()) {
       c.efficiency_[vendor] = Efficiency{e.at("bandwidth"), e.at("flops"), e.at("source")};
     }
-    c.stage_overhead_s_ = d.at("stage_overhead_ms").at("value").get<double>() * 1e-3;
+    const auto& overhead = d.at("stage_overhead_ms");
+    c.stage_overhead_s_ = overhead.at("value").get<double>() * 1e-3;
+    for (auto& [vendor, o] : overhead.at("by_vendor").items())
+      c.vendor_overhead_s_[vendor] = o.at("value").get<double>() * 1e-3;
     c.activation_bytes_ = d.at("activation_bytes").at("value").get<double>();
     auto rule = [](const nlohmann::json& j) {
       return MemoryRule{j.at("reserve_min_GiB").get<double>() * kGiB, j.at("reserve_fraction"),
@@ -194,6 +197,11 @@ const Efficiency& Catalog::efficiency(std::string_view vendor) const {
   auto it = efficiency_.find(std::string(vendor));
   if (it == efficiency_.end()) it = efficiency_.find("apple");
   return it->second;
+}
+
+double Catalog::stage_overhead_s(std::string_view vendor) const {
+  auto it = vendor_overhead_s_.find(std::string(vendor));
+  return it == vendor_overhead_s_.end() ? stage_overhead_s_ : it->second;
 }
 
 const LinkDefaults& Catalog::link_defaults(LinkKind kind, bool rdma) const {

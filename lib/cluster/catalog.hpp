@@ -105,7 +105,9 @@ class Catalog {
   std::string machine_keys() const;
 
   const Efficiency& efficiency(std::string_view vendor) const;
-  double stage_overhead_s() const { return stage_overhead_s_; }
+  // o per pipeline stage per step: the vendor's own figure (NVIDIA: CUDA graphs), else the
+  // default of SPEC section 7.
+  double stage_overhead_s(std::string_view vendor = "") const;
   double activation_bytes() const { return activation_bytes_; }
   const MemoryRule& unified_memory_rule() const { return unified_rule_; }
   const MemoryRule& discrete_memory_rule() const { return discrete_rule_; }
@@ -126,6 +128,7 @@ class Catalog {
   std::map<std::string, double> speeds_;
   std::map<std::string, GpuLinkDefaults> gpu_links_;
   double stage_overhead_s_ = 0;
+  std::map<std::string, double> vendor_overhead_s_;
   double activation_bytes_ = 2;
   MemoryRule unified_rule_;
   MemoryRule discrete_rule_;

@@ -60,6 +60,8 @@ TEST(catalog_test, cost_defaults_follow_spec_section_7) {
   EXPECT_DOUBLE_EQ(cat().efficiency("apple").bandwidth, 0.55);
   EXPECT_DOUBLE_EQ(cat().efficiency("apple").flops, 0.6);
   EXPECT_DOUBLE_EQ(cat().stage_overhead_s(), 0.5e-3);
+  EXPECT_DOUBLE_EQ(cat().stage_overhead_s("apple"), 0.5e-3);
+  EXPECT_DOUBLE_EQ(cat().stage_overhead_s("nvidia"), 0.05e-3);
   EXPECT_DOUBLE_EQ(cat().link_defaults(LinkKind::kTb5, true).latency_s, 50e-6);
   EXPECT_DOUBLE_EQ(cat().link_defaults(LinkKind::kTb5, true).bandwidth, 6.5e9);
   EXPECT_DOUBLE_EQ(cat().link_defaults(LinkKind::kTb5, false).bandwidth, 4e9);

@@ -112,6 +112,7 @@ struct Host {
   std::optional<double> mem_bandwidth;         // bytes/s, spec figure (overrides the chip's)
   std::optional<double> flops;                 // FLOP/s FP16, spec figure (overrides the chip's)
   std::optional<double> bandwidth_efficiency;  // overrides the vendor default
+  std::optional<double> stage_overhead_s;      // overrides the vendor's per-stage overhead
   std::optional<double> flops_efficiency;
   std::optional<int> gpu_cores;
 

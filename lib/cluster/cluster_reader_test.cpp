@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "lib/cluster/cluster_writer.hpp"
+#include "lib/cluster/host_figures.hpp"
 #include "lib/core/error.hpp"
 #include "tests/test_support.hpp"
 #include "topologies/cluster_loader.hpp"
@@ -133,6 +134,19 @@ TEST(cluster_reader_test, duplicate_and_invalid_host_names) {
 TEST(cluster_reader_test, usable_memory_cannot_exceed_memory) {
   EXPECT_NE(load_error("hosts:\n  - {name: a, memory: 64GiB, usable_memory: 80GiB}\n")
                 .find("exceeds memory"),
+            std::string::npos);
+}
+
+TEST(cluster_reader_test, stage_overhead_overrides_the_vendor_default) {
+  const std::string gpu = "hosts:\n  - name: g\n    gpus: [{chip: rtx-3090}]\n";
+  Cluster c = load(gpu);
+  EXPECT_DOUBLE_EQ(host_figures(c.hosts[0], Catalog::builtin()).overhead_s, 0.05e-3);
+  c = load(gpu + "    stage_overhead_ms: 0.5\n");
+  EXPECT_DOUBLE_EQ(host_figures(c.hosts[0], Catalog::builtin()).overhead_s, 0.5e-3);
+  EXPECT_EQ(load(write_cluster_json(c), "c.json"), c);
+  Cluster mac = load("hosts:\n  - {name: m, chip: m4-pro-20c, memory: 64GiB}\n");
+  EXPECT_DOUBLE_EQ(host_figures(mac.hosts[0], Catalog::builtin()).overhead_s, 0.5e-3);
+  EXPECT_NE(load_error(gpu + "    stage_overhead_ms: -1\n").find("from 0 to 1000, got -1"),
             std::string::npos);
 }
 

@@ -52,6 +52,7 @@ ojson host_json(const Host& h) {
   if (h.flops) j["flops"] = json_number(*h.flops);
   if (h.bandwidth_efficiency) j["bandwidth_efficiency"] = json_number(*h.bandwidth_efficiency);
   if (h.flops_efficiency) j["flops_efficiency"] = json_number(*h.flops_efficiency);
+  if (h.stage_overhead_s) j["stage_overhead_ms"] = json_number(*h.stage_overhead_s * 1e3);
   if (h.disk_read) j["disk_read"] = json_number(*h.disk_read);
   if (h.rdma_enabled) j["rdma_enabled"] = *h.rdma_enabled;
   if (h.thunderbolt_bridge) {

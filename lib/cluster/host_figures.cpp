@@ -19,7 +19,6 @@ double apply_rule(double memory, const MemoryRule& rule) {
 HostFigures host_figures(const Host& host, const Catalog& catalog) {
   HostFigures f;
   f.name = host.name;
-  f.overhead_s = catalog.stage_overhead_s();
   const ChipSpec* chip = host.chip.empty() ? nullptr : catalog.find_chip(host.chip);
   std::string vendor = chip ? chip->vendor : (host.gpus.empty() ? "apple" : "nvidia");
 
@@ -58,6 +57,7 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
         host.name);
   }
   const Efficiency& eff = catalog.efficiency(vendor);
+  f.overhead_s = host.stage_overhead_s.value_or(catalog.stage_overhead_s(vendor));
   f.bandwidth_efficiency = host.bandwidth_efficiency.value_or(eff.bandwidth);
   f.flops_efficiency = host.flops_efficiency.value_or(eff.flops);
   f.bandwidth = f.spec_bandwidth * f.bandwidth_efficiency;

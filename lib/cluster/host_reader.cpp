@@ -259,6 +259,7 @@ Host read_host(const DocNode& n, const Catalog& catalog, std::vector<std::string
                 "flops",
                 "bandwidth_efficiency",
                 "flops_efficiency",
+                "stage_overhead_ms",
                 "gpu_cores"});
   Host h;
   const DocNode& name = n.at("name");
@@ -319,6 +320,12 @@ Host read_host(const DocNode& n, const Catalog& catalog, std::vector<std::string
   if (auto* v = n.find("flops")) h.flops = read_flops(*v);
   if (auto* v = n.find("bandwidth_efficiency")) h.bandwidth_efficiency = read_fraction(*v);
   if (auto* v = n.find("flops_efficiency")) h.flops_efficiency = read_fraction(*v);
+  if (auto* v = n.find("stage_overhead_ms")) {
+    double ms = v->as_number();
+    if (!(ms >= 0 && ms <= 1000))
+      v->fail(fmt::format("expected milliseconds from 0 to 1000, got {}", v->text()));
+    h.stage_overhead_s = ms * 1e-3;
+  }
   if (auto* v = n.find("gpu_cores"))
     h.gpu_cores = static_cast<int>(read_positive(*v, "core count"));
   if (h.ports.empty()) {

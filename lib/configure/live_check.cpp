@@ -136,8 +136,7 @@ std::string LiveLink::name() const {
   return fmt::format("{}:{} - {}:{}", host, interface, peer_host, peer_interface);
 }
 
-std::vector<LiveLink> live_links(const Cluster& cluster, const TbFabric& fabric,
-                                 const SubnetPlan& subnets, bool rdma) {
+std::vector<LiveLink> live_links(const Cluster& cluster, const SubnetPlan& subnets, bool rdma) {
   std::vector<LiveLink> out;
   auto name_of = [&](size_t host) { return cluster.hosts[host].name; };
   std::set<size_t> planned;

@@ -25,8 +25,7 @@ struct LiveLink {
 
 // Every cable end: the /30 plan's addresses for cables setup configures, else the addresses the
 // cluster file records on both ends; cables without addresses are left out.
-std::vector<LiveLink> live_links(const Cluster& cluster, const TbFabric& fabric,
-                                 const SubnetPlan& subnets, bool rdma);
+std::vector<LiveLink> live_links(const Cluster& cluster, const SubnetPlan& subnets, bool rdma);
 
 struct LiveFinding {
   std::string host;

@@ -39,7 +39,7 @@ TEST(live_check_test, a_direct_cable_without_addresses_is_checked_on_its_planned
   Cluster c = load_cluster_file(testing::fixture_path("clusters/spark-pair-direct-cable.yaml"),
                                 RealFileSystem(), Catalog::builtin());
   TopologyContext topo(c, Catalog::builtin());
-  auto links = live_links(c, topo.fabric, topo.subnets, /*rdma=*/false);
+  auto links = live_links(c, topo.subnets, /*rdma=*/false);
   ASSERT_EQ(links.size(), 2u);
   EXPECT_EQ(links[0].name(), "spark-1:enp1s0f0np0 - spark-2:enp1s0f0np0");
   EXPECT_EQ(links[0].address, "192.168.0.1");
@@ -52,7 +52,7 @@ TEST(live_check_test, measured_figures_are_half_the_round_trip_and_iperf3s_bandw
   Cluster c = load_cluster_file(testing::fixture_path("clusters/spark-pair-direct-cable.yaml"),
                                 RealFileSystem(), Catalog::builtin());
   TopologyContext topo(c, Catalog::builtin());
-  auto links = live_links(c, topo.fabric, topo.subnets, false);
+  auto links = live_links(c, topo.subnets, false);
   ASSERT_EQ(links.size(), 2u);
   LiveReport r;
   r.round_trip_us = {40.0, 60.0};
@@ -77,13 +77,13 @@ TEST(live_check_test, thunderbolt_ends_carry_their_rdma_device_when_the_backend_
       load_cluster_file(testing::source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml"),
                         RealFileSystem(), Catalog::builtin());
   TopologyContext topo(c, Catalog::builtin());
-  auto rdma = live_links(c, topo.fabric, topo.subnets, true);
+  auto rdma = live_links(c, topo.subnets, true);
   ASSERT_EQ(rdma.size(), 12u);  // 6 cables of a 4-host mesh, both ends
   for (const auto& l : rdma) {
     EXPECT_EQ(l.rdma_device, "rdma_" + l.interface) << l.name();
     EXPECT_EQ(l.address.rfind("192.168.", 0), 0u) << l.name();
   }
-  EXPECT_EQ(live_links(c, topo.fabric, topo.subnets, false)[0].rdma_device, "");
+  EXPECT_EQ(live_links(c, topo.subnets, false)[0].rdma_device, "");
 }
 
 TEST(live_check_test, the_script_quotes_addresses_and_pings_each_peer) {
@@ -103,7 +103,7 @@ class MacLiveCheckTest : public ::testing::Test {
     cluster_ = load_cluster_file(testing::fixture_path("clusters/mlx_two_hosts_one_cable.json"),
                                  RealFileSystem(), Catalog::builtin());
     TopologyContext topo(cluster_, Catalog::builtin());
-    links_ = live_links(cluster_, topo.fabric, topo.subnets, /*rdma=*/true);
+    links_ = live_links(cluster_, topo.subnets, /*rdma=*/true);
     ASSERT_EQ(links_.size(), 2u);
     for (const auto& l : links_) {
       HostTarget t;

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 # Measures batched decode throughput of Llama-3.1-8B-shaped transformer layers (bf16, random
 # weights) on one CUDA GPU: the aggregate tokens/s of N streams while the GPU holds k layers, each
-# stream with a KV cache of CONTEXT tokens, the step replayed as one CUDA graph. This is the
-# quantity a meshplan throughput profile lists (no embedding, no LM head). The h100-* cases of
-# profile_reference.json are its figures on one H100 80GB HBM3 (PyTorch 2.11.0+cu130, 2026-11-25).
+# stream with a KV cache of CONTEXT tokens, the step replayed as one CUDA graph: alone
+# (tokens_per_s) and as a pipeline stage runs it, with the activations copied in and out through
+# host memory and a synchronisation per step (stage_tokens_per_s). The second is the quantity a
+# meshplan throughput profile lists (no embedding, no LM head); the difference is the per-stage
+# overhead of cost_defaults.json. The h100-* cases of profile_reference.json are its figures on
+# one H100 80GB HBM3 (PyTorch 2.11.0+cu130, 2026-11-25).
 # Run: python3 measure_decode_layers.py > out.json
 import json
 import sys
+import time
 
 import torch
 
@@ -67,19 +71,42 @@ def measure(n, k):
         graph.replay()
     end.record()
     torch.cuda.synchronize()
-    seconds = start.elapsed_time(end) / 1000 / reps
+    graph_seconds = start.elapsed_time(end) / 1000 / reps
+    # As a pipeline stage runs it: the activations arrive in host memory, are copied in, the
+    # layers run, the result is copied out for the next stage and the host waits for it, once per
+    # step (the hand-off a stage on another host needs; the network itself is not included).
+    inbox = torch.randn(n, H, dtype=dt).pin_memory()
+    outbox = torch.empty(n, H, dtype=dt).pin_memory()
+    for _ in range(5):
+        x.copy_(inbox, non_blocking=True)
+        graph.replay()
+        outbox.copy_(x, non_blocking=True)
+        torch.cuda.synchronize()
+    times = []  # the median of 5 runs, so that one stall of the host does not decide the figure
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            x.copy_(inbox, non_blocking=True)
+            graph.replay()
+            outbox.copy_(x, non_blocking=True)
+            torch.cuda.synchronize()
+        times.append((time.perf_counter() - t0) / reps)
+    stage_seconds = sorted(times)[2]
     del layers, graph
     torch.cuda.empty_cache()
-    return n / seconds
+    return n / graph_seconds, n / stage_seconds
 
 
 def main():
     torch.manual_seed(0)
     out = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__, "context": CONTEXT,
            "results": []}
-    runs = [(32, n) for n in (1, 2, 4, 8, 16, 32)] + [(k, n) for k in (1, 4, 8) for n in (1, 8, 32)]
+    runs = [(32, n) for n in (1, 2, 4, 8, 16, 32)]
+    runs += [(k, n) for k in (1, 2, 4, 8) for n in (1, 2, 4, 8, 16, 32)]
     for k, n in runs:
-        out["results"].append({"layers": k, "streams": n, "tokens_per_s": round(measure(n, k), 1)})
+        graph_tps, stage_tps = measure(n, k)
+        out["results"].append({"layers": k, "streams": n, "tokens_per_s": round(graph_tps, 1),
+                               "stage_tokens_per_s": round(stage_tps, 1)})
         print(out["results"][-1], file=sys.stderr, flush=True)
     print(json.dumps(out, indent=1))
 
