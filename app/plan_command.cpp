@@ -228,9 +228,11 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   }
   // -v: the figures behind the prediction, per candidate host.
   for (const HostInfo& h : plan.hosts)
-    ctx.console.info(fmt::format("{}: usable {} ({}), {:.0f} GB/s and {:.1f} TFLOP/s effective{}",
-                                 h.name, format_gib(h.usable_bytes), h.usable_rule,
-                                 h.bandwidth / 1e9, h.flops / 1e12, h.used ? "" : ", not used"));
+    ctx.console.info(fmt::format(
+        "{}: usable {} ({}), {:.0f} GB/s and {:.1f} TFLOP/s effective{}{}", h.name,
+        format_gib(h.usable_bytes), h.usable_rule, h.bandwidth / 1e9, h.flops / 1e12,
+        h.gpus > 1 ? fmt::format(", layers split over {} GPUs ({})", h.gpus, h.gpu_link) : "",
+        h.used ? "" : ", not used"));
   std::string json = write_plan_json(plan, model);
   if (!o.output.empty()) write_output(ctx, o.output, json);
   if (o.json)

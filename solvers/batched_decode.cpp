@@ -35,6 +35,9 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
     c.F = r.flops > 0 ? r.flops : 1;
     c.BW = r.bandwidth > 0 ? r.bandwidth : 1;
     c.stage_s = r.stage_s;
+    c.layers = std::max(0, std::min(r.layer_end, model.num_layers()) - r.layer_start);
+    c.gpu_collective_s = r.gpu_collective_s;
+    c.gpu_collective_per_stream_s = r.gpu_collective_per_stream_s;
     if (r.hop_to_next) {
       c.hop_latency_s = r.hop_to_next->latency_s;
       c.hop_bandwidth = r.hop_to_next->bandwidth;
@@ -60,6 +63,7 @@ double BatchedDecode::rank_time(const RankCost& r, int n) const {
   const double N = n;
   double t = std::max(N * r.flops / r.F, (r.read + N * r.kv) / r.BW);
   if (r.head_flops > 0) t += std::max(N * r.head_flops / r.F, r.head_read / r.BW);
+  t += r.layers * (r.gpu_collective_s + (N - 1) * r.gpu_collective_per_stream_s);
   return t;
 }
 

@@ -37,6 +37,7 @@ class BatchedDecode {
     double head_flops = 0, head_read = 0;
     double F = 1, BW = 1;
     double stage_s = 0;
+    double layers = 0, gpu_collective_s = 0, gpu_collective_per_stream_s = 0;  // in-host, per layer
     double hop_latency_s = 0, hop_bandwidth = 0;  // hop to the next rank, if any
   };
   double rank_time(const RankCost& r, int n) const;  // compute/memory part of one rank, n streams

@@ -107,7 +107,9 @@ long ExpertCostModel::capacity(size_t host) const {
 
 double ExpertCostModel::base_time(size_t host, const MoeClass& c) const {
   const HostFigures& h = in_->hosts[host];
-  return std::max(c.base_flops / h.flops, c.base_read / h.bandwidth);
+  // A host of several GPUs splits the layer over them and all-reduces inside.
+  return std::max(c.base_flops / h.flops, c.base_read / h.bandwidth) +
+         in_host_collectives_s(h, model_->hidden_size, 1);
 }
 
 double ExpertCostModel::expert_time(size_t host, const MoeClass& c) const {
@@ -235,16 +237,18 @@ ExpertCostModel::Evaluation ExpertCostModel::evaluate(
       const double c = layer.flops / h.flops;
       const double m =
           (static_cast<double>(layer.read_bytes) + layer.kv_bytes(request_->context)) / h.bandwidth;
+      const double inside = in_host_collectives_s(h, model_->hidden_size, 1);
       compute[r] += c;
       memory[r] += m;
-      ev.rank_s[r] += std::max(c, m);
-      worst = std::max(worst, std::max(c, m));
+      ev.rank_s[r] += std::max(c, m) + inside;
+      worst = std::max(worst, std::max(c, m) + inside);
       const double pc = (P * layer.flops + attention) / h.flops;
       const double pm = (std::min(static_cast<double>(layer.weight_bytes),
                                   P * static_cast<double>(layer.read_bytes)) +
                          static_cast<double>(layer.kv_bytes_per_token) * P) /
                         h.bandwidth;
-      worst_prefill = std::max(worst_prefill, std::max(pc, pm));
+      worst_prefill = std::max(worst_prefill,
+                               std::max(pc, pm) + in_host_collectives_s(h, model_->hidden_size, P));
     }
     ev.layers_s += worst;
     prefill += worst_prefill;
@@ -268,6 +272,7 @@ ExpertCostModel::Evaluation ExpertCostModel::evaluate(
       const double tokens = c.per_token * P * loads[r];
       const double pt =
           std::max(c.prefill_base_flops / h.flops, c.prefill_base_read / h.bandwidth) +
+          in_host_collectives_s(h, model_->hidden_size, P) +
           std::max(tokens * c.expert_flops / h.flops,
                    std::min(held * c.expert_bytes, tokens * c.expert_bytes) / h.bandwidth);
       worst_prefill = std::max(worst_prefill, pt);

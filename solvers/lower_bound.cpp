@@ -100,7 +100,7 @@ PipelineBound pipeline_lower_bound(const PipelineCostModel& cost, int min_hosts)
   bytes.push_back({cost.head_memory(), static_cast<double>(model.head_read_bytes())});
   flops.push_back({cost.head_memory(), model.head_flops()});
   std::vector<std::pair<double, double>> by_bw, by_flops;
-  double o_min = kInfinity;
+  double o_min = kInfinity, g_min = kInfinity;
   std::vector<double> capacities;
   for (size_t i = 0; i < n; ++i) {
     const HostFigures& h = cost.host(i);
@@ -108,6 +108,7 @@ PipelineBound pipeline_lower_bound(const PipelineCostModel& cost, int min_hosts)
     by_bw.emplace_back(h.bandwidth, fillable);
     by_flops.emplace_back(h.flops, fillable);
     o_min = std::min(o_min, h.overhead_s);
+    g_min = std::min(g_min, in_host_collectives_s(h, model.hidden_size, 1));
     capacities.push_back(fillable);
   }
   b.bandwidth_s = greedy_fill(bytes, by_bw);
@@ -134,10 +135,13 @@ PipelineBound pipeline_lower_bound(const PipelineCostModel& cost, int min_hosts)
     b.hops_s = std::max(h_out, h_in);
     if (!(b.hops_s < kInfinity)) b.hops_s = 0;  // no ring of that size exists; nothing to bound
   }
-  b.token_latency_s = std::max(b.bandwidth_s, b.compute_s) + b.overhead_s + b.hops_s;
+  // Whichever host runs a layer adds its in-host all-reduces; none adds less than the cheapest.
+  b.in_host_s = n ? L * g_min : 0;
+  b.token_latency_s = std::max(b.bandwidth_s, b.compute_s) + b.overhead_s + b.hops_s + b.in_host_s;
   b.method =
       "memory-bandwidth / FLOP relaxation (fastest hosts first) + stage overheads and hops of the "
       "fewest hosts that hold the model";
+  if (b.in_host_s > 0) b.method += " + the in-host all-reduces of multi-GPU hosts";
   return b;
 }
 

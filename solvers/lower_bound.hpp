@@ -34,6 +34,7 @@ struct PipelineBound {
   double compute_s = 0;    // part 1, FLOP relaxation
   double overhead_s = 0;   // part 2
   double hops_s = 0;       // part 3
+  double in_host_s = 0;    // every layer's in-host all-reduces on the cheapest host (0 if 1 GPU)
   int min_ranks = 1;       // m*
   std::string method;
 };

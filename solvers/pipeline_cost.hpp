@@ -51,7 +51,8 @@ class PipelineCostModel {
   int64_t prompt() const { return prompt_; }
   double activation_bytes() const { return activation_bytes_; }  // 2h per token
 
-  // max(phi / F, (A + kappa * context) / BW) for one layer on one host.
+  // max(phi / F, (A + kappa * context) / BW) for one layer on one host, plus its in-host
+  // all-reduces when it splits the layer over several GPUs.
   double layer_time(size_t host, int layer) const;
   // Decode time of layers [0, l) on a host, for l in [0, L]: the prefix sums behind stage_time.
   const std::vector<double>& time_prefix(size_t host) const { return time_prefix_[host]; }

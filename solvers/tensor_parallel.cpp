@@ -110,7 +110,9 @@ TensorShares TensorCostModel::equal_shares(size_t p) const {
 double TensorCostModel::layer_time(size_t host, const LayerClass& c, double share,
                                    double kv) const {
   const HostFigures& h = in_->hosts[host];
-  return std::max(share * c.flops / h.flops, (share * c.read + kv * c.kv) / h.bandwidth);
+  // A host of several GPUs splits its share again over them and all-reduces inside.
+  return std::max(share * c.flops / h.flops, (share * c.read + kv * c.kv) / h.bandwidth) +
+         in_host_collectives_s(h, model_->hidden_size, 1);
 }
 
 double TensorCostModel::layers_time(const CollectivePath& path, const TensorShares& s) const {
@@ -168,16 +170,22 @@ double TensorCostModel::shared_layers_bound(const std::vector<size_t>& hosts) co
 }
 
 double TensorCostModel::lower_bound(const CollectivePath& path) const {
-  return fixed_time(path) + shared_layers_bound(path.order);
+  // Every rank runs every layer, so each layer costs at least the cheapest in-host all-reduces.
+  double inside = kNoTime;
+  for (size_t host : path.order)
+    inside = std::min(inside, in_host_collectives_s(in_->hosts[host], model_->hidden_size, 1));
+  return fixed_time(path) + shared_layers_bound(path.order) +
+         (path.order.empty() ? 0 : num_layers() * inside);
 }
 
 double TensorCostModel::lower_bound_any_group() const {
   std::vector<size_t> all(in_->size());
   std::iota(all.begin(), all.end(), 0);
-  double head = kNoTime, overhead = kNoTime;
+  double head = kNoTime, overhead = kNoTime, inside = kNoTime;
   for (size_t host : all) {
     head = std::min(head, head_time(host));
     overhead = std::min(overhead, in_->hosts[host].overhead_s);
+    inside = std::min(inside, in_host_collectives_s(in_->hosts[host], model_->hidden_size, 1));
   }
   // With every host sharing, a latent cache's read is bounded by the fastest host instead.
   double total = 0;
@@ -192,7 +200,7 @@ double TensorCostModel::lower_bound_any_group() const {
     }
     total += c.count * std::max(rate > 0 ? 1 / rate : 0, latent_kv_ ? latent : 0);
   }
-  return total + head + overhead;
+  return total + head + overhead + (all.empty() ? 0 : num_layers() * inside);
 }
 
 std::optional<TensorShares> TensorCostModel::uneven_shares(const CollectivePath& path) const {
@@ -297,7 +305,8 @@ TensorEvaluation TensorCostModel::evaluate(const CollectivePath& path,
       worst = std::max(
           worst,
           std::max(s.share[r] * c.prefill_flops / h.flops,
-                   (s.share[r] * c.prefill_read + s.kv_fraction[r] * c.prefill_kv) / h.bandwidth));
+                   (s.share[r] * c.prefill_read + s.kv_fraction[r] * c.prefill_kv) / h.bandwidth) +
+              in_host_collectives_s(h, model_->hidden_size, static_cast<double>(prompt_)));
     }
     prefill += c.count * worst;
   }

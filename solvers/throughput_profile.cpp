@@ -205,7 +205,7 @@ std::vector<double> cost_model_table(const HostFigures& host, const ModelDesc& m
     // per step and every stream's KV, plus the per-stage overhead.
     double step =
         std::max(n * k * a.flops / host.flops, (k * a.read + n * k * a.kv) / host.bandwidth) +
-        host.overhead_s;
+        k * in_host_collectives_s(host, model.hidden_size, n) + host.overhead_s;
     out.push_back(n / step);
   }
   return out;

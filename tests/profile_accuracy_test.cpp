@@ -29,14 +29,20 @@ using testing::temp_dir;
 constexpr double kTolerance = 0.35;
 
 // A cluster of one host as the case describes it: a Mac with its chip and memory, or a Linux
-// host with one GPU; with the case's stage overhead where its engine needs its own.
+// host with its GPUs (and NVLinks); with the case's stage overhead where its engine needs its own.
 std::string one_host_cluster(const json& c) {
   std::string chip = c["chip"];
-  std::string host =
-      c["gpu"].get<bool>()
-          ? "  - name: h\n    os: {kind: linux}\n    gpus: [{name: gpu0, chip: " + chip + "}]\n"
-          : "  - name: h\n    chip: " + chip +
-                "\n    memory: " + std::to_string(c["memory_GiB"].get<int>()) + "GiB\n";
+  std::string host;
+  if (c["gpu"].get<bool>()) {
+    host = "  - name: h\n    os: {kind: linux}\n    gpus: [";
+    for (int g = 0; g < c.value("gpus", 1); ++g)
+      host += (g ? ", {name: gpu" : "{name: gpu") + std::to_string(g) + ", chip: " + chip + "}";
+    host += "]\n";
+    if (c.contains("nvlink")) host += "    nvlink: " + c["nvlink"].dump() + "\n";
+  } else {
+    host = "  - name: h\n    chip: " + chip +
+           "\n    memory: " + std::to_string(c["memory_GiB"].get<int>()) + "GiB\n";
+  }
   if (c.contains("stage_overhead_ms"))
     host += "    stage_overhead_ms: " + c["stage_overhead_ms"].dump() + "\n";
   return "hosts:\n" + host;

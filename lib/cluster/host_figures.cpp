@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
@@ -14,7 +16,57 @@ double apply_rule(double memory, const MemoryRule& rule) {
   return memory - std::max(rule.reserve_min_bytes, rule.reserve_fraction * memory);
 }
 
+// The slowest link between two of the host's GPUs, from its gpu_links matrix (NV# counts links
+// of the GPU's NVLink generation; PIX, PXB and PHB cross PCIe; NODE and SYS the CPUs). Without a
+// matrix the GPUs are taken to talk over PCIe, the slowest common case.
+void resolve_gpu_link(const Host& host, const ChipSpec* gpu_chip, const Catalog& catalog,
+                      HostFigures& f) {
+  const bool newer = gpu_chip && (gpu_chip->nvlink == "nvlink4" || gpu_chip->nvlink == "nvlink5");
+  const std::string pcie = newer ? "pcie5" : "pcie4";
+  auto figures = [&](const std::string& entry, double& bw, double& lat) {
+    const GpuLinkDefaults* d = nullptr;
+    if (entry.rfind("NV", 0) == 0 && entry.size() > 2 && gpu_chip && !gpu_chip->nvlink.empty()) {
+      d = catalog.gpu_link_defaults(gpu_chip->nvlink);
+      if (d) {
+        bw = d->per_link * std::strtod(entry.c_str() + 2, nullptr);  // never throws
+        lat = d->latency_s;
+        return;
+      }
+    }
+    d = catalog.gpu_link_defaults(entry == "NODE" || entry == "SYS" ? "sys" : pcie);
+    bw = d ? d->bandwidth : 0;
+    lat = d ? d->latency_s : 0;
+  };
+  f.gpu_link_bandwidth = 0;
+  const auto& m = host.gpu_links;
+  const size_t n = host.gpus.size();
+  if (m.size() != n) {
+    f.gpu_link = "PHB";
+    figures("PHB", f.gpu_link_bandwidth, f.gpu_link_latency_s);
+    f.gpu_link += " (assumed: no gpu_links)";
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = i + 1; j < n && j < m[i].size(); ++j) {
+      double bw = 0, lat = 0;
+      figures(m[i][j], bw, lat);
+      if (f.gpu_link.empty() || bw < f.gpu_link_bandwidth) {
+        f.gpu_link = m[i][j];
+        f.gpu_link_bandwidth = bw;
+        f.gpu_link_latency_s = lat;
+      }
+    }
+  }
+}
+
 }  // namespace
+
+double in_host_collectives_s(const HostFigures& h, int64_t hidden_size, double tokens) {
+  if (h.gpus <= 1 || !(h.gpu_link_bandwidth > 0)) return 0;
+  const double d = h.gpus;
+  const double bytes = tokens * h.activation_bytes * static_cast<double>(hidden_size);
+  return 2.0 * 2.0 * (d - 1) * (h.gpu_link_latency_s + bytes / (d * h.gpu_link_bandwidth));
+}
 
 HostFigures host_figures(const Host& host, const Catalog& catalog) {
   HostFigures f;
@@ -22,7 +74,8 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
   const ChipSpec* chip = host.chip.empty() ? nullptr : catalog.find_chip(host.chip);
   std::string vendor = chip ? chip->vendor : (host.gpus.empty() ? "apple" : "nvidia");
 
-  // Discrete GPUs: the host acts as one stage with the GPUs' summed memory, bandwidth and FLOP/s.
+  // Discrete GPUs: the host acts as one stage with the GPUs' summed memory, bandwidth and FLOP/s,
+  // its layers split tensor-parallel over them (the in-host all-reduces come on top).
   double gpu_bw = 0, gpu_flops = 0, gpu_usable = 0;
   bool gpu_figures = !host.gpus.empty();
   for (const auto& g : host.gpus) {
@@ -36,6 +89,13 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
     gpu_flops += gc->fp16_flops;
     double mem = g.memory ? static_cast<double>(g.memory) : static_cast<double>(gc->gpu_memory);
     gpu_usable += apply_rule(mem, catalog.discrete_memory_rule());
+  }
+
+  f.activation_bytes = catalog.activation_bytes();
+  if (gpu_figures && host.gpus.size() > 1) {
+    f.gpus = static_cast<int>(host.gpus.size());
+    const Gpu& g0 = host.gpus.front();
+    resolve_gpu_link(host, !g0.chip.empty() ? catalog.find_chip(g0.chip) : chip, catalog, f);
   }
 
   if (host.mem_bandwidth)

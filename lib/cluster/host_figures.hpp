@@ -23,7 +23,20 @@ struct HostFigures {
   // A Mac whose iogpu.wired_limit_mb is unset: what macOS lets the GPU wire by default (a plan
   // needing more tells the user to raise the limit to usable_bytes). 0 = no such limit applies.
   double default_wired_bytes = 0;
+  // A host with several GPUs splits each of its layers tensor-parallel over them, as vLLM and
+  // its peers do inside a node: weights and KV are shared out (the summed figures above), and
+  // every layer adds two all-reduces of the activations over the slowest GPU-to-GPU link.
+  int gpus = 1;
+  std::string gpu_link;  // that link as nvidia-smi topo -m names it ("NV18", "PIX", "SYS")
+  double gpu_link_latency_s = 0;
+  double gpu_link_bandwidth = 0;  // bytes/s between two GPUs
+  double activation_bytes = 2;    // per value, from the catalog
 };
+
+// Seconds the in-host all-reduces add to one layer for `tokens` tokens (streams at decode, the
+// prompt at prefill); 0 for a host of one device. A ring all-reduce over d GPUs takes 2(d-1)
+// steps, each a latency and 1/d of the 2*hidden bytes per token; two per layer.
+double in_host_collectives_s(const HostFigures& h, int64_t hidden_size, double tokens);
 
 // Throws an input error naming the host when a figure cannot be known (no chip and no override,
 // no memory size).

@@ -47,6 +47,11 @@ struct RankPlan {
   double bandwidth = 0;  // effective bytes/s
   double flops = 0;      // effective FLOP/s
   double stage_s = 0;
+  // A host of several GPUs splits its layers over them: the in-host all-reduces of one layer cost
+  // gpu_collective_s for one stream and gpu_collective_per_stream_s more for each further one.
+  int gpus = 1;
+  double gpu_collective_s = 0;
+  double gpu_collective_per_stream_s = 0;
   std::optional<HopInfo> hop_to_next;
   // A Mac whose default GPU wired limit is below what this rank holds: the iogpu.wired_limit_mb
   // to set before loading (`meshplan setup --plan` prints it); 0 when none is needed.
@@ -106,6 +111,8 @@ struct HostInfo {
   std::string usable_rule;
   bool used = false;
   std::string left_out;  // why a candidate the plan does not use was left out
+  int gpus = 1;          // several: each layer split over them, all-reducing over gpu_link
+  std::string gpu_link;
 };
 
 // Batched decode (--concurrency, --objective): N streams per replica share each step's weight

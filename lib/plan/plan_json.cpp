@@ -133,6 +133,10 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
     x["flops_per_s"] = json_number(h.flops);
     x["stage_overhead_ms"] = json_ms(h.overhead_s);
     if (!h.usable_rule.empty()) x["usable_rule"] = h.usable_rule;
+    if (h.gpus > 1) {
+      x["gpus"] = h.gpus;
+      x["gpu_link"] = h.gpu_link;
+    }
     hosts.push_back(x);
   }
   j["hosts"] = hosts;
