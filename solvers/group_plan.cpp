@@ -38,10 +38,8 @@ void fill_group_plan(Plan& plan, const ModelDesc& model, const PlanInputs& in,
     rank.bandwidth = h.bandwidth;
     rank.flops = h.flops;
     rank.stage_s = e.rank_s[r];
-    rank.gpus = h.gpus;
     rank.gpu_collective_s = in_host_collectives_s(h, model.hidden_size, 1);
-    rank.gpu_collective_per_stream_s =
-        in_host_collectives_s(h, model.hidden_size, 2) - rank.gpu_collective_s;
+    rank.gpu_collective_per_stream_s = in_host_per_token_s(h, model.hidden_size);
     if (path.ranks() > 1 && path.next[r]) {
       const LinkFigures& l = *path.next[r];
       rank.hop_to_next = HopInfo{l.name, l.latency_s, l.bandwidth, l.hop_time(spec.message_bytes)};

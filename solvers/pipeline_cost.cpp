@@ -33,13 +33,14 @@ PipelineCostModel::PipelineCostModel(const ModelDesc& model, std::vector<HostFig
   prefill_prefix_.assign(n, std::vector<double>(L + 1, 0));
   for (size_t i = 0; i < n; ++i) {
     const HostFigures& h = hosts_[i];
+    const double inside = in_host_collectives_s(h, model.hidden_size, 1);
+    const double inside_prefill = in_host_collectives_s(h, model.hidden_size, P);
     for (size_t l = 0; l < L; ++l) {
       const LayerInfo& layer = model.layers[l];
       double compute = layer.flops / h.flops;
       double memory =
           (static_cast<double>(layer.read_bytes) + layer.kv_bytes(context_)) / h.bandwidth;
-      time_prefix_[i][l + 1] = time_prefix_[i][l] + std::max(compute, memory) +
-                               in_host_collectives_s(h, model.hidden_size, 1);
+      time_prefix_[i][l + 1] = time_prefix_[i][l] + std::max(compute, memory) + inside;
       // Prefill: every prompt token through the layer, plus attention over the prompt; weights are
       // read once (all experts once enough tokens route through them).
       double attn = 2.0 * model.num_heads * model.head_dim * P * P;
@@ -48,8 +49,8 @@ PipelineCostModel::PipelineCostModel(const ModelDesc& model, std::vector<HostFig
                                  P * static_cast<double>(layer.read_bytes)) +
                         static_cast<double>(layer.kv_bytes_per_token) * P) /
                        h.bandwidth;
-      prefill_prefix_[i][l + 1] = prefill_prefix_[i][l] + std::max(pcompute, pmemory) +
-                                  in_host_collectives_s(h, model.hidden_size, P);
+      prefill_prefix_[i][l + 1] =
+          prefill_prefix_[i][l] + std::max(pcompute, pmemory) + inside_prefill;
     }
   }
 }
@@ -195,10 +196,8 @@ void fill_pipeline_plan(const PipelineCostModel& cost, const PipelineAssignment&
     r.bandwidth = h.bandwidth;
     r.flops = h.flops;
     r.stage_s = e.stage_s[j];
-    r.gpus = h.gpus;
     r.gpu_collective_s = in_host_collectives_s(h, cost.model().hidden_size, 1);
-    r.gpu_collective_per_stream_s =
-        in_host_collectives_s(h, cost.model().hidden_size, 2) - r.gpu_collective_s;
+    r.gpu_collective_per_stream_s = in_host_per_token_s(h, cost.model().hidden_size);
     if (j < e.hops.size() && e.hops[j]) {
       r.hop_to_next = HopInfo{e.hops[j]->name, e.hops[j]->latency_s, e.hops[j]->bandwidth,
                               e.hops[j]->hop_time(cost.activation_bytes())};

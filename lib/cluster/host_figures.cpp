@@ -61,11 +61,17 @@ void resolve_gpu_link(const Host& host, const ChipSpec* gpu_chip, const Catalog&
 
 }  // namespace
 
-double in_host_collectives_s(const HostFigures& h, int64_t hidden_size, double tokens) {
+double in_host_per_token_s(const HostFigures& h, int64_t hidden_size) {
   if (h.gpus <= 1 || !(h.gpu_link_bandwidth > 0)) return 0;
   const double d = h.gpus;
-  const double bytes = tokens * h.activation_bytes * static_cast<double>(hidden_size);
-  return 2.0 * 2.0 * (d - 1) * (h.gpu_link_latency_s + bytes / (d * h.gpu_link_bandwidth));
+  const double bytes = h.activation_bytes * static_cast<double>(hidden_size);
+  return 2.0 * 2.0 * (d - 1) * bytes / (d * h.gpu_link_bandwidth);
+}
+
+double in_host_collectives_s(const HostFigures& h, int64_t hidden_size, double tokens) {
+  if (h.gpus <= 1 || !(h.gpu_link_bandwidth > 0)) return 0;
+  return 2.0 * 2.0 * (h.gpus - 1) * h.gpu_link_latency_s +
+         tokens * in_host_per_token_s(h, hidden_size);
 }
 
 HostFigures host_figures(const Host& host, const Catalog& catalog) {

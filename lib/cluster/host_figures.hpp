@@ -37,6 +37,8 @@ struct HostFigures {
 // prompt at prefill); 0 for a host of one device. A ring all-reduce over d GPUs takes 2(d-1)
 // steps, each a latency and 1/d of the 2*hidden bytes per token; two per layer.
 double in_host_collectives_s(const HostFigures& h, int64_t hidden_size, double tokens);
+// What each further token adds to that (its bytes over the link); 0 for one device.
+double in_host_per_token_s(const HostFigures& h, int64_t hidden_size);
 
 // Throws an input error naming the host when a figure cannot be known (no chip and no override,
 // no memory size).

@@ -49,7 +49,6 @@ struct RankPlan {
   double stage_s = 0;
   // A host of several GPUs splits its layers over them: the in-host all-reduces of one layer cost
   // gpu_collective_s for one stream and gpu_collective_per_stream_s more for each further one.
-  int gpus = 1;
   double gpu_collective_s = 0;
   double gpu_collective_per_stream_s = 0;
   std::optional<HopInfo> hop_to_next;
