@@ -45,8 +45,9 @@ void record_left_out(Plan& plan, const PlanningProblem& problem, const std::stri
   const double need = smallest_need(plan, problem);
   for (size_t i = 0; i < problem.size(); ++i) {
     const HostFigures& h = problem.host(i);
-    HostInfo info{h.name,        h.usable_bytes, h.bandwidth, h.flops, h.overhead_s,
-                  h.usable_rule, false,          "",          h.gpus,  h.gpu_link};
+    HostInfo info{h.name,       h.usable_bytes, h.bandwidth, h.flops,
+                  h.overhead_s, h.usable_rule,  false,       "",
+                  h.gpus,       h.tp,           h.gpu_link};
     info.used = std::any_of(plan.ranks.begin(), plan.ranks.end(),
                             [&](const RankPlan& r) { return r.host == h.name; });
     if (!info.used) {

@@ -6,6 +6,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
+#include "solvers/gpu_stages.hpp"
 
 namespace meshplan {
 
@@ -198,6 +199,7 @@ void fill_pipeline_plan(const PipelineCostModel& cost, const PipelineAssignment&
     r.stage_s = e.stage_s[j];
     r.gpu_collective_s = in_host_collectives_s(h, cost.model().hidden_size, 1);
     r.gpu_collective_per_stream_s = in_host_per_token_s(h, cost.model().hidden_size);
+    split_gpu_stages(cost, h, r);
     if (j < e.hops.size() && e.hops[j]) {
       r.hop_to_next = HopInfo{e.hops[j]->name, e.hops[j]->latency_s, e.hops[j]->bandwidth,
                               e.hops[j]->hop_time(cost.activation_bytes())};

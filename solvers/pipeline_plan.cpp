@@ -18,6 +18,7 @@
 #include "solvers/pipeline_cost.hpp"
 #include "solvers/planning_problem.hpp"
 #include "solvers/proportional_solver.hpp"
+#include "solvers/tensor_degrees.hpp"
 
 namespace meshplan {
 namespace {
@@ -120,9 +121,8 @@ std::string explain_infeasible(const PipelineCostModel& cost, const PipelineCons
   return "no placement satisfies the constraints (--pin, --min-hosts, --max-hosts)";
 }
 
-}  // namespace
-
-StrategyOutcome plan_pipeline(const PlanningProblem& problem, const Clock& clock) {
+// One pipeline over the problem's hosts as their figures stand (tensor degrees fixed).
+StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& clock) {
   const PlanRequest& request = problem.request();
   const ModelDesc& model = problem.model();
   // ilp places experts; a pipeline asked for alongside it (--strategy auto) is the optimal one.
@@ -207,6 +207,12 @@ StrategyOutcome plan_pipeline(const PlanningProblem& problem, const Clock& clock
   StrategyOutcome out;
   out.plan = std::move(plan);
   return out;
+}
+
+}  // namespace
+
+StrategyOutcome plan_pipeline(const PlanningProblem& problem, const Clock& clock) {
+  return choose_tensor_degrees(problem, clock, plan_pipeline_at);
 }
 
 std::vector<BaselineInfo> pipeline_baselines(const PlanningProblem& problem,

@@ -200,4 +200,11 @@ PlanningProblem PlanningProblem::for_backend(const std::string& backend,
   return p;
 }
 
+PlanningProblem PlanningProblem::at_tensor_degrees(const std::vector<int>& tp) const {
+  PlanningProblem p = for_backend(request_.backend, {});
+  for (size_t i = 0; i < size() && i < tp.size(); ++i)
+    p.inputs_->hosts[i] = at_tensor_degree(inputs_->hosts[i], tp[i]);
+  return p;
+}
+
 }  // namespace meshplan

@@ -239,8 +239,9 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
 
   for (size_t i = 0; i < in.size(); ++i) {
     const HostFigures& h = in.hosts[i];
-    HostInfo info{h.name,        h.usable_bytes, h.bandwidth, h.flops, h.overhead_s,
-                  h.usable_rule, false,          "",          h.gpus,  h.gpu_link};
+    HostInfo info{h.name,       h.usable_bytes, h.bandwidth, h.flops,
+                  h.overhead_s, h.usable_rule,  false,       "",
+                  h.gpus,       h.tp,           h.gpu_link};
     info.used = std::find(used.begin(), used.end(), i) != used.end();
     if (!info.used)
       info.left_out = ri.hosts[i].table.empty() ? fmt::format("holds no layer at {} streams ({})",

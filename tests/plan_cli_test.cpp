@@ -170,5 +170,111 @@ TEST(plan_cli_test, a_second_gpu_splits_layers_and_pays_for_its_all_reduces) {
   EXPECT_LT(big_two / big_one, 2.0);
 }
 
+// An 8-GPU host as nvidia-smi topo -m would show it: NV18 between every pair (NVSwitch), or two
+// sockets of four PCIe GPUs.
+std::string gpu_host(const std::string& name, const std::string& chip, bool nvswitch) {
+  std::string text = "  - name: " + name +
+                     "\n    os: {kind: linux}\n    memory: 2TiB\n    gpus: 8 x " + chip + "\n";
+  if (nvswitch) return text + "    nvlink: 18\n";
+  text += "    gpu_links:\n";
+  for (int i = 0; i < 8; ++i) {
+    text += "      - [";
+    for (int j = 0; j < 8; ++j)
+      text += std::string(j ? ", " : "") + (i == j ? "X" : i / 4 == j / 4 ? "PIX" : "SYS");
+    text += "]\n";
+  }
+  return text;
+}
+
+TEST(plan_cli_test, the_tensor_parallel_degree_follows_the_gpu_fabric) {
+  const std::string dir = testing::temp_dir();
+  const std::string hgx = dir + "/hgx.yaml", pcie = dir + "/pcie.yaml";
+  std::ofstream(hgx) << "hosts:\n" << gpu_host("hgx", "h100-sxm", true);
+  std::ofstream(pcie) << "hosts:\n" << gpu_host("box", "l40s", false);
+
+  // NVSwitch: every layer over all eight GPUs, each holding an eighth.
+  json p = plan_json({"-c", hgx, "-m", "llama-3.3-70b-bf16"});
+  ASSERT_EQ(p["ranks"].size(), 1u);
+  const json& r = p["ranks"][0];
+  EXPECT_EQ(r["tp"], 8);
+  ASSERT_EQ(r["gpu_stages"].size(), 1u);
+  EXPECT_EQ(r["gpu_stages"][0]["devices"].size(), 8u);
+  EXPECT_EQ(r["gpu_stages"][0]["devices"][7], "hgx/gpu7");
+  EXPECT_NEAR(r["gpu_stages"][0]["bytes_per_gpu"].get<double>(), r["total_bytes"].get<double>() / 8,
+              1.0);
+  EXPECT_LE(r["gpu_stages"][0]["bytes_per_gpu"].get<double>(),
+            r["gpu_stages"][0]["usable_per_gpu"].get<double>());
+  EXPECT_TRUE(p["solver"]["optimal"].get<bool>());
+  EXPECT_LE(p["bound"]["token_latency_ms"].get<double>(),
+            p["predicted"]["token_latency_ms"].get<double>());
+
+  // PCIe across two sockets: groups of four inside a socket, two of them in a pipeline, rather
+  // than all-reducing across the sockets; each GPU holds its group's layers, a quarter each.
+  json q = plan_json({"-c", pcie, "-m", "llama-3.3-70b-bf16"});
+  const json& s = q["ranks"][0];
+  EXPECT_EQ(s["tp"], 4);
+  ASSERT_EQ(s["gpu_stages"].size(), 2u);
+  EXPECT_EQ(s["gpu_stages"][0]["devices"],
+            json::array({"box/gpu0", "box/gpu1", "box/gpu2", "box/gpu3"}));
+  EXPECT_EQ(s["gpu_stages"][1]["devices"][0], "box/gpu4");
+  EXPECT_EQ(s["gpu_stages"][0]["layers"][0], 0);
+  EXPECT_EQ(s["gpu_stages"][0]["layers"][1], s["gpu_stages"][1]["layers"][0]);
+  EXPECT_EQ(s["gpu_stages"][1]["layers"][1], 80);
+  double held = 0;
+  for (const json& g : s["gpu_stages"]) {
+    EXPECT_LE(g["bytes_per_gpu"].get<double>(), g["usable_per_gpu"].get<double>());
+    held += 4 * g["bytes_per_gpu"].get<double>();
+  }
+  EXPECT_NEAR(held, s["total_bytes"].get<double>(), 8.0);
+  // The chosen degree is the fastest of those tried, and the notes say what each gave.
+  const std::string notes = q["notes"].dump();
+  EXPECT_NE(notes.find("box tp 4 x 2 stages"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("box tp 8:"), std::string::npos) << notes;
+  EXPECT_EQ(q["hosts"][0]["tp"], 4);
+  EXPECT_EQ(q["hosts"][0]["gpu_link"], "PIX");  // the link inside a group of four
+
+  // The table names each group's GPUs and their memory.
+  std::string table = run_meshplan({"plan", "-c", pcie, "-m", "llama-3.3-70b-bf16"}).out;
+  EXPECT_NE(table.find("rank 0 box/gpu0-gpu3 (tp 4): layers 0-"), std::string::npos) << table;
+}
+
+TEST(plan_cli_test, two_hgx_nodes_over_infiniband_get_tensor_inside_and_pipeline_across) {
+  const std::string dir = testing::temp_dir();
+  const std::string path = dir + "/two-hgx.yaml";
+  std::ofstream(path) << "hosts:\n"
+                      << gpu_host("node-a", "h100-sxm", true)
+                      << gpu_host("node-b", "h100-sxm", true)
+                      << "links:\n  - {topology: switch, kind: ib-ndr, hosts: all}\n";
+  // 756 GiB of weights do not fit in one node's 8 x 80 GB: two stages, eight-way TP in each.
+  json p = plan_json({"-c", path, "-m", "llama-3.1-405b-bf16", "--context", "4096"});
+  ASSERT_EQ(p["ranks"].size(), 2u);
+  int layers = 0;
+  for (const json& r : p["ranks"]) {
+    EXPECT_EQ(r["tp"], 8);
+    ASSERT_EQ(r["gpu_stages"].size(), 1u);
+    EXPECT_LE(r["gpu_stages"][0]["bytes_per_gpu"].get<double>(),
+              r["gpu_stages"][0]["usable_per_gpu"].get<double>());
+    layers += r["layers"][1].get<int>() - r["layers"][0].get<int>();
+  }
+  EXPECT_EQ(layers, 126);
+  EXPECT_NE(p["ranks"][0]["hop_to_next"].dump().find("ib-ndr"), std::string::npos)
+      << p["ranks"][0]["hop_to_next"].dump();
+  EXPECT_TRUE(p["solver"]["optimal"].get<bool>());
+}
+
+TEST(plan_cli_test, gpus_given_as_a_count_of_one_chip) {
+  const std::string dir = testing::temp_dir();
+  const std::string bad = dir + "/bad-gpus.yaml";
+  std::ofstream(bad) << "hosts:\n  - name: g\n    os: {kind: linux}\n    gpus: eight h100s\n";
+  auto r = run_meshplan({"plan", "-c", bad, "-m", "llama-3.1-8b-bf16"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad-gpus.yaml:4"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\"<count> x <chip>\""), std::string::npos) << r.err;
+  std::ofstream(bad) << "hosts:\n  - name: g\n    os: {kind: linux}\n    gpus: 2 x h300\n";
+  r = run_meshplan({"plan", "-c", bad, "-m", "llama-3.1-8b-bf16"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("h300"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace meshplan

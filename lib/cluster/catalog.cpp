@@ -97,10 +97,10 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
       c.speeds_[kind] = s.get<double>();
     for (auto& [name, g] : d.at("gpu_links").items()) {
       if (name == "note") continue;
-      c.gpu_links_[name] =
-          GpuLinkDefaults{g.value("per_link_GBps", 0.0) * 1e9, g.value("links_per_gpu", 0),
-                          g.value("bandwidth_GBps", 0.0) * 1e9,
-                          g.at("latency_us").get<double>() * 1e-6, g.at("source")};
+      c.gpu_links_[name] = GpuLinkDefaults{
+          g.value("per_link_GBps", 0.0) * 1e9,  g.value("links_per_gpu", 0),
+          g.value("bandwidth_GBps", 0.0) * 1e9, g.at("latency_us").get<double>() * 1e-6,
+          g.at("step_us").get<double>() * 1e-6, g.at("source")};
     }
   } catch (const nlohmann::json::exception& e) {
     throw internal_error("built-in catalog is malformed: {}", e.what());

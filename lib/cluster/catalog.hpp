@@ -58,7 +58,8 @@ struct GpuLinkDefaults {
   double per_link = 0;    // bytes/s per NVLink (0 for PCIe paths)
   int links_per_gpu = 0;  // NVLinks a GPU of this generation has
   double bandwidth = 0;   // bytes/s between two GPUs for PCIe paths
-  double latency_s = 0;
+  double latency_s = 0;   // once per all-reduce
+  double step_s = 0;      // per ring step: an all-reduce over d GPUs has 2(d-1)
   std::string source;
 };
 

@@ -16,62 +16,114 @@ double apply_rule(double memory, const MemoryRule& rule) {
   return memory - std::max(rule.reserve_min_bytes, rule.reserve_fraction * memory);
 }
 
-// The slowest link between two of the host's GPUs, from its gpu_links matrix (NV# counts links
-// of the GPU's NVLink generation; PIX, PXB and PHB cross PCIe; NODE and SYS the CPUs). Without a
-// matrix the GPUs are taken to talk over PCIe, the slowest common case.
-void resolve_gpu_link(const Host& host, const ChipSpec* gpu_chip, const Catalog& catalog,
-                      HostFigures& f) {
+// The slowest link inside each group of consecutive GPUs, from the host's gpu_links matrix (NV#
+// counts links of the GPU's NVLink generation; PIX, PXB and PHB cross PCIe; NODE and SYS the
+// CPUs). Without a matrix the GPUs are taken to talk over PCIe, the slowest common case. The
+// whole host's group is the host's own gpu_link.
+void resolve_gpu_links(const Host& host, const ChipSpec* gpu_chip, const Catalog& catalog,
+                       HostFigures& f) {
   const bool newer = gpu_chip && (gpu_chip->nvlink == "nvlink4" || gpu_chip->nvlink == "nvlink5");
   const std::string pcie = newer ? "pcie5" : "pcie4";
-  auto figures = [&](const std::string& entry, double& bw, double& lat) {
+  auto figures = [&](const std::string& entry, HostFigures::GroupLink& g) {
+    g.link = entry;
     const GpuLinkDefaults* d = nullptr;
     if (entry.rfind("NV", 0) == 0 && entry.size() > 2 && gpu_chip && !gpu_chip->nvlink.empty()) {
       d = catalog.gpu_link_defaults(gpu_chip->nvlink);
       if (d) {
-        bw = d->per_link * std::strtod(entry.c_str() + 2, nullptr);  // never throws
-        lat = d->latency_s;
+        g.bandwidth = d->per_link * std::strtod(entry.c_str() + 2, nullptr);  // never throws
+        g.latency_s = d->latency_s;
+        g.step_s = d->step_s;
         return;
       }
     }
     d = catalog.gpu_link_defaults(entry == "NODE" || entry == "SYS" ? "sys" : pcie);
-    bw = d ? d->bandwidth : 0;
-    lat = d ? d->latency_s : 0;
+    g.bandwidth = d ? d->bandwidth : 0;
+    g.latency_s = d ? d->latency_s : 0;
+    g.step_s = d ? d->step_s : 0;
   };
-  f.gpu_link_bandwidth = 0;
   const auto& m = host.gpu_links;
-  const size_t n = host.gpus.size();
-  if (m.size() != n) {
-    f.gpu_link = "PHB";
-    figures("PHB", f.gpu_link_bandwidth, f.gpu_link_latency_s);
-    f.gpu_link += " (assumed: no gpu_links)";
-    return;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t j = i + 1; j < n && j < m[i].size(); ++j) {
-      double bw = 0, lat = 0;
-      figures(m[i][j], bw, lat);
-      if (f.gpu_link.empty() || bw < f.gpu_link_bandwidth) {
-        f.gpu_link = m[i][j];
-        f.gpu_link_bandwidth = bw;
-        f.gpu_link_latency_s = lat;
+  const int n = static_cast<int>(host.gpus.size());
+  std::vector<int> sizes;
+  for (int d = 2; d < n; d *= 2)
+    if (n % d == 0) sizes.push_back(d);
+  sizes.push_back(n);
+  for (int d : sizes) {
+    HostFigures::GroupLink slowest;
+    slowest.tp = d;
+    if (m.size() != host.gpus.size()) {
+      figures("PHB", slowest);
+      slowest.link += " (assumed: no gpu_links)";
+    }
+    for (int i = 0; i < n && m.size() == host.gpus.size(); ++i) {
+      for (int j = i + 1; j < n && j / d == i / d && static_cast<size_t>(j) < m[i].size(); ++j) {
+        HostFigures::GroupLink g;
+        figures(m[i][j], g);
+        if (slowest.link.empty() || g.bandwidth < slowest.bandwidth) {
+          g.tp = d;
+          slowest = g;
+        }
       }
     }
+    f.group_links.push_back(slowest);
   }
+  const HostFigures::GroupLink& whole = f.group_links.back();
+  f.gpu_link = whole.link;
+  f.gpu_link_bandwidth = whole.bandwidth;
+  f.gpu_link_latency_s = whole.latency_s;
+  f.gpu_link_step_s = whole.step_s;
 }
 
 }  // namespace
 
 double in_host_per_token_s(const HostFigures& h, int64_t hidden_size) {
-  if (h.gpus <= 1 || !(h.gpu_link_bandwidth > 0)) return 0;
-  const double d = h.gpus;
+  if (h.tp <= 1 || !(h.gpu_link_bandwidth > 0)) return 0;
+  const double d = h.tp;
   const double bytes = h.activation_bytes * static_cast<double>(hidden_size);
   return 2.0 * 2.0 * (d - 1) * bytes / (d * h.gpu_link_bandwidth);
 }
 
 double in_host_collectives_s(const HostFigures& h, int64_t hidden_size, double tokens) {
-  if (h.gpus <= 1 || !(h.gpu_link_bandwidth > 0)) return 0;
-  return 2.0 * 2.0 * (h.gpus - 1) * h.gpu_link_latency_s +
+  if (h.tp <= 1 || !(h.gpu_link_bandwidth > 0)) return 0;
+  return 2.0 * (h.gpu_link_latency_s + 2.0 * (h.tp - 1) * h.gpu_link_step_s) +
          tokens * in_host_per_token_s(h, hidden_size);
+}
+
+std::vector<int> tensor_degrees(const HostFigures& h, int heads, int kv_heads) {
+  std::vector<int> out;
+  auto fits = [&](int d) {
+    return heads > 0 && heads % d == 0 && (kv_heads <= 0 || kv_heads % d == 0 || d % kv_heads == 0);
+  };
+  for (auto g = h.group_links.rbegin(); g != h.group_links.rend(); ++g)
+    if (fits(g->tp)) out.push_back(g->tp);
+  out.push_back(1);
+  return out;
+}
+
+HostFigures at_tensor_degree(const HostFigures& h, int tp) {
+  HostFigures f = h;
+  if (tp == h.tp) return f;
+  const auto g = std::find_if(h.group_links.begin(), h.group_links.end(),
+                              [&](const HostFigures::GroupLink& l) { return l.tp == tp; });
+  if (tp != 1 && g == h.group_links.end())
+    throw internal_error("host {} has no group of {} GPUs", h.name, tp);
+  const double share = static_cast<double>(tp) / h.gpus;
+  f.tp = tp;
+  f.gpu_stages = h.gpus / tp;
+  f.bandwidth *= share;
+  f.flops *= share;
+  f.spec_bandwidth *= share;
+  f.spec_flops *= share;
+  f.overhead_s = h.overhead_s * f.gpu_stages;
+  if (g != h.group_links.end()) {
+    f.gpu_link = g->link;
+    f.gpu_link_latency_s = g->latency_s;
+    f.gpu_link_step_s = g->step_s;
+    f.gpu_link_bandwidth = g->bandwidth;
+  } else {
+    f.gpu_link.clear();
+    f.gpu_link_latency_s = f.gpu_link_step_s = f.gpu_link_bandwidth = 0;
+  }
+  return f;
 }
 
 HostFigures host_figures(const Host& host, const Catalog& catalog) {
@@ -99,9 +151,9 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
 
   f.activation_bytes = catalog.activation_bytes();
   if (gpu_figures && host.gpus.size() > 1) {
-    f.gpus = static_cast<int>(host.gpus.size());
+    f.gpus = f.tp = static_cast<int>(host.gpus.size());
     const Gpu& g0 = host.gpus.front();
-    resolve_gpu_link(host, !g0.chip.empty() ? catalog.find_chip(g0.chip) : chip, catalog, f);
+    resolve_gpu_links(host, !g0.chip.empty() ? catalog.find_chip(g0.chip) : chip, catalog, f);
   }
 
   if (host.mem_bandwidth)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "lib/cluster/catalog.hpp"
 #include "lib/cluster/cluster.hpp"
@@ -23,22 +24,45 @@ struct HostFigures {
   // A Mac whose iogpu.wired_limit_mb is unset: what macOS lets the GPU wire by default (a plan
   // needing more tells the user to raise the limit to usable_bytes). 0 = no such limit applies.
   double default_wired_bytes = 0;
-  // A host with several GPUs splits each of its layers tensor-parallel over them, as vLLM and
-  // its peers do inside a node: weights and KV are shared out (the summed figures above), and
-  // every layer adds two all-reduces of the activations over the slowest GPU-to-GPU link.
+  // A host with several GPUs splits each of its layers tensor-parallel over groups of `tp` of
+  // them, as vLLM and its peers do inside a node: weights and KV are shared out, and every layer
+  // adds two all-reduces of the activations over the slowest link inside a group. With tp below
+  // gpus the groups run as gpu_stages pipeline stages inside the host (at_tensor_degree); the
+  // figures above are then one group's, and overhead_s pays every inner stage.
   int gpus = 1;
-  std::string gpu_link;  // that link as nvidia-smi topo -m names it ("NV18", "PIX", "SYS")
-  double gpu_link_latency_s = 0;
+  int tp = 1;
+  int gpu_stages = 1;
+  std::string gpu_link;           // that link as nvidia-smi topo -m names it ("NV18", "PIX", "SYS")
+  double gpu_link_latency_s = 0;  // once per all-reduce
+  double gpu_link_step_s = 0;     // per ring step; an all-reduce over d GPUs takes 2(d-1)
   double gpu_link_bandwidth = 0;  // bytes/s between two GPUs
   double activation_bytes = 2;    // per value, from the catalog
+  // The slowest link inside groups of d consecutive GPUs, for each d > 1 the host divides into
+  // (powers of two and the whole host), ascending.
+  struct GroupLink {
+    int tp = 0;
+    std::string link;
+    double latency_s = 0, step_s = 0, bandwidth = 0;
+  };
+  std::vector<GroupLink> group_links;
 };
 
 // Seconds the in-host all-reduces add to one layer for `tokens` tokens (streams at decode, the
-// prompt at prefill); 0 for a host of one device. A ring all-reduce over d GPUs takes 2(d-1)
-// steps, each a latency and 1/d of the 2*hidden bytes per token; two per layer.
+// prompt at prefill); 0 without tensor parallelism. A ring all-reduce over d GPUs costs the
+// link's latency once and 2(d-1) steps, each a step latency and 1/d of the 2*hidden bytes per
+// token; two per layer.
 double in_host_collectives_s(const HostFigures& h, int64_t hidden_size, double tokens);
 // What each further token adds to that (its bytes over the link); 0 for one device.
 double in_host_per_token_s(const HostFigures& h, int64_t hidden_size);
+
+// The tensor-parallel degrees a host can run a model at, widest first: the whole host, then each
+// smaller group size of group_links, then 1; a degree must divide the attention heads, and the
+// KV heads or be a multiple of them (vLLM's rule). A host of one device has only 1.
+std::vector<int> tensor_degrees(const HostFigures& h, int heads, int kv_heads);
+// The host run as gpus/tp inner pipeline stages of tp GPUs each: one group's bandwidth and FLOP/s
+// (a token passes the stages one after another), every stage's overhead, the group's link.
+// tp must be one of tensor_degrees.
+HostFigures at_tensor_degree(const HostFigures& h, int tp);
 
 // Throws an input error naming the host when a figure cannot be known (no chip and no override,
 // no memory size).

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/core/error.hpp"
 #include "topologies/cluster_loader.hpp"
 
 namespace meshplan {
@@ -29,20 +30,23 @@ TEST(host_figures_test, nvlink_pair_all_reduces_over_its_links) {
   EXPECT_EQ(h.gpus, 2);
   EXPECT_EQ(h.gpu_link, "NV18");
   EXPECT_DOUBLE_EQ(h.gpu_link_bandwidth, 18 * 25e9);  // NVLink 4: 25 GB/s per link
-  EXPECT_DOUBLE_EQ(h.gpu_link_latency_s, 15e-6);
+  EXPECT_DOUBLE_EQ(h.gpu_link_latency_s, 28.8e-6);
+  EXPECT_DOUBLE_EQ(h.gpu_link_step_s, 0.6e-6);
   // Summed figures: the layers are shared out over both GPUs.
   EXPECT_DOUBLE_EQ(h.spec_bandwidth, 2 * 4800e9);
-  // Two ring all-reduces per layer, each 2(d-1) steps of 1/d of 2*hidden bytes per token.
-  const double one = 4 * (15e-6 + 2.0 * 4096 / (2 * 450e9));
-  EXPECT_DOUBLE_EQ(in_host_collectives_s(h, 4096, 1), one);
-  EXPECT_DOUBLE_EQ(in_host_collectives_s(h, 4096, 32), 4 * (15e-6 + 32 * 2.0 * 4096 / 900e9));
+  // Two all-reduces per layer, each a latency and 2(d-1) steps of 1/d of 2*hidden bytes per
+  // token: 30 us each at one token, as measured on 2 x H100.
+  const double one = 2 * (28.8e-6 + 2 * 0.6e-6) + 4 * 2.0 * 4096 / (2 * 450e9);
+  EXPECT_NEAR(in_host_collectives_s(h, 4096, 1), one, 1e-12);
+  EXPECT_NEAR(in_host_collectives_s(h, 4096, 32), 60e-6 + 4 * 32 * 2.0 * 4096 / 900e9, 1e-12);
 }
 
 TEST(host_figures_test, the_slowest_pair_decides_and_pcie_is_assumed_without_a_matrix) {
   HostFigures pcie = figures(kTwoH200 + "    gpu_fabric: pcie\n");
   EXPECT_EQ(pcie.gpu_link, "PHB");
   EXPECT_DOUBLE_EQ(pcie.gpu_link_bandwidth, 50e9);  // PCIe 5 for an NVLink-4 generation GPU
-  EXPECT_DOUBLE_EQ(pcie.gpu_link_latency_s, 20e-6);
+  EXPECT_DOUBLE_EQ(pcie.gpu_link_step_s, 20e-6);    // every ring step crosses the PCIe root
+  EXPECT_NEAR(in_host_collectives_s(pcie, 4096, 1), 2 * 2 * 20e-6 + 4 * 8192 / (2 * 50e9), 1e-12);
 
   HostFigures sys = figures(
       "hosts:\n  - name: g\n    os: {kind: linux}\n    gpus: [{chip: a100-80gb}, {chip: "
@@ -58,6 +62,54 @@ TEST(host_figures_test, the_slowest_pair_decides_and_pcie_is_assumed_without_a_m
   // Slower links cost more per layer.
   EXPECT_GT(in_host_collectives_s(pcie, 8192, 8),
             in_host_collectives_s(figures(kTwoH200 + "    nvlink: 18\n"), 8192, 8));
+}
+
+TEST(host_figures_test, groups_of_gpus_take_the_slowest_link_inside_them) {
+  // Two sockets of four GPUs each: PIX inside a socket, SYS across.
+  std::string rows;
+  for (int i = 0; i < 8; ++i) {
+    rows += "      - [";
+    for (int j = 0; j < 8; ++j)
+      rows += std::string(j ? ", " : "") + (i == j ? "X" : i / 4 == j / 4 ? "PIX" : "SYS");
+    rows += "]\n";
+  }
+  HostFigures box = figures(
+      "hosts:\n  - name: box\n    os: {kind: linux}\n    gpus: 8 x l40s\n    "
+      "gpu_links:\n" +
+      rows);
+  ASSERT_EQ(box.gpus, 8);
+  ASSERT_EQ(box.group_links.size(), 3u);
+  EXPECT_EQ(box.group_links[0].tp, 2);
+  EXPECT_EQ(box.group_links[0].link, "PIX");
+  EXPECT_EQ(box.group_links[1].link, "PIX");  // gpu0-3 and gpu4-7 stay inside their socket
+  EXPECT_EQ(box.group_links[2].link, "SYS");
+  EXPECT_EQ(box.gpu_link, "SYS");
+  EXPECT_EQ(tensor_degrees(box, 32, 8), (std::vector<int>{8, 4, 2, 1}));
+  // A degree must divide the heads: 12 heads cannot be split 8 ways.
+  EXPECT_EQ(tensor_degrees(box, 12, 4), (std::vector<int>{4, 2, 1}));
+  EXPECT_EQ(tensor_degrees(box, 32, 2), (std::vector<int>{8, 4, 2, 1}));  // KV heads replicate
+
+  HostFigures four = at_tensor_degree(box, 4);
+  EXPECT_EQ(four.tp, 4);
+  EXPECT_EQ(four.gpu_stages, 2);
+  EXPECT_EQ(four.gpu_link, "PIX");
+  EXPECT_DOUBLE_EQ(four.bandwidth, box.bandwidth / 2);  // one group works on a token at a time
+  EXPECT_DOUBLE_EQ(four.flops, box.flops / 2);
+  EXPECT_DOUBLE_EQ(four.usable_bytes, box.usable_bytes);  // every GPU still holds layers
+  EXPECT_DOUBLE_EQ(four.overhead_s, 2 * box.overhead_s);
+  EXPECT_LT(in_host_collectives_s(four, 8192, 1), in_host_collectives_s(box, 8192, 1));
+  HostFigures one = at_tensor_degree(box, 1);
+  EXPECT_EQ(one.gpu_stages, 8);
+  EXPECT_EQ(in_host_collectives_s(one, 8192, 1), 0);
+  EXPECT_THROW(at_tensor_degree(box, 3), Error);
+
+  // Without a matrix every group is assumed to cross PCIe; a single GPU has no choice.
+  HostFigures plain = figures(kTwoH200);
+  EXPECT_EQ(tensor_degrees(plain, 32, 8), (std::vector<int>{2, 1}));
+  EXPECT_EQ(tensor_degrees(figures("hosts:\n  - name: g\n    os: {kind: linux}\n    gpus: "
+                                   "[{chip: h200}]\n"),
+                           32, 8),
+            (std::vector<int>{1}));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include "lib/cluster/value_readers.hpp"
@@ -65,6 +66,23 @@ Gpu read_gpu(const DocNode& n, const Catalog& catalog) {
   if (auto* v = n.find("uuid")) g.uuid = v->as_string();
   if (auto* v = n.find("pci_bus")) g.pci_bus = v->as_string();
   return g;
+}
+
+// The shorthand "8 x h100-sxm": that many GPUs of one catalog chip.
+std::vector<Gpu> read_gpu_count(const DocNode& n, const Catalog& catalog) {
+  const std::string text = n.text();
+  const size_t x = text.find(" x ");
+  char* end = nullptr;
+  const long count = x == std::string::npos ? 0 : std::strtol(text.c_str(), &end, 10);
+  if (x == std::string::npos || end != text.c_str() + x || count < 1 || count > 64)
+    n.fail(fmt::format(
+        "expected a list of GPUs or \"<count> x <chip>\" (1 to 64, e.g. \"8 x h100-sxm\"), got "
+        "\"{}\"",
+        text));
+  Gpu g;
+  g.chip = text.substr(x + 3);
+  if (!catalog.find_chip(g.chip)) n.fail(unknown_chip(g.chip, catalog));
+  return std::vector<Gpu>(static_cast<size_t>(count), g);
 }
 
 ThunderboltPort read_port(const DocNode& n) {
@@ -291,8 +309,12 @@ Host read_host(const DocNode& n, const Catalog& catalog, std::vector<std::string
                           format_gib(h.memory)));
   }
   if (auto* v = n.find("gpus")) {
-    for (const auto& g : v->require_array().items())
-      h.gpus.push_back(read_gpu(g, catalog));
+    if (v->is_string()) {
+      h.gpus = read_gpu_count(*v, catalog);
+    } else {
+      for (const auto& g : v->require_array().items())
+        h.gpus.push_back(read_gpu(g, catalog));
+    }
   }
   read_gpu_links(n, h);
   if (auto* v = n.find("ports")) {

@@ -52,6 +52,16 @@ struct RankPlan {
   double gpu_collective_s = 0;
   double gpu_collective_per_stream_s = 0;
   std::optional<HopInfo> hop_to_next;
+  // A host of several GPUs: each layer split over tp of them, and its layers over gpu_stages
+  // groups of tp GPUs run one after another (each group's devices named "host/gpuN").
+  int tp = 1;
+  struct GpuStage {
+    std::vector<std::string> devices;
+    int layer_start = 0, layer_end = 0;
+    double bytes_per_gpu = 0;   // its share of weights and KV (and the embedding and head)
+    double usable_per_gpu = 0;  // what one of its GPUs can hold
+  };
+  std::vector<GpuStage> gpu_stages;
   // A Mac whose default GPU wired limit is below what this rank holds: the iogpu.wired_limit_mb
   // to set before loading (`meshplan setup --plan` prints it); 0 when none is needed.
   int64_t wired_limit_mb = 0;
@@ -111,6 +121,7 @@ struct HostInfo {
   bool used = false;
   std::string left_out;  // why a candidate the plan does not use was left out
   int gpus = 1;          // several: each layer split over them, all-reducing over gpu_link
+  int tp = 1;            // the GPUs each layer is split over (the plan's choice; gpus otherwise)
   std::string gpu_link;
 };
 

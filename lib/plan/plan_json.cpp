@@ -49,6 +49,19 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
     x["flops_per_s"] = json_number(r.flops);
     x["stage_ms"] = json_ms(r.stage_s);
     x["hop_to_next"] = r.hop_to_next ? hop_json(*r.hop_to_next) : ojson(nullptr);
+    if (!r.gpu_stages.empty()) {
+      x["tp"] = r.tp;
+      ojson stages = ojson::array();
+      for (const auto& g : r.gpu_stages) {
+        ojson s;
+        s["devices"] = g.devices;
+        s["layers"] = ojson::array({g.layer_start, g.layer_end});
+        s["bytes_per_gpu"] = json_number(std::round(g.bytes_per_gpu));
+        s["usable_per_gpu"] = json_number(std::round(g.usable_per_gpu));
+        stages.push_back(s);
+      }
+      x["gpu_stages"] = stages;
+    }
     ranks.push_back(x);
   }
   j["ranks"] = ranks;
@@ -135,6 +148,7 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
     if (!h.usable_rule.empty()) x["usable_rule"] = h.usable_rule;
     if (h.gpus > 1) {
       x["gpus"] = h.gpus;
+      x["tp"] = h.tp;
       x["gpu_link"] = h.gpu_link;
     }
     hosts.push_back(x);

@@ -91,6 +91,19 @@ std::string render_plan(const Plan& plan) {
                format_duration(r.stage_s), hop});
   }
   out += t.render();
+  bool gpu_stages = false;
+  for (const auto& r : plan.ranks) {
+    for (const auto& g : r.gpu_stages) {
+      if (!gpu_stages) out += "\nGPUs (tensor-parallel groups, one pipeline stage each):\n";
+      gpu_stages = true;
+      out += fmt::format("  rank {} {}-{} (tp {}): layers {}, {} per GPU of {} usable\n", r.rank,
+                         g.devices.front(), g.devices.back().substr(r.host.size() + 1), r.tp,
+                         g.layer_end > g.layer_start
+                             ? fmt::format("{}-{}", g.layer_start, g.layer_end - 1)
+                             : std::string("none"),
+                         format_gib(g.bytes_per_gpu), format_gib(g.usable_per_gpu));
+    }
+  }
   if (expert) {
     out += "\nExperts held (routed experts per MoE layer):\n";
     for (const auto& r : plan.ranks)
