@@ -22,11 +22,15 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
       part = *r.share;
     else if (!r.experts.empty() && total_weight > 0)
       part = r.weight_bytes / total_weight;
-    for (int l = r.layer_start; l < r.layer_end && l < model.num_layers(); ++l) {
-      const LayerInfo& layer = model.layers[static_cast<size_t>(l)];
-      c.flops += part * layer.flops;
-      c.read += part * static_cast<double>(layer.read_bytes);
-    }
+    auto layer_costs = [&](RankCost& x, int start, int end) {
+      for (int l = start; l < end && l < model.num_layers(); ++l) {
+        const LayerInfo& layer = model.layers[static_cast<size_t>(l)];
+        x.flops += part * layer.flops;
+        x.read += part * static_cast<double>(layer.read_bytes);
+      }
+      x.layers = std::max(0, std::min(end, model.num_layers()) - start);
+    };
+    layer_costs(c, r.layer_start, r.layer_end);
     c.kv = r.kv_bytes;
     if (r.holds_head) {
       c.head_flops = model.head_flops();
@@ -35,14 +39,29 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
     c.F = r.flops > 0 ? r.flops : 1;
     c.BW = r.bandwidth > 0 ? r.bandwidth : 1;
     c.stage_s = r.stage_s;
-    c.layers = std::max(0, std::min(r.layer_end, model.num_layers()) - r.layer_start);
     c.gpu_collective_s = r.gpu_collective_s;
     c.gpu_collective_per_stream_s = r.gpu_collective_per_stream_s;
     if (r.hop_to_next) {
       c.hop_latency_s = r.hop_to_next->latency_s;
       c.hop_bandwidth = r.hop_to_next->bandwidth;
     }
-    ranks_.push_back(c);
+    if (pipeline_ && r.gpu_stages.size() > 1 && c.layers > 0) {
+      // The host's groups of GPUs are stages of their own: each works on its own micro-batch.
+      const double L = c.layers;
+      for (size_t k = 0; k < r.gpu_stages.size(); ++k) {
+        const auto& g = r.gpu_stages[k];
+        RankCost x = c;
+        x.flops = x.read = 0;
+        layer_costs(x, g.layer_start, g.layer_end);
+        x.kv = c.kv * x.layers / L;
+        x.stage_s = c.stage_s * x.layers / L;
+        if (k > 0) x.head_flops = x.head_read = 0;
+        if (k + 1 < r.gpu_stages.size()) x.hop_latency_s = x.hop_bandwidth = 0;
+        ranks_.push_back(x);
+      }
+    } else {
+      ranks_.push_back(c);
+    }
     kv_per_stream_ += r.kv_bytes;
     if (r.kv_bytes > 0) {
       double free = r.usable_bytes - (r.total_bytes - r.kv_bytes);

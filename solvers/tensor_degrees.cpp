@@ -4,10 +4,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 
 #include "lib/core/error.hpp"
+#include "solvers/batched_decode.hpp"
 #include "solvers/gpu_stages.hpp"
 #include "solvers/planning_problem.hpp"
 
@@ -78,7 +80,7 @@ StrategyOutcome choose_tensor_degrees(const PlanningProblem& problem, const Cloc
   for (size_t k = 0; k < names.size(); ++k)
     if (count[k] > 1) names[k] += fmt::format(" (and {} like it)", count[k] - 1);
 
-  std::vector<Tried> tried;
+  std::deque<Tried> tried;  // run() hands out references that must outlive later runs
   std::optional<Error> first_error;
   auto run = [&](const std::vector<int>& degree) -> const Tried& {
     for (const Tried& t : tried)
@@ -105,8 +107,21 @@ StrategyOutcome choose_tensor_degrees(const PlanningProblem& problem, const Cloc
     return tried.back();
   };
   auto fits = [](const Tried& t) { return t.plan && t.why_not.empty(); };
+  // Under --objective throughput the streams decoded together decide (groups of GPUs in a
+  // pipeline each work on their own micro-batch); else one token's time.
+  const PlanRequest& request = problem.request();
+  const bool throughput = request.objective == "throughput";
+  auto aggregate = [&](const Plan& plan) {
+    BatchedDecode batched(plan, model);
+    const int n = request.concurrency > 0 ? std::min(request.concurrency, batched.max_streams())
+                                          : batched.max_streams();
+    return batched.at(n).aggregate_tokens_per_s;
+  };
   auto latency = [&](const Tried& t) {
-    return fits(t) ? t.plan->predicted.token_latency_s : kInfinity;
+    if (!fits(t)) return kInfinity;
+    if (!throughput) return t.plan->predicted.token_latency_s;
+    const double a = aggregate(*t.plan);
+    return a > 0 ? 1 / a : kInfinity;
   };
 
   const bool every = combinations <= kMaxCombinations;
@@ -160,6 +175,11 @@ StrategyOutcome choose_tensor_degrees(const PlanningProblem& problem, const Cloc
   // The bound covers every combination planned: the least of their bounds (a combination whose
   // GPU groups overflowed still bounds what it could reach).
   bool proven = every && plan.solver.optimal;
+  // The proof is of the token time: a plan chosen for throughput has it only when no other
+  // combination was faster per token.
+  for (const Tried& t : tried)
+    if (fits(t) && t.plan->predicted.token_latency_s < plan.predicted.token_latency_s * (1 - 1e-9))
+      proven = false;
   if (plan.bound) {
     double bound = plan.bound->token_latency_s;
     for (const Tried& t : tried) {
@@ -177,7 +197,8 @@ StrategyOutcome choose_tensor_degrees(const PlanningProblem& problem, const Cloc
   {
     plan.solver.optimal = proven && plan.bound.has_value();
     plan.solver.note +=
-        fmt::format("; tensor-parallel degrees chosen over {} of {}{} combinations: {}",
+        fmt::format("; tensor-parallel degrees chosen{} over {} of {}{} combinations: {}",
+                    throughput ? " for the most tokens/s of the streams together" : "",
                     tried.size(), every ? "" : "more than ",
                     every ? combinations : kMaxCombinations, describe(names, best->degree, gpus));
   }
@@ -189,10 +210,13 @@ StrategyOutcome choose_tensor_degrees(const PlanningProblem& problem, const Cloc
   for (size_t i = 0; i < order.size() && i < 6; ++i) {
     const Tried& t = *order[i];
     plan.notes.push_back(
-        fits(t)
-            ? fmt::format("{}: {:.2f} ms per token{}", describe(names, t.degree, gpus),
-                          t.plan->predicted.token_latency_s * 1e3, &t == best ? " (chosen)" : "")
-            : fmt::format("{}: {}", describe(names, t.degree, gpus), t.why_not));
+        !fits(t) ? fmt::format("{}: {}", describe(names, t.degree, gpus), t.why_not)
+        : throughput
+            ? fmt::format("{}: {:.1f} tokens/s of the streams together{}",
+                          describe(names, t.degree, gpus), 1 / latency(t),
+                          &t == best ? " (chosen)" : "")
+            : fmt::format("{}: {:.2f} ms per token{}", describe(names, t.degree, gpus),
+                          t.plan->predicted.token_latency_s * 1e3, &t == best ? " (chosen)" : ""));
   }
   StrategyOutcome out;
   out.plan = std::move(plan);

@@ -11,6 +11,7 @@ namespace meshplan {
 namespace {
 
 using nlohmann::json;
+using testing::read_text;
 using testing::run_meshplan;
 using testing::source_path;
 
@@ -238,6 +239,32 @@ TEST(plan_cli_test, the_tensor_parallel_degree_follows_the_gpu_fabric) {
   EXPECT_NE(table.find("rank 0 box/gpu0-gpu3 (tp 4): layers 0-"), std::string::npos) << table;
 }
 
+TEST(plan_cli_test, under_the_throughput_objective_the_streams_together_choose_the_degree) {
+  const std::string dir = testing::temp_dir();
+  const std::string pcie = dir + "/pcie-serving.yaml";
+  std::ofstream(pcie) << "hosts:\n" << gpu_host("box", "l40s", false);
+  auto r = run_meshplan({"plan", "--json", "-c", pcie, "-m", "llama-3.1-8b-bf16", "--objective",
+                         "throughput", "--concurrency", "32"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json p = json::parse(r.out);
+  // Every combination is listed with the tokens/s of its 32 streams; the chosen one is the best.
+  double best = 0, chosen = 0;
+  int listed = 0;
+  for (const json& n : p["notes"]) {
+    const std::string s = n.get<std::string>();
+    const size_t at = s.find(" tokens/s of the streams together");
+    if (at == std::string::npos) continue;
+    ++listed;
+    const double v = std::stod(s.substr(s.rfind(' ', at - 1) + 1));
+    best = std::max(best, v);
+    if (s.find("(chosen)") != std::string::npos) chosen = v;
+  }
+  EXPECT_EQ(listed, 4) << p["notes"].dump();
+  EXPECT_EQ(chosen, best);
+  EXPECT_NEAR(p["serving"]["aggregate_tokens_per_s"].get<double>(), chosen, 0.06 * chosen);
+  EXPECT_LT(p["ranks"][0]["tp"].get<int>(), 8);  // not all-reducing across the sockets
+}
+
 TEST(plan_cli_test, two_hgx_nodes_over_infiniband_get_tensor_inside_and_pipeline_across) {
   const std::string dir = testing::temp_dir();
   const std::string path = dir + "/two-hgx.yaml";
@@ -274,6 +301,78 @@ TEST(plan_cli_test, gpus_given_as_a_count_of_one_chip) {
   r = run_meshplan({"plan", "-c", bad, "-m", "llama-3.1-8b-bf16"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("h300"), std::string::npos) << r.err;
+}
+
+TEST(plan_cli_test, vllm_and_torchrun_follow_the_groups_of_gpus) {
+  const std::string dir = testing::temp_dir();
+  const std::string pcie = dir + "/pcie-emit.yaml", two = dir + "/two-hgx-emit.yaml";
+  auto with_nic = [](const std::string& host, int i) {
+    return host + "    interfaces: [{name: ib0, kind: ethernet, ipv4: 10.9.0." + std::to_string(i) +
+           ", prefix: 24}]\n";
+  };
+  std::ofstream(pcie) << "hosts:\n" << with_nic(gpu_host("box", "l40s", false), 1);
+  std::ofstream(two) << "hosts:\n"
+                     << with_nic(gpu_host("node-a", "h100-sxm", true), 1)
+                     << with_nic(gpu_host("node-b", "h100-sxm", true), 2)
+                     << "links:\n  - {topology: switch, kind: ib-ndr, hosts: all, subnet: "
+                        "10.9.0.0/24}\n";
+
+  // One PCIe box: TP 4 inside a socket, its two groups the pipeline's two stages.
+  const std::string plan1 = dir + "/pcie-plan.json";
+  auto r = run_meshplan({"plan", "-c", pcie, "-m", "llama-3.3-70b-bf16", "-o", plan1});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json p1 = json::parse(read_text(plan1));
+  const json& g = p1["ranks"][0]["gpu_stages"];
+  const std::string split = std::to_string(g[0]["layers"][1].get<int>()) + "," +
+                            std::to_string(80 - g[0]["layers"][1].get<int>());
+  r = run_meshplan({"emit", "vllm", "-c", pcie, "--plan", plan1});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("VLLM_PP_LAYER_PARTITION=" + split +
+                       " vllm serve MODEL -tp 4 -pp 2 "
+                       "--nnodes 1 --node-rank 0"),
+            std::string::npos)
+      << r.out;
+  // dot draws the host's two groups of GPUs with their layers.
+  r = run_meshplan({"dot", "-c", pcie, "--plan", plan1});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\\ngpu0-3 (tp 4): layers [0, " + split.substr(0, split.find(',')) +
+                       ")\\ngpu4-7 (tp 4): layers [" + split.substr(0, split.find(',')) + ", 80)"),
+            std::string::npos)
+      << r.out;
+  r = run_meshplan({"emit", "torchrun", "-c", pcie, "--plan", plan1});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("--nproc_per_node=8"), std::string::npos) << r.out;
+
+  // Two HGX nodes: TP 8 in each, a pipeline of two over InfiniBand.
+  const std::string plan2 = dir + "/two-hgx-plan.json";
+  r = run_meshplan(
+      {"plan", "-c", two, "-m", "llama-3.1-405b-bf16", "--strategy", "pipeline", "-o", plan2});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_meshplan({"emit", "vllm", "-c", two, "--plan", plan2});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" -tp 8 -pp 2 --nnodes 2 --node-rank 1 --master-addr 10.9.0."),
+            std::string::npos)
+      << r.out;
+
+  // Tensor parallel over both nodes splits every layer over all sixteen GPUs.
+  const std::string plan4 = dir + "/two-hgx-tensor.json";
+  r = run_meshplan(
+      {"plan", "-c", two, "-m", "llama-3.1-405b-bf16", "--strategy", "tensor", "-o", plan4});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_meshplan({"emit", "vllm", "-c", two, "--plan", plan4});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" -tp 16 -pp 1 --nnodes 2 "), std::string::npos) << r.out;
+
+  // A plan file whose groups do not cover the rank's layers is refused with the position.
+  json bad = json::parse(read_text(plan1));
+  bad["ranks"][0]["gpu_stages"][1]["layers"][0] = 3;
+  const std::string plan3 = dir + "/bad-gpu-stages.json";
+  std::ofstream(plan3) << bad.dump(1);
+  r = run_meshplan({"emit", "vllm", "-c", pcie, "--plan", plan3});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad-gpu-stages.json"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the groups of GPUs hold the rank's layers in order"), std::string::npos)
+      << r.err;
 }
 
 }  // namespace

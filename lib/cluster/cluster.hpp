@@ -54,6 +54,7 @@ struct Gpu {
   uint64_t memory = 0;
   std::string uuid;
   std::string pci_bus;
+  std::string nic;  // the NIC nearest it (nvidia-smi topo -m): "mlx5_0", or "NIC0" without a legend
   bool operator==(const Gpu&) const = default;
 };
 

@@ -71,6 +71,7 @@ ojson host_json(const Host& h) {
       if (g.memory) x["memory"] = g.memory;
       if (!g.uuid.empty()) x["uuid"] = g.uuid;
       if (!g.pci_bus.empty()) x["pci_bus"] = g.pci_bus;
+      if (!g.nic.empty()) x["nic"] = g.nic;
       gpus.push_back(x);
     }
     j["gpus"] = gpus;

@@ -55,7 +55,7 @@ std::string unknown_machine(const std::string& machine, const Catalog& catalog) 
 }
 
 Gpu read_gpu(const DocNode& n, const Catalog& catalog) {
-  n.check_keys({"name", "chip", "memory", "uuid", "pci_bus"});
+  n.check_keys({"name", "chip", "memory", "uuid", "pci_bus", "nic"});
   Gpu g;
   if (auto* v = n.find("name")) g.name = v->as_string();
   if (auto* v = n.find("chip")) {
@@ -65,6 +65,7 @@ Gpu read_gpu(const DocNode& n, const Catalog& catalog) {
   if (auto* v = n.find("memory")) g.memory = read_size(*v);
   if (auto* v = n.find("uuid")) g.uuid = v->as_string();
   if (auto* v = n.find("pci_bus")) g.pci_bus = v->as_string();
+  if (auto* v = n.find("nic")) g.nic = read_device_name(*v);
   return g;
 }
 

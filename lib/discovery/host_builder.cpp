@@ -355,7 +355,11 @@ class Builder {
         if (take("nvidia_topo"))
           parse("nvidia_topo", [&] {
             GpuTopology topo = parse_gpu_topology(t->out);
-            if (topo.gpus.size() == h.gpus.size()) h.gpu_links = topo.links;
+            if (topo.gpus.size() != h.gpus.size()) return;
+            h.gpu_links = topo.links;
+            // NIC affinity: the NIC each GPU reaches over the shortest PCIe path.
+            for (size_t g = 0; g < h.gpus.size(); ++g)
+              if (int n = topo.nearest_nic(g); n >= 0) h.gpus[g].nic = topo.nics[n];
           });
       }
     }
@@ -417,6 +421,14 @@ class Builder {
         for (const auto& r : parse_rdma_net(p->out)) {
           if (NetInterface* n = find(r.interface)) n->rdma_device = r.device;
         }
+      });
+    if (auto* p = take("rdma_rate"))
+      parse("rdma_rate", [&] {
+        // The RDMA port's rate where the interface reports no speed (IPoIB, a down link).
+        for (const auto& r : parse_rdma_rates(p->out))
+          for (auto& n : h.interfaces)
+            if (n.rdma_device == r.device && !(n.speed_gbps > 0) && r.gbps > 0)
+              n.speed_gbps = r.gbps;
       });
     if (auto* p = take("neigh"))
       parse("neigh", [&] {

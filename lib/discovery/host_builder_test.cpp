@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/cluster/cluster_writer.hpp"
 #include "lib/core/file_system.hpp"
 #include "lib/discovery/replay_folder.hpp"
 #include "tests/test_support.hpp"
@@ -230,6 +231,40 @@ TEST(host_builder_test, two_gpu_host_records_its_nvlinks) {
   b = build("h200", s);
   EXPECT_EQ(b.failure, HostFailureKind::kNone);
   EXPECT_FALSE(b.findings.empty());
+}
+
+TEST(host_builder_test, an_hgx_host_records_each_gpus_nic_and_the_nics_rates) {
+  ProbeSet s;
+  s.probes["uname"].out = "Linux\n";
+  s.probes["meminfo"].out =
+      read_text(fixture_path("linux/device_meminfo_and_torch_nccl_versions_h100.txt"));
+  std::string csv = "index, name, pci.bus_id, memory.total [MiB], driver_version\n";
+  for (int g = 0; g < 8; ++g)
+    csv += std::to_string(g) + ", NVIDIA H100 80GB HBM3, 00000000:0" + std::to_string(g) +
+           ":00.0, 81559 MiB, 580.159.04\n";
+  s.probes["nvidia_smi"].out = csv;
+  s.probes["nvidia_topo"].out = read_text(
+      fixture_path("linux/nvidia-smi_topo-m_HGX-H100x8_10NIC_EXCERPT_nccl-issue1264.txt"));
+  s.probes["ip_addr"].out =
+      R"([{"ifname":"ib0","link_type":"infiniband","operstate":"UP","address":"00:00:10:49:fe:80",)"
+      R"("addr_info":[{"family":"inet","local":"10.9.0.1","prefixlen":24}]}])";
+  s.probes["rdma_net"].out = "mlx5_0 ib0\n";
+  s.probes["rdma_rate"].out = "mlx5_0 400 Gb/sec (4X NDR)\nmlx5_1 400 Gb/sec (4X NDR)\n";
+  BuiltHost b = build("hgx", s);
+  ASSERT_EQ(b.failure, HostFailureKind::kNone) << b.failure_message;
+  ASSERT_EQ(b.host.gpus.size(), 8u);
+  EXPECT_EQ(b.host.gpu_links[0][7], "NV18");
+  // Each GPU's PIX neighbour in the matrix; GPU3 skips NIC3 and NIC4 for NIC5.
+  EXPECT_EQ(b.host.gpus[0].nic, "NIC0");
+  EXPECT_EQ(b.host.gpus[3].nic, "NIC5");
+  EXPECT_EQ(b.host.gpus[7].nic, "NIC9");
+  ASSERT_EQ(b.host.interfaces.size(), 1u);
+  EXPECT_EQ(b.host.interfaces[0].rdma_device, "mlx5_0");
+  EXPECT_DOUBLE_EQ(b.host.interfaces[0].speed_gbps, 400);
+  // What discovery found survives the cluster file.
+  Cluster c;
+  c.hosts.push_back(b.host);
+  EXPECT_NE(write_cluster_json(c).find("\"nic\": \"NIC5\""), std::string::npos);
 }
 
 TEST(host_builder_test, gpus_by_their_reported_names_and_the_nearest_for_unknown_ones) {

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -231,6 +233,30 @@ std::vector<RdmaNetInterface> parse_rdma_net(std::string_view text) {
       throw ProbeParseError(
           fmt::format("/sys/class/infiniband: expected \"DEVICE INTERFACE\", got \"{}\"", line));
     out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<RdmaRate> parse_rdma_rates(std::string_view text) {
+  std::vector<RdmaRate> out;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string device, rate, unit;
+    if (!(words >> device)) continue;
+    words >> rate >> unit;
+    char* end = nullptr;
+    const double gbps = std::strtod(rate.c_str(), &end);
+    if (rate.empty() || end != rate.c_str() + rate.size() || !(gbps >= 0) || unit != "Gb/sec")
+      throw ProbeParseError(
+          fmt::format("/sys/class/infiniband: expected \"DEVICE RATE Gb/sec\", got \"{}\"", line));
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const RdmaRate& r) { return r.device == device; });
+    if (it == out.end())
+      out.push_back({device, gbps});
+    else
+      it->gbps = std::max(it->gbps, gbps);
   }
   return out;
 }

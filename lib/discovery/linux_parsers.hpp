@@ -71,6 +71,14 @@ struct RdmaNetInterface {
 };
 std::vector<RdmaNetInterface> parse_rdma_net(std::string_view text);
 
+// One line per RDMA port: "DEVICE RATE" with RATE as /sys/class/infiniband/DEVICE/ports/N/rate
+// gives it ("400 Gb/sec (4X NDR)"). The fastest port of each device, in Gbit/s.
+struct RdmaRate {
+  std::string device;
+  double gbps = 0;
+};
+std::vector<RdmaRate> parse_rdma_rates(std::string_view text);
+
 // `ip -j -6 neigh show`: the link-layer addresses each interface has seen. Entries without an
 // lladdr (INCOMPLETE, FAILED) are left out.
 struct Neighbour {

@@ -129,6 +129,21 @@ TEST(linux_parsers_test, rdma_net_names_device_and_interface) {
   EXPECT_THROW(parse_rdma_net("mlx5_0\n"), ProbeParseError);
 }
 
+TEST(linux_parsers_test, rdma_rates_take_each_devices_fastest_port) {
+  auto r = parse_rdma_rates(
+      "mlx5_0 400 Gb/sec (4X NDR)\nmlx5_1 200 Gb/sec (4X HDR)\nmlx5_1 100 Gb/sec (2X HDR)\n"
+      "rocep1s0 25 Gb/sec (1X EDR)\n\n");
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].device, "mlx5_0");
+  EXPECT_DOUBLE_EQ(r[0].gbps, 400);
+  EXPECT_DOUBLE_EQ(r[1].gbps, 200);
+  EXPECT_DOUBLE_EQ(r[2].gbps, 25);
+  EXPECT_TRUE(parse_rdma_rates("").empty());
+  EXPECT_THROW(parse_rdma_rates("mlx5_0\n"), ProbeParseError);
+  EXPECT_THROW(parse_rdma_rates("mlx5_0 fast Gb/sec\n"), ProbeParseError);
+  EXPECT_THROW(parse_rdma_rates("mlx5_0 400 MB/s\n"), ProbeParseError);
+}
+
 TEST(linux_parsers_test, ip_neigh_json) {
   auto n = parse_ip_neigh(
       R"([{"dst":"fe80::10f5:d7ff:fe3b:69cb","dev":"eth1","lladdr":"12:f5:d7:3b:69:cb","state":["DELAY"]},)"

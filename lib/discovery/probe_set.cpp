@@ -46,6 +46,12 @@ const std::vector<ProbeSpec>& probe_specs() {
        "sh -c 'for n in /sys/class/infiniband/*/device/net/*; do [ -e \"$n\" ] || continue; "
        "d=${n#/sys/class/infiniband/}; echo \"${d%%/*} ${n##*/}\"; done'",
        false},
+      // The rate of every RDMA port ("400 Gb/sec (4X NDR)"): the speed of InfiniBand and RoCE
+      // links, which /sys/class/net does not always report.
+      {"rdma_rate", "txt", ProbeOs::kLinux,
+       "sh -c 'for r in /sys/class/infiniband/*/ports/*/rate; do [ -e \"$r\" ] || continue; "
+       "d=${r#/sys/class/infiniband/}; echo \"${d%%/*} $(cat \"$r\")\"; done'",
+       false},
       // What each link that is up sees across its wire: one all-nodes ping per interface makes
       // every IPv6 neighbour on it answer, which fills the neighbour table without configuring
       // anything; matching the MACs seen against the other hosts' interfaces finds the cables.

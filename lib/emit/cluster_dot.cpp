@@ -63,7 +63,15 @@ std::string rank_note(const PlanRanks& plan, const PlanRank& r) {
                        ? fmt::format(": {} experts per layer", lo->size())
                        : fmt::format(": {}-{} experts per layer", lo->size(), hi->size()));
   }
-  if (r.layers) return note + fmt::format(": layers [{}, {})", r.layers->first, r.layers->second);
+  if (r.layers) note += fmt::format(": layers [{}, {})", r.layers->first, r.layers->second);
+  // A host of several GPUs: one line per group of tp GPUs, in pipeline order.
+  int gpu = 0;
+  for (const auto& [a, b] : r.gpu_stages) {
+    note += r.tp == 1 ? fmt::format("\ngpu{}: layers [{}, {})", gpu, a, b)
+                      : fmt::format("\ngpu{}-{} (tp {}): layers [{}, {})", gpu, gpu + r.tp - 1,
+                                    r.tp, a, b);
+    gpu += r.tp;
+  }
   return note;
 }
 

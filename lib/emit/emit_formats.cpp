@@ -56,9 +56,13 @@ bool over_thunderbolt(const EmitInput& in) {
   return t == "thunderbolt" || t == "rdma";
 }
 
-std::string routing(const EmitInput& in) { return write_routing_table(in.plan); }
+std::string routing(const EmitInput& in) {
+  return write_routing_table(in.plan);
+}
 
-bool routed(const EmitInput& in) { return in.plan && in.plan->routing.has_value(); }
+bool routed(const EmitInput& in) {
+  return in.plan && in.plan->routing.has_value();
+}
 
 // Ray's file names the ssh user; without one it is left out of `emit all`.
 bool ssh_user_known(const EmitInput& in) {
@@ -108,7 +112,9 @@ const std::vector<EmitFormat>& emit_formats() {
       {"exo-env", "per host, the exo command with EXO_ZENOH_NAMESPACE and its ports", write_exo_env,
        "exo.sh"},
       {"vllm",
-       "per node, vllm serve with -tp, -pp, --nnodes, --node-rank, --master-addr (needs --plan)",
+       "per node, vllm serve with -tp, -pp, --nnodes, --node-rank, --master-addr (needs --plan); "
+       "-tp is the GPUs each layer is split over, -pp the pipeline's stages (hosts, or a host's "
+       "groups of GPUs)",
        write_vllm, "vllm.sh", true},
       {"ray-cluster", "Ray local-provider YAML for ray up, and the ray start line of each host",
        write_ray_cluster, "ray-cluster.yaml", false, ssh_user_known},

@@ -173,7 +173,11 @@ LaunchLayout build_launch_layout(const EmitInput& in) {
       one_line(d, "RDMA device", h);
     if (in.plan) {
       for (const PlanRank& r : in.plan->ranks)
-        if (r.host == h.name) n.layers = r.layers;
+        if (r.host == h.name) {
+          n.layers = r.layers;
+          n.tp = r.tp;
+          n.gpu_stages = r.gpu_stages;
+        }
     }
     out.nodes.push_back(std::move(n));
   }
@@ -212,6 +216,33 @@ std::vector<int> layer_counts(const LaunchLayout& layout, std::string_view forma
   std::vector<int> out;
   for (const LaunchNode& n : layout.nodes)
     out.push_back(n.layers->second - n.layers->first);
+  return out;
+}
+
+std::vector<int> stage_layer_counts(const LaunchLayout& layout, std::string_view format, int& tp) {
+  std::vector<int> counts = layer_counts(layout, format);
+  std::vector<int> out;
+  tp = 0;
+  std::string first;
+  for (size_t i = 0; i < layout.nodes.size(); ++i) {
+    const LaunchNode& n = layout.nodes[i];
+    const int node_tp = n.gpu_stages.empty() ? n.processes() : n.tp;
+    if (tp == 0) {
+      tp = node_tp;
+      first = n.host->name;
+    } else if (node_tp != tp) {
+      throw failure(
+          "{} runs one tensor-parallel degree in every stage, but the plan splits layers over {} "
+          "GPUs on {} and {} on {}; plan hosts of one kind together (--hosts)",
+          format, tp, first, node_tp, n.host->name);
+    }
+    if (n.gpu_stages.empty()) {
+      out.push_back(counts[i]);
+      continue;
+    }
+    for (const auto& [a, b] : n.gpu_stages)
+      out.push_back(b - a);
+  }
   return out;
 }
 

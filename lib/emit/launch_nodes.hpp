@@ -36,8 +36,14 @@ struct LaunchNode {
   // The interface on the network the ranks talk over (the fastest switch holding them all, its
   // subnet matched to the host's addresses) when they talk over a network; else `interface`.
   std::string data_interface;
-  std::vector<std::string> rdma_devices;      // on the RDMA links to the other ranks, in order
-  std::optional<std::pair<int, int>> layers;  // [start, end) from the plan
+  std::vector<std::string> rdma_devices;        // on the RDMA links to the other ranks, in order
+  std::optional<std::pair<int, int>> layers;    // [start, end) from the plan
+  int tp = 1;                                   // GPUs per layer on a host of several (the plan's)
+  std::vector<std::pair<int, int>> gpu_stages;  // its groups' layers, in order
+  // Processes the node runs: one per GPU of a host of several, else one.
+  int processes() const {
+    return host && host->gpus.size() > 1 ? static_cast<int>(host->gpus.size()) : 1;
+  }
 };
 
 struct LaunchLayout {
@@ -67,6 +73,10 @@ bool splits_by_layers(const LaunchLayout& layout);
 
 // Per rank, the number of layers of its plan range; a failure naming the format when the plan
 // does not split by layers.
+// Layers per pipeline stage in order, a host's groups of GPUs each a stage (vLLM's
+// VLLM_PP_LAYER_PARTITION); with `tp`, the one tensor-parallel degree all stages share (a
+// failure naming the hosts when they differ, as vLLM and torchrun need one).
+std::vector<int> stage_layer_counts(const LaunchLayout& layout, std::string_view format, int& tp);
 std::vector<int> layer_counts(const LaunchLayout& layout, std::string_view format);
 
 // Formats that need ranks' shares or layer ranges: an input error naming the format and why.

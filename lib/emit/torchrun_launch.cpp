@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/core/error.hpp"
 #include "lib/emit/emit_formats.hpp"
 #include "lib/emit/nccl_env.hpp"
 
@@ -15,15 +16,24 @@ std::string write_torchrun(const EmitInput& in) {
                                         "reaches");
   int port = launch_port(in, kTorchrunDefaultPort);
   std::string program = in.launch.program.empty() ? "train.py" : in.launch.program;
+  // A plan's host of several GPUs runs one process per GPU; torchrun starts as many on each node.
+  const int per_node = n ? layout.nodes.front().processes() : 1;
+  for (const LaunchNode& node : layout.nodes)
+    if (node.processes() != per_node)
+      throw failure(
+          "torchrun starts the same number of processes on every node, but the plan runs {} on "
+          "{} and {} on {}; plan hosts of one kind together (--hosts)",
+          per_node, layout.nodes.front().host->name, node.processes(), node.host->name);
   std::string out = fmt::format(
       "# torchrun, static rendezvous on {}:{}: run line i on the host it names, rank 0 first.\n",
       master, port);
   for (size_t i = 0; i < n; ++i) {
     out += fmt::format("\n# node {} of {}: {} (rank {})\n", i, n, layout.nodes[i].host->name, i);
-    out += shell_command(nccl_variables(layout, i),
-                         {"torchrun", fmt::format("--nnodes={}", n), "--nproc_per_node=1",
-                          fmt::format("--node_rank={}", i), "--master_addr=" + master,
-                          fmt::format("--master_port={}", port), program}) +
+    out += shell_command(
+               nccl_variables(layout, i),
+               {"torchrun", fmt::format("--nnodes={}", n),
+                fmt::format("--nproc_per_node={}", per_node), fmt::format("--node_rank={}", i),
+                "--master_addr=" + master, fmt::format("--master_port={}", port), program}) +
            "\n";
   }
   return out;

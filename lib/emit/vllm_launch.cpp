@@ -13,8 +13,18 @@ std::string write_vllm(const EmitInput& in) {
   LaunchLayout layout = build_launch_layout(in);
   size_t n = layout.nodes.size();
   bool pipeline = layout.strategy != "tensor" && layout.strategy != "expert";
+  // A pipeline's stages are its hosts, or the groups of GPUs inside them, tp GPUs each.
   std::string partition;
-  if (pipeline) partition = fmt::format("{}", fmt::join(layer_counts(layout, "vllm"), ","));
+  // A tensor or expert plan splits every layer over all the GPUs of all its nodes.
+  int tp = 0;
+  for (const LaunchNode& node : layout.nodes)
+    tp += node.processes();
+  size_t stages = n;
+  if (pipeline) {
+    std::vector<int> counts = stage_layer_counts(layout, "vllm", tp);
+    stages = counts.size();
+    partition = fmt::format("{}", fmt::join(counts, ","));
+  }
   std::string master =
       layout.reachable(0, "vLLM's master (node rank 0) needs an address every node reaches");
   int port = launch_port(in, kVllmDefaultMasterPort);
@@ -32,9 +42,9 @@ std::string write_vllm(const EmitInput& in) {
                                       "serve",
                                       model,
                                       "-tp",
-                                      std::to_string(pipeline ? 1 : n),
+                                      std::to_string(tp),
                                       "-pp",
-                                      std::to_string(pipeline ? n : 1),
+                                      std::to_string(pipeline ? stages : 1),
                                       "--nnodes",
                                       std::to_string(n),
                                       "--node-rank",

@@ -176,6 +176,30 @@ PlanRanks read_plan_ranks(const DocNode& root) {
         r.experts.push_back(std::move(ids));
       }
     }
+    if (auto* v = n.find("tp")) {
+      const int64_t tp = v->as_int();
+      if (tp < 1 || tp > 64) v->fail("expected the GPUs each layer is split over, 1 to 64");
+      r.tp = static_cast<int>(tp);
+    }
+    if (auto* g = n.find("gpu_stages"); g && !g->is_null()) {
+      int next = r.layers ? r.layers->first : 0;
+      for (const auto& stage : g->require_array().items()) {
+        const DocNode& l = stage.require_object().at("layers");
+        const auto& items = l.require_array().items();
+        if (items.size() != 2) l.fail("expected layers as [start, end)");
+        const int64_t a = items[0].as_int(), b = items[1].as_int();
+        if (a != next || b <= a)
+          l.fail(
+              fmt::format("expected [{}, end) with end above {}: the groups of GPUs hold the "
+                          "rank's layers in order",
+                          next, next));
+        r.gpu_stages.emplace_back(static_cast<int>(a), static_cast<int>(b));
+        next = static_cast<int>(b);
+      }
+      if (r.layers && next != r.layers->second)
+        g->fail(fmt::format("expected the groups of GPUs to end at layer {}, the rank's end",
+                            r.layers->second));
+    }
     for (const auto& prev : out.ranks)
       if (prev.host == r.host)
         n.at("host").fail(fmt::format("host {} appears in two ranks", r.host));

@@ -19,6 +19,10 @@ struct PlanRank {
   int64_t wired_limit_mb = 0;                 // iogpu.wired_limit_mb the rank needs, 0 = none
   std::optional<double> share;                // tensor plans: the rank's fraction of each layer
   std::vector<std::vector<int>> experts;      // expert plans: the experts it holds, per MoE layer
+  // A host of several GPUs: the GPUs each layer is split over, and the layers of each group of
+  // tp GPUs in pipeline order (empty for a host of one device).
+  int tp = 1;
+  std::vector<std::pair<int, int>> gpu_stages;
 };
 
 // One model of a workload plan and the hosts that serve it (its ranks and its replicas').
