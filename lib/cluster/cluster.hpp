@@ -114,6 +114,10 @@ struct Host {
   std::optional<double> flops;                 // FLOP/s FP16, spec figure (overrides the chip's)
   std::optional<double> bandwidth_efficiency;  // overrides the vendor default
   std::optional<double> stage_overhead_s;      // overrides the vendor's per-stage overhead
+  // Override the catalog's figures for the links between its GPUs (every group of them).
+  std::optional<double> gpu_link_latency_s;  // once per all-reduce
+  std::optional<double> gpu_link_step_s;     // per ring step
+  std::optional<double> gpu_link_bandwidth;  // bytes/s between two GPUs
   std::optional<double> flops_efficiency;
   std::optional<int> gpu_cores;
 

@@ -53,6 +53,10 @@ ojson host_json(const Host& h) {
   if (h.bandwidth_efficiency) j["bandwidth_efficiency"] = json_number(*h.bandwidth_efficiency);
   if (h.flops_efficiency) j["flops_efficiency"] = json_number(*h.flops_efficiency);
   if (h.stage_overhead_s) j["stage_overhead_ms"] = json_number(*h.stage_overhead_s * 1e3);
+  if (h.gpu_link_latency_s) j["gpu_link_latency_us"] = json_number(*h.gpu_link_latency_s * 1e6);
+  if (h.gpu_link_step_s) j["gpu_link_step_us"] = json_number(*h.gpu_link_step_s * 1e6);
+  if (h.gpu_link_bandwidth)
+    j["gpu_link_bandwidth_gbps"] = json_number(*h.gpu_link_bandwidth * 8 / 1e9);
   if (h.disk_read) j["disk_read"] = json_number(*h.disk_read);
   if (h.rdma_enabled) j["rdma_enabled"] = *h.rdma_enabled;
   if (h.thunderbolt_bridge) {

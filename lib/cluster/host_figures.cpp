@@ -64,6 +64,9 @@ void resolve_gpu_links(const Host& host, const ChipSpec* gpu_chip, const Catalog
         }
       }
     }
+    if (host.gpu_link_latency_s) slowest.latency_s = *host.gpu_link_latency_s;
+    if (host.gpu_link_step_s) slowest.step_s = *host.gpu_link_step_s;
+    if (host.gpu_link_bandwidth) slowest.bandwidth = *host.gpu_link_bandwidth;
     f.group_links.push_back(slowest);
   }
   const HostFigures::GroupLink& whole = f.group_links.back();

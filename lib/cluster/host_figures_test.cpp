@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/cluster/cluster_writer.hpp"
 #include "lib/core/error.hpp"
 #include "topologies/cluster_loader.hpp"
 
@@ -110,6 +111,26 @@ TEST(host_figures_test, groups_of_gpus_take_the_slowest_link_inside_them) {
                                    "[{chip: h200}]\n"),
                            32, 8),
             (std::vector<int>{1}));
+}
+
+TEST(host_figures_test, a_host_overrides_its_gpu_link_figures) {
+  HostFigures h = figures(kTwoH200 +
+                          "    nvlink: 18\n    gpu_link_latency_us: 10\n    gpu_link_step_us: 2\n"
+                          "    gpu_link_bandwidth_gbps: 1600\n");
+  EXPECT_EQ(h.gpu_link, "NV18");
+  EXPECT_DOUBLE_EQ(h.gpu_link_latency_s, 10e-6);
+  EXPECT_DOUBLE_EQ(h.gpu_link_step_s, 2e-6);
+  EXPECT_DOUBLE_EQ(h.gpu_link_bandwidth, 200e9);  // 1600 Gb/s
+  EXPECT_NEAR(in_host_collectives_s(h, 4096, 1), 2 * (10e-6 + 2 * 2e-6) + 4 * 4096 / 200e9 / 2 * 2,
+              1e-12);
+  // The figures survive the cluster file.
+  Cluster c =
+      load_cluster(kTwoH200 + "    gpu_link_step_us: 2\n    gpu_link_bandwidth_gbps: 1600\n",
+                   "c.yaml", Catalog::builtin());
+  const std::string json = write_cluster_json(c);
+  EXPECT_NE(json.find("\"gpu_link_step_us\": 2"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"gpu_link_bandwidth_gbps\": 1600"), std::string::npos) << json;
+  EXPECT_THROW(figures(kTwoH200 + "    gpu_link_step_us: -1\n"), Error);
 }
 
 }  // namespace

@@ -279,6 +279,9 @@ Host read_host(const DocNode& n, const Catalog& catalog, std::vector<std::string
                 "bandwidth_efficiency",
                 "flops_efficiency",
                 "stage_overhead_ms",
+                "gpu_link_latency_us",
+                "gpu_link_step_us",
+                "gpu_link_bandwidth_gbps",
                 "gpu_cores"});
   Host h;
   const DocNode& name = n.at("name");
@@ -349,6 +352,16 @@ Host read_host(const DocNode& n, const Catalog& catalog, std::vector<std::string
       v->fail(fmt::format("expected milliseconds from 0 to 1000, got {}", v->text()));
     h.stage_overhead_s = ms * 1e-3;
   }
+  auto microseconds = [](const DocNode& v) {
+    const double us = v.as_number();
+    if (!(us >= 0 && us <= 1e6))
+      v.fail(fmt::format("expected microseconds from 0 to 1000000, got {}", v.text()));
+    return us * 1e-6;
+  };
+  if (auto* v = n.find("gpu_link_latency_us")) h.gpu_link_latency_s = microseconds(*v);
+  if (auto* v = n.find("gpu_link_step_us")) h.gpu_link_step_s = microseconds(*v);
+  if (auto* v = n.find("gpu_link_bandwidth_gbps"))
+    h.gpu_link_bandwidth = read_positive(*v, "bandwidth in Gb/s") * 1e9 / 8;
   if (auto* v = n.find("gpu_cores"))
     h.gpu_cores = static_cast<int>(read_positive(*v, "core count"));
   if (h.ports.empty()) {
