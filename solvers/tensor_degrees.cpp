@@ -39,6 +39,7 @@ struct Tried {
   std::vector<int> degree;  // per kind
   std::optional<Plan> plan;
   std::string why_not;
+  double score = kInfinity;  // seconds per token by the objective; infinite when it does not fit
 };
 
 }  // namespace
@@ -73,13 +74,24 @@ StrategyOutcome choose_tensor_degrees(const PlanningProblem& problem, const Cloc
   size_t combinations = 1;
   for (const auto& o : options)
     combinations = std::min(kMaxCombinations + 1, combinations * o.size());
-  if (combinations <= 1 && std::all_of(options.begin(), options.end(), [&](const auto& o) {
-        return o.empty() || o.front() == gpus[&o - options.data()];
-      }))
-    return plan_at(problem, clock);
+  if (options.empty()) return plan_at(problem, clock);  // no host of several GPUs
   for (size_t k = 0; k < names.size(); ++k)
     if (count[k] > 1) names[k] += fmt::format(" (and {} like it)", count[k] - 1);
 
+  auto fits = [](const Tried& t) { return t.plan && t.why_not.empty(); };
+  // Under --objective throughput the streams decoded together decide (groups of GPUs in a
+  // pipeline each work on their own micro-batch); else one token's time.
+  const PlanRequest& request = problem.request();
+  const bool throughput = request.objective == "throughput";
+  auto score = [&](const Tried& t) {
+    if (!fits(t)) return kInfinity;
+    if (!throughput) return t.plan->predicted.token_latency_s;
+    BatchedDecode batched(*t.plan, model);
+    const int n = request.concurrency > 0 ? std::min(request.concurrency, batched.max_streams())
+                                          : batched.max_streams();
+    const double a = batched.at(n).aggregate_tokens_per_s;
+    return a > 0 ? 1 / a : kInfinity;
+  };
   std::deque<Tried> tried;  // run() hands out references that must outlive later runs
   std::optional<Error> first_error;
   auto run = [&](const std::vector<int>& degree) -> const Tried& {
@@ -103,27 +115,10 @@ StrategyOutcome choose_tensor_degrees(const PlanningProblem& problem, const Cloc
       if (!first_error) first_error = e;
       t.why_not = e.what();
     }
+    t.score = score(t);
     tried.push_back(std::move(t));
     return tried.back();
   };
-  auto fits = [](const Tried& t) { return t.plan && t.why_not.empty(); };
-  // Under --objective throughput the streams decoded together decide (groups of GPUs in a
-  // pipeline each work on their own micro-batch); else one token's time.
-  const PlanRequest& request = problem.request();
-  const bool throughput = request.objective == "throughput";
-  auto aggregate = [&](const Plan& plan) {
-    BatchedDecode batched(plan, model);
-    const int n = request.concurrency > 0 ? std::min(request.concurrency, batched.max_streams())
-                                          : batched.max_streams();
-    return batched.at(n).aggregate_tokens_per_s;
-  };
-  auto latency = [&](const Tried& t) {
-    if (!fits(t)) return kInfinity;
-    if (!throughput) return t.plan->predicted.token_latency_s;
-    const double a = aggregate(*t.plan);
-    return a > 0 ? 1 / a : kInfinity;
-  };
-
   const bool every = combinations <= kMaxCombinations;
   std::vector<int> degree(options.size());
   for (size_t k = 0; k < options.size(); ++k)
@@ -143,14 +138,14 @@ StrategyOutcome choose_tensor_degrees(const PlanningProblem& problem, const Cloc
   } else {
     // One kind at a time from the widest degrees, keeping what is faster, until nothing is.
     std::vector<int> best = degree;
-    double best_s = latency(run(best));
+    double best_s = run(best).score;
     for (bool better = true; better;) {
       better = false;
       for (size_t k = 0; k < options.size(); ++k)
         for (int d : options[k]) {
           std::vector<int> next = best;
           next[k] = d;
-          double s = latency(run(next));
+          double s = run(next).score;
           if (s < best_s) {
             best_s = s;
             best = next;
@@ -162,7 +157,7 @@ StrategyOutcome choose_tensor_degrees(const PlanningProblem& problem, const Cloc
 
   const Tried* best = nullptr;
   for (const Tried& t : tried)
-    if (fits(t) && (!best || latency(t) < latency(*best))) best = &t;
+    if (fits(t) && (!best || t.score < best->score)) best = &t;
   if (!best) {
     std::string reasons;
     for (const Tried& t : tried)
@@ -206,14 +201,14 @@ StrategyOutcome choose_tensor_degrees(const PlanningProblem& problem, const Cloc
   for (const Tried& t : tried)
     order.push_back(&t);
   std::stable_sort(order.begin(), order.end(),
-                   [&](const Tried* a, const Tried* b) { return latency(*a) < latency(*b); });
+                   [](const Tried* a, const Tried* b) { return a->score < b->score; });
   for (size_t i = 0; i < order.size() && i < 6; ++i) {
     const Tried& t = *order[i];
     plan.notes.push_back(
         !fits(t) ? fmt::format("{}: {}", describe(names, t.degree, gpus), t.why_not)
         : throughput
             ? fmt::format("{}: {:.1f} tokens/s of the streams together{}",
-                          describe(names, t.degree, gpus), 1 / latency(t),
+                          describe(names, t.degree, gpus), 1 / t.score,
                           &t == best ? " (chosen)" : "")
             : fmt::format("{}: {:.2f} ms per token{}", describe(names, t.degree, gpus),
                           t.plan->predicted.token_latency_s * 1e3, &t == best ? " (chosen)" : ""));
