@@ -1,6 +1,8 @@
 // The tables `meshplan profile` writes against published or measured decode throughput
 // (tests/data/profile_reference.json, each figure with its source): within 35 % for every point
 // not listed as a known miss, and still outside for the known misses (so their notes stay true).
+// A case may hold itself to a tighter "tolerance" (the multi-GPU points measured with an engine's
+// fused kernels hold to 25 %).
 // The ratios are printed; the README's "Throughput profiles" section quotes them.
 #include <gtest/gtest.h>
 
@@ -69,6 +71,7 @@ TEST(profile_accuracy_test, tables_within_35_percent_of_published_decode_through
     std::vector<int> known_miss;
     if (c.contains("known_miss")) known_miss = c["known_miss"]["streams"].get<std::vector<int>>();
     const int layers = c.value("layers", model.num_layers());
+    const double tolerance = c.value("tolerance", kTolerance);
     for (const json& p : c["points"]) {
       const int n = p["streams"];
       std::vector<std::string> args = {"profile",
@@ -96,11 +99,13 @@ TEST(profile_accuracy_test, tables_within_35_percent_of_published_decode_through
           "profile accuracy: %-34s streams %2d  measured %8.2f  predicted %8.2f  ratio %.2f%s\n",
           id.c_str(), n, measured, predicted, ratio, miss ? "  (known miss)" : "");
       if (miss) {
-        EXPECT_GT(std::fabs(ratio - 1), kTolerance)
-            << id << " at " << n << " streams is now within 35 %: drop it from known_miss";
+        EXPECT_GT(std::fabs(ratio - 1), tolerance)
+            << id << " at " << n << " streams is now within " << tolerance * 100
+            << " %: drop it from known_miss";
         ++misses;
       } else {
-        EXPECT_LE(std::fabs(ratio - 1), kTolerance) << id << " at " << n << " streams";
+        EXPECT_LE(std::fabs(ratio - 1), tolerance)
+            << id << " at " << n << " streams (tolerance " << tolerance * 100 << " %)";
         ++within;
       }
     }

@@ -6,7 +6,11 @@
 # tensor parallelism places them). Shapes: Llama 3.1 8B and Llama 3.3 70B (config.json of the
 # meta-llama repositories). The per-layer time times the model's layer count is what decoding all
 # its layers costs, without embedding and LM head.
-# Run: torchrun --nproc_per_node=D measure_tp_decode.py > out.json   (D = 1 or 2)
+# With --fused the layer is written as an engine writes it: fused RMSNorm, scaled_dot_product_attention
+# (FlashAttention's decode kernel, grouped-query heads), and each half of the layer compiled by
+# torch.compile (Inductor fuses the element-wise work), the all-reduces between the halves; vLLM
+# runs its layers the same way (torch.compile plus CUDA graphs).
+# Run: torchrun --nproc_per_node=D measure_tp_decode.py [--fused] > out.json   (D = 1 or 2)
 import json
 import os
 import sys
@@ -24,6 +28,43 @@ dev, dt = "cuda", torch.bfloat16
 
 def rms(x):
     return x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-5).to(dt)
+
+
+FUSED = "--fused" in sys.argv
+F = torch.nn.functional
+
+
+def attention_half(x, wqkv, wo, kc, vc, nh, nkv, HD):
+    n = x.shape[0]
+    qkv = F.rms_norm(x, (x.shape[-1],), eps=1e-5) @ wqkv
+    q = qkv[:, : nh * HD].view(n, nh, 1, HD)
+    kc[:, :, -1:, :].copy_(qkv[:, nh * HD : (nh + nkv) * HD].view(n, nkv, 1, HD))
+    vc[:, :, -1:, :].copy_(qkv[:, (nh + nkv) * HD :].view(n, nkv, 1, HD))
+    a = F.scaled_dot_product_attention(q, kc, vc, enable_gqa=nh != nkv)
+    return a.reshape(n, nh * HD) @ wo
+
+
+def mlp_half(x, wgu, wd, i):
+    gu = F.rms_norm(x, (x.shape[-1],), eps=1e-5) @ wgu
+    return (F.silu(gu[:, :i]) * gu[:, i:]) @ wd
+
+
+if FUSED:
+    attention_half = torch.compile(attention_half, dynamic=False)
+    mlp_half = torch.compile(mlp_half, dynamic=False)
+
+
+def fused_step(layers, x, nh, nkv, HD, i, d):
+    for p in layers:
+        o = attention_half(x, p["wqkv"], p["wo"], p["k"], p["v"], nh, nkv, HD)
+        if d > 1:
+            dist.all_reduce(o)
+        x = x + o
+        m = mlp_half(x, p["wgu"], p["wd"], i)
+        if d > 1:
+            dist.all_reduce(m)
+        x = x + m
+    return x
 
 
 def measure(shape, k, n, d):
@@ -53,6 +94,8 @@ def measure(shape, k, n, d):
             x = x + m
         return x
 
+    if FUSED:
+        step = lambda x: fused_step(layers, x, nh, nkv, HD, i, d)  # noqa: E731
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
@@ -90,6 +133,7 @@ def main():
     torch.manual_seed(rank)
     out = {"gpu": torch.cuda.get_device_name(0), "gpus": d, "torch": torch.__version__,
            "nccl": ".".join(map(str, torch.cuda.nccl.version())), "context": CONTEXT,
+           "kernels": "fused (torch.compile, SDPA)" if FUSED else "eager, unfused attention",
            "results": []}
     for name, shape in MODELS.items():
         k = 8  # enough layers to time; the per-layer figure scales to the model's layer count
