@@ -33,6 +33,23 @@ std::vector<std::string> rdma_devices(const TopologyContext& ctx, size_t host,
   return out;
 }
 
+// A host that reaches the others over RDMA also lists the NIC nearest each of its GPUs (NCCL
+// pairs each GPU with its nearest HCA by itself, but only among those listed): listing only the
+// data interface's device would send all of an HGX node's GPUs through that one NIC. "NIC3" is
+// what `nvidia-smi topo -m` shows without its legend, not a device name, so it is left out.
+void add_gpu_nics(const Host& h, std::vector<std::string>& devices) {
+  if (devices.empty()) return;
+  for (const Gpu& g : h.gpus) {
+    const bool placeholder = g.nic.size() > 3 && g.nic.compare(0, 3, "NIC") == 0 &&
+                             std::all_of(g.nic.begin() + 3, g.nic.end(), [](char c) {
+                               return std::isdigit(static_cast<unsigned char>(c));
+                             });
+    if (!g.nic.empty() && !placeholder &&
+        std::find(devices.begin(), devices.end(), g.nic) == devices.end())
+      devices.push_back(g.nic);
+  }
+}
+
 // Values end up in comments and one-line commands: a line break would end either early.
 const std::string& one_line(const std::string& value, std::string_view what, const Host& host) {
   for (char c : value)
@@ -166,6 +183,7 @@ LaunchLayout build_launch_layout(const EmitInput& in) {
     if (const NetInterface* d = h.find_interface(n.data_interface);
         network && d && !d->rdma_device.empty())
       n.rdma_devices = {d->rdma_device};
+    add_gpu_nics(h, n.rdma_devices);
     one_line(n.ssh, "ssh target", h);
     one_line(n.interface, "interface", h);
     one_line(n.data_interface, "interface", h);

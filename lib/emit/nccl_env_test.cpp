@@ -40,6 +40,21 @@ TEST(nccl_env_test, network_ranks_use_the_interface_on_their_fastest_switch) {
   EXPECT_EQ(l.reachable(0, "x"), "10.0.0.1");
 }
 
+// Each GPU of an HGX node has its own HCA: NCCL may use every one of them, not only the one of the
+// bootstrap interface. A GPU whose NIC is known only as "NIC5" (topo -m without its legend) adds
+// nothing.
+TEST(nccl_env_test, a_multi_gpu_host_lists_the_hca_nearest_each_gpu) {
+  auto in = testing::launch_inputs("tests/fixtures/launch/two_hgx_rails.yaml");
+  LaunchLayout l = build_launch_layout(in->input());
+  auto a = nccl_variables(l, 0), b = nccl_variables(l, 1);
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_EQ(a[0].second, "=ib0");
+  EXPECT_EQ(a[2].second,
+            "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1");
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_EQ(b[2].second, "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_5:1,mlx5_6:1,mlx5_7:1");
+}
+
 TEST(nccl_env_test, no_hca_variable_for_a_host_without_rdma_devices) {
   auto in = testing::launch_inputs(testing::kLoopback, testing::kLoopbackPlan);
   LaunchLayout l = build_launch_layout(in->input());
