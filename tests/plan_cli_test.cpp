@@ -2,6 +2,7 @@
 // limits, baselines and the infeasible cases (exit 1 with the fix, exit 2 for bad options).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -332,13 +333,33 @@ TEST(plan_cli_test, vllm_and_torchrun_follow_the_groups_of_gpus) {
                        "--nnodes 1 --node-rank 0"),
             std::string::npos)
       << r.out;
-  // dot draws the host's two groups of GPUs with their layers.
+  // dot draws the host as a box of its GPUs, each with its group and layers, the PIX pairs as
+  // edges (two sockets of six) and SYS named for the rest; Graphviz renders it.
   r = run_meshplan({"dot", "-c", pcie, "--plan", plan1});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("\\ngpu0-3 (tp 4): layers [0, " + split.substr(0, split.find(',')) +
-                       ")\\ngpu4-7 (tp 4): layers [" + split.substr(0, split.find(',')) + ", 80)"),
+  const std::string cut = split.substr(0, split.find(','));
+  EXPECT_NE(r.out.find("subgraph \"cluster_box\" {\n    label=\"box: SYS between the GPUs "
+                       "without an edge\""),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("\"box/gpu3\" [label=\"gpu3\\nl40s\\ntp 4 group 1: layers [0, " +
+                       cut + ")\""),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"box/gpu4\" [label=\"gpu4\\nl40s\\ntp 4 group 2: layers [" + cut +
+                       ", 80)\""),
+            std::string::npos)
+      << r.out;
+  size_t pix = 0;
+  for (size_t at = r.out.find("[label=\"PIX\""); at != std::string::npos;
+       at = r.out.find("[label=\"PIX\"", at + 1))
+    ++pix;
+  EXPECT_EQ(pix, 12u);
+  EXPECT_EQ(r.out.find("\"box/gpu3\" -- \"box/gpu4\""), std::string::npos) << r.out;
+  const std::string dot_file = dir + "/pcie.dot";
+  std::ofstream(dot_file) << r.out;
+  EXPECT_EQ(std::system(("dot -Tsvg -o " + dir + "/pcie.svg " + dot_file).c_str()), 0);
+  EXPECT_NE(read_text(dir + "/pcie.svg").find("tp 4 group 2"), std::string::npos);
   r = run_meshplan({"emit", "torchrun", "-c", pcie, "--plan", plan1});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("--nproc_per_node=8"), std::string::npos) << r.out;

@@ -64,15 +64,21 @@ std::string rank_note(const PlanRanks& plan, const PlanRank& r) {
                        : fmt::format(": {}-{} experts per layer", lo->size(), hi->size()));
   }
   if (r.layers) note += fmt::format(": layers [{}, {})", r.layers->first, r.layers->second);
-  // A host of several GPUs: one line per group of tp GPUs, in pipeline order.
-  int gpu = 0;
-  for (const auto& [a, b] : r.gpu_stages) {
-    note += r.tp == 1 ? fmt::format("\ngpu{}: layers [{}, {})", gpu, a, b)
-                      : fmt::format("\ngpu{}-{} (tp {}): layers [{}, {})", gpu, gpu + r.tp - 1,
-                                    r.tp, a, b);
-    gpu += r.tp;
-  }
   return note;
+}
+
+// A host of several GPUs: each GPU's group of tp GPUs (a stage of the host's inner pipeline) and
+// the group's layers, in pipeline order.
+std::vector<std::string> gpu_notes(const PlanRank& r) {
+  std::vector<std::string> out;
+  int group = 0;
+  for (const auto& [a, b] : r.gpu_stages) {
+    ++group;
+    for (int g = 0; g < r.tp; ++g)
+      out.push_back(r.tp == 1 ? fmt::format("layers [{}, {})", a, b)
+                              : fmt::format("tp {} group {}: layers [{}, {})", r.tp, group, a, b));
+  }
+  return out;
 }
 
 }  // namespace
@@ -96,8 +102,10 @@ std::string write_cluster_dot_artifact(const EmitInput& in) {
   }
   if (in.plan) {
     const PlanRanks& plan = *in.plan;
-    for (const auto& r : plan.ranks)
+    for (const auto& r : plan.ranks) {
       o.host_notes[r.host] = rank_note(plan, r);
+      if (!r.gpu_stages.empty()) o.gpu_notes[r.host] = gpu_notes(r);
+    }
     if (plan.routing) {
       // Routed: each host's range and the tokens/s it carries; arrows for the flow between hosts.
       for (const RoutedHostInfo& h : plan.routing->hosts) {

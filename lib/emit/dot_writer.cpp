@@ -68,6 +68,64 @@ std::string node_line(const Host& h, const DotOptions& o) {
   return fmt::format("  {} [label={}{}];\n", dot_quote(h.name), dot_quote(label), style);
 }
 
+// How good a link between two GPUs is, best first: NVLink, then the PCIe paths as
+// `nvidia-smi topo -m` orders them.
+int gpu_link_rank(const std::string& link) {
+  if (link.rfind("NV", 0) == 0) return 0;
+  static const char* const kPcie[] = {"PIX", "PXB", "PHB", "NODE", "SYS"};
+  for (int i = 0; i < 5; ++i)
+    if (link == kPcie[i]) return i + 1;
+  return 6;
+}
+
+// A host of several GPUs: a box holding the host itself (where its cables end) and a node per
+// GPU. When every pair is joined alike, the box's label says so; otherwise the pairs joined
+// better than the worst are edges and the label names the worst for the rest,
+// which keeps a two-socket box readable.
+std::string gpu_box(const Host& h, const DotOptions& o) {
+  const size_t n = h.gpus.size();
+  std::string body;
+  const auto& m = h.gpu_links;
+  const bool matrix = m.size() == n;
+  std::string worst;
+  bool uniform = matrix;
+  for (size_t i = 0; matrix && i < n; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      if (i == j || j >= m[i].size()) continue;
+      if (worst.empty() || gpu_link_rank(m[i][j]) > gpu_link_rank(worst)) worst = m[i][j];
+      uniform = uniform && (m[i][j] == m[0][1]);
+    }
+  std::string label = h.name;
+  if (!matrix || worst.empty())
+    label += ": links between its GPUs unknown";
+  else
+    label += uniform ? fmt::format(": {} between every pair of GPUs", worst)
+                     : fmt::format(": {} between the GPUs without an edge", worst);
+  body += fmt::format("  subgraph {} {{\n    label={}; style=rounded; color=gray50;\n  ",
+                      dot_quote("cluster_" + h.name), dot_quote(label));
+  body += node_line(h, o);
+  auto notes = o.gpu_notes.find(h.name);
+  for (size_t g = 0; g < n; ++g) {
+    std::string text = fmt::format("gpu{}", g);
+    const Gpu& gpu = h.gpus[g];
+    std::string detail = gpu.chip;
+    if (gpu.memory) detail += (detail.empty() ? "" : ", ") + memory_text(gpu.memory);
+    if (!detail.empty()) text += "\n" + detail;
+    if (notes != o.gpu_notes.end() && g < notes->second.size() && !notes->second[g].empty())
+      text += "\n" + notes->second[g];
+    body += fmt::format(
+        "    {} [label={}, shape=box, style=\"rounded,filled\", fillcolor=\"#fff7e6\"];\n",
+        dot_quote(fmt::format("{}/gpu{}", h.name, g)), dot_quote(text));
+  }
+  for (size_t i = 0; matrix && !uniform && i < n; ++i)
+    for (size_t j = i + 1; j < n && j < m[i].size(); ++j)
+      if (gpu_link_rank(m[i][j]) < gpu_link_rank(worst))
+        body += fmt::format("    {} -- {} [label={}, color=\"#b35806\"];\n",
+                            dot_quote(fmt::format("{}/gpu{}", h.name, i)),
+                            dot_quote(fmt::format("{}/gpu{}", h.name, j)), dot_quote(m[i][j]));
+  return body + "  }\n";
+}
+
 std::string plug_label(const CablePlug& p) {
   if (p.port.empty()) return "no free port";
   return p.interface.empty() ? "port " + p.port : fmt::format("port {} ({})", p.port, p.interface);
@@ -91,7 +149,7 @@ std::string dot_quote(std::string_view text) {
 std::string write_cluster_dot(const Cluster& cluster, const LinkGraph& graph, const DotOptions& o) {
   std::string body;
   for (const auto& h : cluster.hosts)
-    body += node_line(h, o);
+    body += h.gpus.size() > 1 ? gpu_box(h, o) : node_line(h, o);
   for (size_t n = 0; n < cluster.networks.size(); ++n) {
     const Network& net = cluster.networks[n];
     std::string id = dot_quote(fmt::format("network {}", n + 1));

@@ -1,7 +1,8 @@
 // Graphviz (dot) of a cluster: hosts as boxes (name, chip, memory, and a plan's layer range),
 // one edge per cable labelled with both interfaces and the speed, styled by kind (Thunderbolt 5
 // with RDMA, Thunderbolt over TCP, Ethernet), shared networks as ellipses, and cables a backend
-// still needs as dashed red edges. Renders with `dot -Tsvg`.
+// still needs as dashed red edges. A host of several GPUs is a box around its GPUs, joined by
+// their links (NV18, PIX, ...). Renders with `dot -Tsvg`.
 #pragma once
 
 #include <map>
@@ -18,7 +19,9 @@ struct DotOptions {
   std::string title;                // shown above the graph
   std::vector<CableToAdd> missing;  // dashed red edges
   std::map<std::string, std::string>
-      host_notes;            // host -> extra label line, e.g. "rank 0: layers [0, 31)"
+      host_notes;  // host -> extra label line, e.g. "rank 0: layers [0, 31)"
+  // host -> one extra label line per GPU (by index), e.g. "tp 4 group 1: layers [0, 40)".
+  std::map<std::string, std::vector<std::string>> gpu_notes;
   bool dim_unnoted = false;  // grey out hosts without a note (not in the plan)
   // Routed plans: tokens/s passed from one host to the next, drawn as blue arrows.
   struct Flow {
