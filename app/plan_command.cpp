@@ -49,12 +49,15 @@ Examples:
   meshplan plan -c cluster.yaml -m deepseek-v3.1-4bit -o plan.json
   meshplan plan -c cluster.yaml -m qwen3-235b-a22b-8bit --strategy tensor --backend jaccl
   meshplan plan -c cluster.yaml -m deepseek-v3.1-4bit --strategy expert --expert-load load.json
+  meshplan plan -c cluster.yaml -m llama-3.1-405b-4bit --strategy hybrid --backend jaccl-ring
   meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --pin studio-1=0-39 --max-hosts 3
   meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --objective throughput --strategy routed
   meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --strategy routed --profile measured.yaml
 
---strategy auto (the default) plans a pipeline, tensor parallel and expert parallel, returns the
-fastest and lists the others with their predicted tokens/s or why they are not possible.
+--strategy auto (the default) plans a pipeline, tensor parallel, expert parallel and hybrid,
+returns the fastest and lists the others with their predicted tokens/s or why they are not
+possible. Hybrid: groups of hosts that all-reduce together (a TB5 RDMA mesh, a ring) split each
+of their layers tensor-parallel, and the groups (and single hosts) form a pipeline.
 --solver ilp places experts with GLPK's integer program (exact on small layers, time-limited).
 For pipelines, the default solver, optimal, chooses which hosts to use, their ring order (rank 0
 holds the embedding and LM head) and contiguous layer ranges that minimise the time per token
@@ -271,9 +274,10 @@ void add_plan_command(CLI::App& app, AppContext& ctx) {
   sub->add_option("--strategy", o->request.strategy,
                   "auto (the fastest of the others), pipeline (layer ranges), tensor (shares of "
                   "every layer) or "
-                  "expert (MoE experts spread over the hosts) or routed (layer ranges with "
+                  "expert (MoE experts spread over the hosts), hybrid (tensor parallel inside "
+                  "groups of hosts, a pipeline between them) or routed (layer ranges with "
                   "requests routed by max flow; throughput)")
-      ->check(CLI::IsMember({"auto", "pipeline", "tensor", "expert", "routed"}))
+      ->check(CLI::IsMember({"auto", "pipeline", "tensor", "expert", "hybrid", "routed"}))
       ->capture_default_str();
   sub->add_option("--solver", o->request.solver,
                   "optimal (best hosts, ring order and layer ranges; exact up to 12 hosts), "

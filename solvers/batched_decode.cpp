@@ -6,13 +6,27 @@
 namespace meshplan {
 
 BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
-    : pipeline_(plan.strategy == "pipeline"),
+    : pipeline_(plan.strategy == "pipeline" || plan.strategy == "hybrid"),
       token_latency_s_(plan.predicted.token_latency_s),
       activation_bytes_(plan.activation_bytes) {
   double total_weight = 0;
   for (const RankPlan& r : plan.ranks)
     total_weight += r.weight_bytes;
   max_streams_ = kMaxStreams;
+  // A hybrid plan's group of hosts is one stage: equal shares, so its slowest host stands for it
+  // (and carries the group's hop to the next stage).
+  auto stands_for_group = [&](const RankPlan& r) {
+    if (r.tp_group.empty()) return true;
+    const RankPlan* slowest = nullptr;
+    for (const RankPlan& o : plan.ranks)
+      if (o.tp_group == r.tp_group && (!slowest || o.bandwidth < slowest->bandwidth)) slowest = &o;
+    return slowest == &r;
+  };
+  auto group_hop = [&](const RankPlan& r) -> const std::optional<HopInfo>& {
+    for (const RankPlan& o : plan.ranks)
+      if (o.tp_group == r.tp_group && o.hop_to_next) return o.hop_to_next;
+    return r.hop_to_next;
+  };
   for (const RankPlan& r : plan.ranks) {
     RankCost c;
     // The part of every layer this rank computes: a tensor share, an expert rank's part of the
@@ -41,9 +55,9 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
     c.stage_s = r.stage_s;
     c.gpu_collective_s = r.gpu_collective_s;
     c.gpu_collective_per_stream_s = r.gpu_collective_per_stream_s;
-    if (r.hop_to_next) {
-      c.hop_latency_s = r.hop_to_next->latency_s;
-      c.hop_bandwidth = r.hop_to_next->bandwidth;
+    if (const auto& hop = r.tp_group.empty() ? r.hop_to_next : group_hop(r)) {
+      c.hop_latency_s = hop->latency_s;
+      c.hop_bandwidth = hop->bandwidth;
     }
     if (pipeline_ && r.gpu_stages.size() > 1 && c.layers > 0) {
       // The host's groups of GPUs are stages of their own: each works on its own micro-batch.
@@ -59,7 +73,7 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
         if (k + 1 < r.gpu_stages.size()) x.hop_latency_s = x.hop_bandwidth = 0;
         ranks_.push_back(x);
       }
-    } else {
+    } else if (stands_for_group(r)) {
       ranks_.push_back(c);
     }
     kv_per_stream_ += r.kv_bytes;

@@ -85,8 +85,10 @@ double PipelineCostModel::stage_memory(int start, int end, bool head) const {
 }
 
 double PipelineCostModel::head_time(size_t host) const {
-  return std::max(model_->head_flops() / hosts_[host].flops,
-                  static_cast<double>(model_->head_read_bytes()) / hosts_[host].bandwidth);
+  const HostFigures& h = hosts_[host];
+  return std::max(model_->head_flops() / (h.head_flops > 0 ? h.head_flops : h.flops),
+                  static_cast<double>(model_->head_read_bytes()) /
+                      (h.head_bandwidth > 0 ? h.head_bandwidth : h.bandwidth));
 }
 
 double PipelineCostModel::hop_time(size_t a, size_t b) const {

@@ -207,4 +207,42 @@ PlanningProblem PlanningProblem::at_tensor_degrees(const std::vector<int>& tp) c
   return p;
 }
 
+PlanningProblem PlanningProblem::grouped(const std::vector<std::vector<size_t>>& groups,
+                                         std::vector<HostFigures> figures) const {
+  PlanningProblem p;
+  p.model_ = model_;
+  p.request_ = request_;
+  p.request_.pins.clear();
+  p.request_.hosts.clear();
+  p.request_.min_hosts = p.request_.max_hosts = 0;
+  p.activation_bytes_ = activation_bytes_;
+  p.inputs_ = std::make_unique<PlanInputs>();
+  PlanInputs& in = *p.inputs_;
+  in.hosts = std::move(figures);
+  for (const HostFigures& h : in.hosts)
+    p.request_.hosts.push_back(h.name);
+  const double bytes = inputs_->message_bytes;
+  auto merge = [&](const LinkMatrix& m) {
+    LinkMatrix out(groups.size(), std::vector<std::optional<LinkFigures>>(groups.size()));
+    for (size_t a = 0; a < groups.size(); ++a)
+      for (size_t b = 0; b < groups.size(); ++b) {
+        if (a == b) continue;
+        for (size_t x : groups[a])
+          for (size_t y : groups[b])
+            if (m[x][y] && (!out[a][b] || m[x][y]->hop_time(bytes) < out[a][b]->hop_time(bytes)))
+              out[a][b] = m[x][y];
+      }
+    return out;
+  };
+  in.rdma = merge(inputs_->rdma);
+  in.tcp = merge(inputs_->tcp);
+  in.thunderbolt = merge(inputs_->thunderbolt);
+  in.network = merge(inputs_->network);
+  in.any = merge(inputs_->any);
+  in.message_bytes = bytes;
+  in.min_hosts = 1;
+  in.max_hosts = static_cast<int>(groups.size());
+  return p;
+}
+
 }  // namespace meshplan

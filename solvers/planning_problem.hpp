@@ -64,6 +64,12 @@ class PlanningProblem {
   // The same problem with each candidate's GPUs split tensor-parallel `tp[i]` wide
   // (at_tensor_degree), pins and host limits kept.
   PlanningProblem at_tensor_degrees(const std::vector<int>& tp) const;
+  // The same problem over groups of candidates, each planned as one host with `figures[k]`
+  // (hybrid plans: tensor parallel inside a group, a pipeline between groups): the link between
+  // two groups is the fastest between their members for one token's activations. No pins, no
+  // host limits.
+  PlanningProblem grouped(const std::vector<std::vector<size_t>>& groups,
+                          std::vector<HostFigures> figures) const;
 
  private:
   PlanningProblem() = default;

@@ -1,6 +1,7 @@
 #include "solvers/strategies.hpp"
 
 #include "solvers/expert_parallel.hpp"
+#include "solvers/hybrid_plan.hpp"
 #include "solvers/pipeline_plan.hpp"
 #include "solvers/tensor_parallel.hpp"
 
@@ -11,6 +12,7 @@ const std::vector<Strategy>& strategies() {
       {"pipeline", true, plan_pipeline},
       {"tensor", false, plan_tensor},
       {"expert", false, plan_expert},
+      {"hybrid", false, plan_hybrid},
   };
   return table;
 }

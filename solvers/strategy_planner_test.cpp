@@ -39,12 +39,20 @@ TEST(strategy_planner_test, auto_returns_the_fastest_and_lists_the_others) {
   r.strategy = "auto";
   Plan plan =
       plan_model(example(), Catalog::builtin(), model("qwen3-235b-a22b-8bit"), r, SteadyClock());
-  ASSERT_EQ(plan.alternatives.size(), 2u);
+  ASSERT_EQ(plan.alternatives.size(), 3u);
   for (const auto& a : plan.alternatives) {
     EXPECT_NE(a.strategy, plan.strategy);
     ASSERT_TRUE(a.feasible) << a.strategy << ": " << a.reason;
-    EXPECT_LT(a.decode_tokens_per_s, plan.predicted.decode_tokens_per_s) << a.strategy;
     EXPECT_FALSE(a.hosts.empty());
+    if (a.strategy == "hybrid") {
+      // One group of all four Macs is the tensor plan itself, planned by other code: the same
+      // prediction, and the tie goes to the tensor plan.
+      EXPECT_NEAR(a.decode_tokens_per_s, plan.predicted.decode_tokens_per_s,
+                  1e-9 * plan.predicted.decode_tokens_per_s);
+      EXPECT_EQ(a.reason, "as fast as the tensor plan");
+      continue;
+    }
+    EXPECT_LT(a.decode_tokens_per_s, plan.predicted.decode_tokens_per_s) << a.strategy;
     EXPECT_NE(a.reason.find("slower than the " + plan.strategy + " plan"), std::string::npos)
         << a.reason;
   }

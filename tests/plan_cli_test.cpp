@@ -342,13 +342,13 @@ TEST(plan_cli_test, vllm_and_torchrun_follow_the_groups_of_gpus) {
                        "without an edge\""),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("\"box/gpu3\" [label=\"gpu3\\nl40s\\ntp 4 group 1: layers [0, " +
-                       cut + ")\""),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("\"box/gpu3\" [label=\"gpu3\\nl40s\\ntp 4 group 1: layers [0, " + cut + ")\""),
+      std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("\"box/gpu4\" [label=\"gpu4\\nl40s\\ntp 4 group 2: layers [" + cut +
-                       ", 80)\""),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("\"box/gpu4\" [label=\"gpu4\\nl40s\\ntp 4 group 2: layers [" + cut + ", 80)\""),
+      std::string::npos)
       << r.out;
   size_t pix = 0;
   for (size_t at = r.out.find("[label=\"PIX\""); at != std::string::npos;
@@ -394,6 +394,63 @@ TEST(plan_cli_test, vllm_and_torchrun_follow_the_groups_of_gpus) {
   EXPECT_NE(r.err.find("bad-gpu-stages.json"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("the groups of GPUs hold the rank's layers in order"), std::string::npos)
       << r.err;
+}
+
+// Four single-GPU Linux boxes (two H100 PCIe, two L40S) on a 100 GbE switch: Llama 3.1 405B 4-bit
+// needs all four, an equal tensor split overflows an L40S, so the planner pairs them into two
+// tensor-parallel groups in a pipeline, and vLLM runs it as -tp 2 -pp 2.
+TEST(plan_cli_test, hybrid_plans_reach_vllm_dot_and_the_plan_reader) {
+  const std::string dir = testing::temp_dir();
+  const std::string cluster = dir + "/four-boxes.yaml", plan = dir + "/hybrid.json";
+  std::ofstream out(cluster);
+  out << "hosts:\n";
+  for (int i = 1; i <= 4; ++i)
+    out << "  - {name: box-" << i << ", os: {kind: linux}, memory: 256GiB, gpus: \"1 x "
+        << (i <= 2 ? "h100-pcie" : "l40s") << "\", interfaces: [{name: eth0, kind: ethernet, "
+        << "ipv4: 10.0.0." << i << ", prefix: 24, speed_gbps: 100}]}\n";
+  out << "links:\n  - {topology: switch, kind: 100gbe, hosts: all, subnet: 10.0.0.0/24}\n";
+  out.close();
+  auto r = run_meshplan({"plan", "-c", cluster, "-m", "llama-3.1-405b-4bit", "-o", plan});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("as a pipeline of tensor-parallel groups over 4 hosts"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Alternative pipeline:"), std::string::npos) << r.out;
+  json p = json::parse(read_text(plan));
+  ASSERT_EQ(p["strategy"], "hybrid");
+  ASSERT_EQ(p["ranks"].size(), 4u);
+  EXPECT_EQ(p["ranks"][0]["tp_group"], p["ranks"][1]["tp_group"]);
+  EXPECT_EQ(p["ranks"][2]["tp_group"], p["ranks"][3]["tp_group"]);
+  const int cut = p["ranks"][0]["layers"][1];
+  const std::string partition = std::to_string(cut) + "," + std::to_string(126 - cut);
+
+  r = run_meshplan({"emit", "vllm", "-c", cluster, "--plan", plan});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("VLLM_PP_LAYER_PARTITION=" + partition +
+                       " vllm serve MODEL -tp 2 -pp 2 --nnodes 4 --node-rank 3 "),
+            std::string::npos)
+      << r.out;
+  // mlx_lm cannot run a group per stage: refused with the reason, nothing printed.
+  r = run_meshplan({"emit", "mlx-launch", "-c", cluster, "--plan", plan});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("Group.split"), std::string::npos) << r.err;
+  r = run_meshplan({"dot", "-c", cluster, "--plan", plan});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("50 % of each, tensor-parallel with " +
+                       p["ranks"][0]["tp_group"][0].get<std::string>() + " + " +
+                       p["ranks"][0]["tp_group"][1].get<std::string>()),
+            std::string::npos)
+      << r.out;
+
+  // A tp_group that leaves out the rank's own host is refused with its position.
+  json bad = p;
+  bad["ranks"][0]["tp_group"] = json::array({"box-9", "box-8"});
+  const std::string bad_plan = dir + "/bad-hybrid.json";
+  std::ofstream(bad_plan) << bad.dump(1);
+  r = run_meshplan({"emit", "vllm", "-c", cluster, "--plan", bad_plan});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad-hybrid.json"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the hosts this rank's layers are split over"), std::string::npos) << r.err;
 }
 
 }  // namespace

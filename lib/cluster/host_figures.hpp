@@ -45,6 +45,11 @@ struct HostFigures {
     double latency_s = 0, step_s = 0, bandwidth = 0;
   };
   std::vector<GroupLink> group_links;
+  // The embedding and LM head run slower than the layers where a group of hosts replicates them
+  // (a hybrid plan's tensor-parallel group: each host computes the head at its own pace). 0 = at
+  // the figures above.
+  double head_bandwidth = 0;
+  double head_flops = 0;
 };
 
 // Seconds the in-host all-reduces add to one layer for `tokens` tokens (streams at decode, the

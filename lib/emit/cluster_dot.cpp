@@ -1,6 +1,7 @@
 #include "lib/emit/cluster_dot.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -64,6 +65,9 @@ std::string rank_note(const PlanRanks& plan, const PlanRank& r) {
                        : fmt::format(": {}-{} experts per layer", lo->size(), hi->size()));
   }
   if (r.layers) note += fmt::format(": layers [{}, {})", r.layers->first, r.layers->second);
+  if (!r.tp_group.empty() && r.share)
+    note += fmt::format("\n{:.4g} % of each, tensor-parallel with {}", *r.share * 100,
+                        fmt::join(r.tp_group, " + "));
   return note;
 }
 

@@ -195,6 +195,7 @@ LaunchLayout build_launch_layout(const EmitInput& in) {
           n.layers = r.layers;
           n.tp = r.tp;
           n.gpu_stages = r.gpu_stages;
+          n.tp_group = r.tp_group;
         }
     }
     out.nodes.push_back(std::move(n));
@@ -237,14 +238,50 @@ std::vector<int> layer_counts(const LaunchLayout& layout, std::string_view forma
   return out;
 }
 
+// A hybrid plan's stages: each group of hosts once (its first host), and the single hosts; their
+// layer ranges must follow one another.
+std::vector<size_t> hybrid_stages(const LaunchLayout& layout, std::string_view format) {
+  std::vector<size_t> out;
+  int next = 0;
+  for (size_t i = 0; i < layout.nodes.size(); ++i) {
+    const LaunchNode& n = layout.nodes[i];
+    if (i > 0 && !n.tp_group.empty() && n.tp_group == layout.nodes[i - 1].tp_group) {
+      if (n.layers != layout.nodes[i - 1].layers)
+        throw failure("{}: the hybrid plan gives {} other layers than the rest of its group",
+                      format, n.host->name);
+      continue;
+    }
+    if (!n.layers || n.layers->first != next)
+      throw failure("{}: the hybrid plan's stages do not hold consecutive layers (at {})", format,
+                    n.host->name);
+    next = n.layers->second;
+    out.push_back(i);
+  }
+  return out;
+}
+
 std::vector<int> stage_layer_counts(const LaunchLayout& layout, std::string_view format, int& tp) {
-  std::vector<int> counts = layer_counts(layout, format);
+  const bool hybrid = layout.strategy == "hybrid";
+  std::vector<int> counts;
+  std::vector<size_t> stages;
+  if (hybrid) {
+    stages = hybrid_stages(layout, format);
+    counts.assign(layout.nodes.size(), 0);
+    for (size_t i : stages)
+      counts[i] = layout.nodes[i].layers->second - layout.nodes[i].layers->first;
+  } else {
+    counts = layer_counts(layout, format);
+    for (size_t i = 0; i < layout.nodes.size(); ++i)
+      stages.push_back(i);
+  }
   std::vector<int> out;
   tp = 0;
   std::string first;
-  for (size_t i = 0; i < layout.nodes.size(); ++i) {
+  for (size_t i : stages) {
     const LaunchNode& n = layout.nodes[i];
-    const int node_tp = n.gpu_stages.empty() ? n.processes() : n.tp;
+    const int node_tp = !n.tp_group.empty()    ? static_cast<int>(n.tp_group.size())
+                        : n.gpu_stages.empty() ? n.processes()
+                                               : n.tp;
     if (tp == 0) {
       tp = node_tp;
       first = n.host->name;

@@ -40,6 +40,7 @@ struct LaunchNode {
   std::optional<std::pair<int, int>> layers;    // [start, end) from the plan
   int tp = 1;                                   // GPUs per layer on a host of several (the plan's)
   std::vector<std::pair<int, int>> gpu_stages;  // its groups' layers, in order
+  std::vector<std::string> tp_group;            // hybrid plans: the hosts its layers are split over
   // Processes the node runs: one per GPU of a host of several, else one.
   int processes() const {
     return host && host->gpus.size() > 1 ? static_cast<int>(host->gpus.size()) : 1;

@@ -1,5 +1,7 @@
 #include "lib/emit/mlx_launch.hpp"
 
+#include "lib/core/error.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -41,6 +43,12 @@ std::string mlx_lm_split_note(const EmitInput& in) {
 
 std::string write_mlx_launch(const EmitInput& in) {
   LaunchLayout layout = build_launch_layout(in);
+  if (layout.strategy == "hybrid")
+    throw failure(
+        "mlx_lm runs one tensor-parallel group or one pipeline over all its ranks; a hybrid plan "
+        "needs a group per stage (mx.distributed Group.split), which MLX's ring and JACCL "
+        "backends do not offer (ml-explore/mlx#3205); emit vllm runs hybrid plans whose groups "
+        "are all one size");
   bool pipeline = splits_by_layers(layout);
   std::string model = in.launch.model.empty() ? "MODEL" : in.launch.model;
   std::vector<std::string> words = {

@@ -31,7 +31,9 @@ std::string write_vllm(const EmitInput& in) {
   std::string model = in.launch.model.empty() ? "MODEL" : in.launch.model;
   std::string out =
       fmt::format("# vLLM over {} nodes ({} plan): run node 0's line first, then the others.\n", n,
-                  pipeline ? "pipeline" : layout.strategy);
+                  layout.strategy == "hybrid" ? "hybrid"
+                  : pipeline                  ? "pipeline"
+                                              : layout.strategy);
   for (size_t i = 0; i < n; ++i) {
     std::vector<std::pair<std::string, std::string>> env = {
         {"VLLM_HOST_IP", layout.reachable(i, "VLLM_HOST_IP is the address other nodes reach")}};

@@ -62,6 +62,9 @@ struct RankPlan {
     double usable_per_gpu = 0;  // what one of its GPUs can hold
   };
   std::vector<GpuStage> gpu_stages;
+  // A hybrid plan's group of hosts that splits these layers tensor-parallel, each holding `share`
+  // of them (this host included, in the group's order); empty outside such a group.
+  std::vector<std::string> tp_group;
   // A Mac whose default GPU wired limit is below what this rank holds: the iogpu.wired_limit_mb
   // to set before loading (`meshplan setup --plan` prints it); 0 when none is needed.
   int64_t wired_limit_mb = 0;

@@ -38,6 +38,7 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
     x["host"] = r.host;
     x["layers"] = ojson::array({r.layer_start, r.layer_end});
     if (r.share) x["share"] = json_number(*r.share);
+    if (!r.tp_group.empty()) x["tp_group"] = r.tp_group;
     if (!r.experts.empty()) x["experts"] = r.experts;
     x["holds_head"] = r.holds_head;
     if (r.wired_limit_mb > 0) x["wired_limit_mb"] = r.wired_limit_mb;

@@ -165,6 +165,14 @@ PlanRanks read_plan_ranks(const DocNode& root) {
         v->fail("expected the rank's share of a layer, above 0 up to 1");
       r.share = share;
     }
+    if (auto* g = n.find("tp_group"); g && !g->is_null()) {
+      for (const auto& h : g->require_array().items())
+        r.tp_group.push_back(h.as_string());
+      if (r.tp_group.size() < 2 ||
+          std::find(r.tp_group.begin(), r.tp_group.end(), r.host) == r.tp_group.end())
+        g->fail(fmt::format("expected the hosts this rank's layers are split over, {} among them",
+                            r.host));
+    }
     if (auto* e = n.find("experts"); e && !e->is_null()) {
       for (const auto& layer : e->require_array().items()) {
         std::vector<int> ids;

@@ -23,6 +23,8 @@ struct PlanRank {
   // tp GPUs in pipeline order (empty for a host of one device).
   int tp = 1;
   std::vector<std::pair<int, int>> gpu_stages;
+  // Hybrid plans: the hosts this rank's layers are split over tensor-parallel (itself included).
+  std::vector<std::string> tp_group;
 };
 
 // One model of a workload plan and the hosts that serve it (its ranks and its replicas').
@@ -33,7 +35,7 @@ struct ModelHosts {
 
 struct PlanRanks {
   std::string backend;    // the plan's backend, "" when absent
-  std::string strategy;   // "pipeline", "tensor", "expert", "" when absent
+  std::string strategy;   // "pipeline", "tensor", "expert", "hybrid", "" when absent
   std::string transport;  // "rdma", "thunderbolt", "network", "local", "" when absent
   std::optional<ClusterPrint> made_for;  // the hardware it was made for, when recorded
   std::vector<PlanRank> ranks;           // in rank order

@@ -1,6 +1,7 @@
 #include "lib/plan/plan_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -60,10 +61,13 @@ std::string render_plan(const Plan& plan) {
   out += fmt::format(
       "{} ({} layers, {}) as {} over {} host{}, backend {}, context {} tokens\n\n", plan.model_name,
       plan.num_layers, format_gib(static_cast<double>(plan.total_bytes)),
-      plan.strategy == "pipeline" ? "a pipeline" : plan.strategy + " parallel", plan.ranks.size(),
-      plan.ranks.size() == 1 ? "" : "s", plan.backend, plan.context);
+      plan.strategy == "pipeline" ? "a pipeline"
+      : plan.strategy == "hybrid" ? "a pipeline of tensor-parallel groups"
+                                  : plan.strategy + " parallel",
+      plan.ranks.size(), plan.ranks.size() == 1 ? "" : "s", plan.backend, plan.context);
   using A = TextTable::Align;
-  bool tensor = plan.strategy != "pipeline";
+  const bool hybrid = plan.strategy == "hybrid";
+  bool tensor = plan.strategy != "pipeline" && !hybrid;
   const bool expert = plan.strategy == "expert";
   TextTable t({"rank", "host",
                expert   ? "experts"
@@ -76,6 +80,9 @@ std::string render_plan(const Plan& plan) {
     std::string what;
     if (expert)
       what = experts_held(r);
+    else if (hybrid && r.share && r.layer_end > r.layer_start)
+      what = fmt::format("{}-{} ({}) x {:.1f} %", r.layer_start, r.layer_end - 1,
+                         r.layer_end - r.layer_start, *r.share * 100);
     else if (r.share)
       what = fmt::format("{:.1f} %", *r.share * 100);
     else if (r.layer_end > r.layer_start)
@@ -104,6 +111,16 @@ std::string render_plan(const Plan& plan) {
                          format_gib(g.bytes_per_gpu), format_gib(g.usable_per_gpu));
     }
   }
+  // Hybrid: each group of hosts once, with what its all-reduces cost.
+  bool groups = false;
+  for (const RankPlan& r : plan.ranks) {
+    if (r.tp_group.empty() || r.host != r.tp_group.front()) continue;
+    if (!groups) out += "\nTensor-parallel groups of hosts (each one pipeline stage):\n";
+    groups = true;
+    out +=
+        fmt::format("  {}: layers {}-{}, all-reduces {} per layer\n", fmt::join(r.tp_group, " + "),
+                    r.layer_start, r.layer_end - 1, format_duration(r.gpu_collective_s));
+  }
   if (expert) {
     out += "\nExperts held (routed experts per MoE layer):\n";
     for (const auto& r : plan.ranks)
@@ -124,10 +141,10 @@ std::string render_plan(const Plan& plan) {
         plan.prompt);
   }
   if (plan.routing) {
-  } else if (plan.strategy == "pipeline") {
-    out +=
-        fmt::format("Token time: stages {} + LM head {} + hops {}\n", format_duration(p.stages_s),
-                    format_duration(p.head_s), format_duration(p.hops_s));
+  } else if (plan.strategy == "pipeline" || hybrid) {
+    out += fmt::format("Token time: stages {}{} + LM head {} + hops {}\n",
+                       format_duration(p.stages_s), hybrid ? " (with the groups' all-reduces)" : "",
+                       format_duration(p.head_s), format_duration(p.hops_s));
   } else {
     out += fmt::format("Token time: layers {} + LM head {} + {} {} + overhead {}\n",
                        format_duration(p.stages_s), format_duration(p.head_s),
