@@ -154,28 +154,39 @@ const CollectivePaths& PlanningProblem::collective_paths() const {
   return *paths_;
 }
 
-PlanningProblem PlanningProblem::subset(const std::vector<size_t>& members,
-                                        const std::string& solver) const {
+PlanningProblem PlanningProblem::unconstrained() const {
   PlanningProblem p;
   p.model_ = model_;
   p.request_ = request_;
-  p.request_.solver = solver;
   p.request_.pins.clear();
   p.request_.hosts.clear();
   p.request_.min_hosts = p.request_.max_hosts = 0;
   p.activation_bytes_ = activation_bytes_;
   p.inputs_ = std::make_unique<PlanInputs>();
+  p.inputs_->message_bytes = inputs_->message_bytes;
+  return p;
+}
+
+void PlanningProblem::set_links_from(const PlanningProblem& source,
+                                     const std::function<LinkMatrix(const LinkMatrix&)>& f) {
+  const PlanInputs& from = *source.inputs_;
+  inputs_->rdma = f(from.rdma);
+  inputs_->tcp = f(from.tcp);
+  inputs_->thunderbolt = f(from.thunderbolt);
+  inputs_->network = f(from.network);
+  inputs_->any = f(from.any);
+}
+
+PlanningProblem PlanningProblem::subset(const std::vector<size_t>& members,
+                                        const std::string& solver) const {
+  PlanningProblem p = unconstrained();
+  p.request_.solver = solver;
   PlanInputs& in = *p.inputs_;
   for (size_t m : members) {
     in.hosts.push_back(inputs_->hosts[m]);
     p.request_.hosts.push_back(inputs_->hosts[m].name);
   }
-  in.rdma = sub_matrix(inputs_->rdma, members);
-  in.tcp = sub_matrix(inputs_->tcp, members);
-  in.thunderbolt = sub_matrix(inputs_->thunderbolt, members);
-  in.network = sub_matrix(inputs_->network, members);
-  in.any = sub_matrix(inputs_->any, members);
-  in.message_bytes = inputs_->message_bytes;
+  p.set_links_from(*this, [&](const LinkMatrix& m) { return sub_matrix(m, members); });
   in.min_hosts = 1;
   in.max_hosts = static_cast<int>(members.size());
   return p;
@@ -209,20 +220,13 @@ PlanningProblem PlanningProblem::at_tensor_degrees(const std::vector<int>& tp) c
 
 PlanningProblem PlanningProblem::grouped(const std::vector<std::vector<size_t>>& groups,
                                          std::vector<HostFigures> figures) const {
-  PlanningProblem p;
-  p.model_ = model_;
-  p.request_ = request_;
-  p.request_.pins.clear();
-  p.request_.hosts.clear();
-  p.request_.min_hosts = p.request_.max_hosts = 0;
-  p.activation_bytes_ = activation_bytes_;
-  p.inputs_ = std::make_unique<PlanInputs>();
+  PlanningProblem p = unconstrained();
   PlanInputs& in = *p.inputs_;
   in.hosts = std::move(figures);
   for (const HostFigures& h : in.hosts)
     p.request_.hosts.push_back(h.name);
   const double bytes = inputs_->message_bytes;
-  auto merge = [&](const LinkMatrix& m) {
+  p.set_links_from(*this, [&](const LinkMatrix& m) {
     LinkMatrix out(groups.size(), std::vector<std::optional<LinkFigures>>(groups.size()));
     for (size_t a = 0; a < groups.size(); ++a)
       for (size_t b = 0; b < groups.size(); ++b) {
@@ -233,13 +237,7 @@ PlanningProblem PlanningProblem::grouped(const std::vector<std::vector<size_t>>&
               out[a][b] = m[x][y];
       }
     return out;
-  };
-  in.rdma = merge(inputs_->rdma);
-  in.tcp = merge(inputs_->tcp);
-  in.thunderbolt = merge(inputs_->thunderbolt);
-  in.network = merge(inputs_->network);
-  in.any = merge(inputs_->any);
-  in.message_bytes = bytes;
+  });
   in.min_hosts = 1;
   in.max_hosts = static_cast<int>(groups.size());
   return p;

@@ -5,6 +5,7 @@
 // the figures instead of reading the cluster again.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -73,6 +74,11 @@ class PlanningProblem {
 
  private:
   PlanningProblem() = default;
+  // The same model and request without pins, --hosts or host limits, and no hosts yet.
+  PlanningProblem unconstrained() const;
+  // Every link matrix of `source` passed through `f`.
+  void set_links_from(const PlanningProblem& source,
+                      const std::function<LinkMatrix(const LinkMatrix&)>& f);
   void build(const Cluster& cluster, const Catalog& catalog, const LinkGraph& graph,
              const PlanRequest& request);
 
