@@ -55,6 +55,9 @@ struct Gpu {
   std::string uuid;
   std::string pci_bus;
   std::string nic;  // the NIC nearest it (nvidia-smi topo -m): "mlx5_0", or "NIC0" without a legend
+  // Its NVLinks that are up and the rate of one (nvidia-smi nvlink -s); 0 when not known.
+  int nvlinks = 0;
+  double nvlink_GBps = 0;
   bool operator==(const Gpu&) const = default;
 };
 

@@ -76,6 +76,8 @@ ojson host_json(const Host& h) {
       if (!g.uuid.empty()) x["uuid"] = g.uuid;
       if (!g.pci_bus.empty()) x["pci_bus"] = g.pci_bus;
       if (!g.nic.empty()) x["nic"] = g.nic;
+      if (g.nvlinks > 0) x["nvlinks"] = g.nvlinks;
+      if (g.nvlink_GBps > 0) x["nvlink_GBps"] = g.nvlink_GBps;
       gpus.push_back(x);
     }
     j["gpus"] = gpus;

@@ -58,6 +58,12 @@ void resolve_gpu_links(const Host& host, const ChipSpec* gpu_chip, const Catalog
       for (int j = i + 1; j < n && j / d == i / d && static_cast<size_t>(j) < m[i].size(); ++j) {
         HostFigures::GroupLink g;
         figures(m[i][j], g);
+        // NVLinks down (nvidia-smi nvlink -s): a GPU moves no more than its links that are up.
+        if (m[i][j].rfind("NV", 0) == 0)
+          for (const Gpu* end :
+               {&host.gpus[static_cast<size_t>(i)], &host.gpus[static_cast<size_t>(j)]})
+            if (end->nvlinks > 0 && end->nvlink_GBps > 0)
+              g.bandwidth = std::min(g.bandwidth, end->nvlinks * end->nvlink_GBps * 1e9);
         if (slowest.link.empty() || g.bandwidth < slowest.bandwidth) {
           g.tp = d;
           slowest = g;

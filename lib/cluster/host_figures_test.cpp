@@ -42,6 +42,32 @@ TEST(host_figures_test, nvlink_pair_all_reduces_over_its_links) {
   EXPECT_NEAR(in_host_collectives_s(h, 4096, 32), 60e-6 + 4 * 32 * 2.0 * 4096 / 900e9, 1e-12);
 }
 
+// nvidia-smi nvlink -s says how many links are up: a GPU with 10 of its 18 links moves 10 links'
+// worth, whatever topo -m counted; with all up, the catalog's per-link figure stands.
+TEST(host_figures_test, nvlinks_that_are_down_lower_the_pairs_bandwidth) {
+  const std::string two =
+      "hosts:\n  - name: g\n    os: {kind: linux}\n    nvlink: 18\n    gpus:\n"
+      "      - {chip: h200, nvlinks: 18, nvlink_GBps: 26.562}\n"
+      "      - {chip: h200, nvlinks: ";
+  HostFigures h = figures(two + "10, nvlink_GBps: 26.562}\n");
+  EXPECT_DOUBLE_EQ(h.gpu_link_bandwidth, 10 * 26.562e9);
+  h = figures(two + "18, nvlink_GBps: 26.562}\n");
+  EXPECT_DOUBLE_EQ(h.gpu_link_bandwidth, 18 * 25e9);
+  // The writer keeps them.
+  Cluster c = load_cluster(two + "10, nvlink_GBps: 26.562}\n", "c.yaml", Catalog::builtin());
+  const std::string json = write_cluster_json(c);
+  EXPECT_NE(json.find("\"nvlinks\": 10"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"nvlink_GBps\": 26.562"), std::string::npos) << json;
+  // Out of range is an input error naming the key's line.
+  try {
+    figures(two + "99}\n");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("c.yaml:7"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("0 to 64"), std::string::npos) << e.what();
+  }
+}
+
 TEST(host_figures_test, the_slowest_pair_decides_and_pcie_is_assumed_without_a_matrix) {
   HostFigures pcie = figures(kTwoH200 + "    gpu_fabric: pcie\n");
   EXPECT_EQ(pcie.gpu_link, "PHB");

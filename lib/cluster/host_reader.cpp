@@ -55,7 +55,7 @@ std::string unknown_machine(const std::string& machine, const Catalog& catalog) 
 }
 
 Gpu read_gpu(const DocNode& n, const Catalog& catalog) {
-  n.check_keys({"name", "chip", "memory", "uuid", "pci_bus", "nic"});
+  n.check_keys({"name", "chip", "memory", "uuid", "pci_bus", "nic", "nvlinks", "nvlink_GBps"});
   Gpu g;
   if (auto* v = n.find("name")) g.name = v->as_string();
   if (auto* v = n.find("chip")) {
@@ -66,6 +66,16 @@ Gpu read_gpu(const DocNode& n, const Catalog& catalog) {
   if (auto* v = n.find("uuid")) g.uuid = v->as_string();
   if (auto* v = n.find("pci_bus")) g.pci_bus = v->as_string();
   if (auto* v = n.find("nic")) g.nic = read_device_name(*v);
+  if (auto* v = n.find("nvlinks")) {
+    const int64_t links = v->as_int();
+    if (links < 0 || links > 64) v->fail("expected the GPU's NVLinks that are up, 0 to 64");
+    g.nvlinks = static_cast<int>(links);
+  }
+  if (auto* v = n.find("nvlink_GBps")) {
+    g.nvlink_GBps = v->as_number();
+    if (!(g.nvlink_GBps > 0 && g.nvlink_GBps < 1000))
+      v->fail("expected the GB/s of one NVLink, above 0 (nvidia-smi nvlink -s)");
+  }
   return g;
 }
 

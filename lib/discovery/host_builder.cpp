@@ -14,6 +14,7 @@
 #include "lib/discovery/ifconfig_parser.hpp"
 #include "lib/discovery/linux_parsers.hpp"
 #include "lib/discovery/networksetup_parser.hpp"
+#include "lib/discovery/nvlink_status_parser.hpp"
 
 namespace meshplan {
 namespace {
@@ -362,6 +363,23 @@ class Builder {
               if (int n = topo.nearest_nic(g); n >= 0) h.gpus[g].nic = topo.nics[n];
           });
       }
+      // NVLinks that are up: a GPU with links down is priced at what it has left, and said.
+      if (auto* p = take("nvidia_nvlink"))
+        parse("nvidia_nvlink", [&] {
+          for (const GpuNvlinks& l : parse_nvlink_status(p->out)) {
+            if (l.gpu < 0 || static_cast<size_t>(l.gpu) >= h.gpus.size() || l.up + l.down == 0)
+              continue;
+            Gpu& gpu = h.gpus[static_cast<size_t>(l.gpu)];
+            gpu.nvlinks = l.up;
+            gpu.nvlink_GBps = l.rate_GBps;
+            if (l.down > 0)
+              r_.findings.push_back(
+                  {"nvlink-down", h.name, "", "",
+                   fmt::format("gpu{} has {} of its {} NVLinks down (nvidia-smi nvlink -s); it is "
+                               "planned with the {} that are up",
+                               l.gpu, l.down, l.up + l.down, l.up)});
+          }
+        });
     }
     if (auto* p = take("ip_addr"))
       parse("ip_addr", [&] {

@@ -222,6 +222,29 @@ TEST(host_builder_test, two_gpu_host_records_its_nvlinks) {
   ASSERT_EQ(b.host.gpus.size(), 2u);
   EXPECT_EQ(b.host.gpu_links,
             (std::vector<std::vector<std::string>>{{"X", "NV18"}, {"NV18", "X"}}));
+  EXPECT_EQ(b.host.gpus[1].nvlinks, 0);  // no nvlink -s probe: not known
+  // nvidia-smi nvlink -s, measured on the same pair: all 18 links up at 26.562 GB/s.
+  s.probes["nvidia_nvlink"].out = read_text(fixture_path("linux/nvidia-smi_nvlink-s_h200x2.txt"));
+  b = build("h200", s);
+  EXPECT_EQ(b.host.gpus[1].nvlinks, 18);
+  EXPECT_DOUBLE_EQ(b.host.gpus[1].nvlink_GBps, 26.562);
+  EXPECT_TRUE(b.findings.empty());
+  // Links down are recorded as what is left, and said.
+  std::string down = "GPU 0: NVIDIA H200 (UUID: GPU-a)\n";
+  for (int l = 0; l < 18; ++l)
+    down += "\t Link " + std::to_string(l) + ": 26.562 GB/s\n";
+  down += "GPU 1: NVIDIA H200 (UUID: GPU-b)\n";
+  for (int l = 0; l < 18; ++l)
+    down += "\t Link " + std::to_string(l) + (l < 10 ? ": 26.562 GB/s\n" : ": <inactive>\n");
+  s.probes["nvidia_nvlink"].out = down;
+  b = build("h200", s);
+  EXPECT_EQ(b.host.gpus[0].nvlinks, 18);
+  EXPECT_EQ(b.host.gpus[1].nvlinks, 10);
+  ASSERT_EQ(b.findings.size(), 1u);
+  EXPECT_EQ(b.findings[0].kind, "nvlink-down");
+  EXPECT_NE(b.findings[0].message.find("gpu1 has 8 of its 18 NVLinks down"), std::string::npos)
+      << b.findings[0].message;
+  s.probes.erase("nvidia_nvlink");
   // A matrix for other GPUs than nvidia-smi listed is not recorded.
   s.probes["nvidia_topo"].out = read_text(
       fixture_path("linux/nvidia-smi_topo-m_HGX-H100x8_10NIC_EXCERPT_nccl-issue1264.txt"));

@@ -33,6 +33,8 @@ const std::vector<ProbeSpec>& probe_specs() {
        "--format=csv,noheader,nounits",
        false},
       {"nvidia_topo", "txt", ProbeOs::kLinux, "nvidia-smi topo -m", false},
+      // Which NVLinks are up, and at what rate: topo -m counts the links a pair was built with.
+      {"nvidia_nvlink", "txt", ProbeOs::kLinux, "nvidia-smi nvlink -s", false},
       {"ip_addr", "json", ProbeOs::kLinux, "ip -j addr show", false},
       // MAC, operational state and speed of every interface (speed cannot be read on a down
       // link: the field stays empty).

@@ -18,6 +18,7 @@
 #include "lib/discovery/ifconfig_parser.hpp"
 #include "lib/discovery/linux_parsers.hpp"
 #include "lib/discovery/networksetup_parser.hpp"
+#include "lib/discovery/nvlink_status_parser.hpp"
 #include "lib/discovery/probe_script.hpp"
 #include "lib/discovery/probe_set.hpp"
 #include "lib/discovery/redaction.hpp"
@@ -198,6 +199,7 @@ void fuzz_host_state(std::string_view input) {
 
 void fuzz_gpu_topology(std::string_view input) {
   probe_output([&] { parse_gpu_topology(input); });
+  probe_output([&] { parse_nvlink_status(input); });
 }
 
 const std::vector<FuzzTarget>& fuzz_targets() {

@@ -53,7 +53,7 @@ void fuzz_nvidia_smi(std::string_view input);    // nvidia-smi --query-gpu CSV
 void fuzz_host_state(std::string_view input);    // --apply's state, --live's ping, iperf3
 void fuzz_ip_json(std::string_view input);       // ip -j addr show, ip -j -6 neigh show
 void fuzz_linux_text(std::string_view input);    // /etc/os-release, /sys/class/net readings
-void fuzz_gpu_topology(std::string_view input);  // nvidia-smi topo -m
+void fuzz_gpu_topology(std::string_view input);  // nvidia-smi topo -m and nvlink -s
 
 inline std::string_view as_text(const uint8_t* data, size_t size) {
   return {reinterpret_cast<const char*>(data), size};

@@ -42,7 +42,7 @@ seeds() {
     meminfo) ls $f/linux/*meminfo* ;;
     nvidia_smi) ls $f/linux/nvidia-smi_query-gpu*.csv ;;
     ip_json) ls $f/linux/ip-j*.json ;;
-    gpu_topology) ls $f/linux/nvidia-smi_topo-m*.txt ;;
+    gpu_topology) ls $f/linux/nvidia-smi_topo-m*.txt $f/linux/nvidia-smi_nvlink*.txt ;;
     *) ;;
   esac
 }
