@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace meshplan {
 
@@ -134,6 +135,16 @@ BatchedStep BatchedDecode::at(int streams) const {
   s.stream_tokens_per_s = 1 / s.round_s;
   s.aggregate_tokens_per_s = n / s.round_s;
   return s;
+}
+
+double objective_seconds(const Plan& plan, const ModelDesc& model, bool throughput,
+                         int concurrency) {
+  if (!throughput) return plan.predicted.token_latency_s;
+  BatchedDecode batched(plan, model);
+  const int n =
+      concurrency > 0 ? std::min(concurrency, batched.max_streams()) : batched.max_streams();
+  const double a = batched.at(n).aggregate_tokens_per_s;
+  return a > 0 ? 1 / a : std::numeric_limits<double>::infinity();
 }
 
 }  // namespace meshplan

@@ -52,4 +52,10 @@ class BatchedDecode {
   double kv_per_stream_ = 0;
 };
 
+// What plans are compared by: one token's time, or with `throughput` the seconds per token of the
+// streams decoded together (`concurrency` of them, or as many as fit when 0); infinite when the
+// plan decodes nothing.
+double objective_seconds(const Plan& plan, const ModelDesc& model, bool throughput,
+                         int concurrency);
+
 }  // namespace meshplan

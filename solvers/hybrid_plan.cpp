@@ -315,19 +315,11 @@ StrategyOutcome plan_hybrid(const PlanningProblem& problem, const Clock& clock) 
   // Under --objective throughput the streams decoded together decide (each group a stage with
   // its own micro-batch), else one token's time.
   const bool throughput = request.objective == "throughput";
-  auto score = [&](const Tried& t) {
-    if (!throughput) return t.plan->predicted.token_latency_s;
-    BatchedDecode batched(*t.plan, model);
-    const int n = request.concurrency > 0 ? std::min(request.concurrency, batched.max_streams())
-                                          : batched.max_streams();
-    const double a = batched.at(n).aggregate_tokens_per_s;
-    return a > 0 ? 1 / a : kInfinity;
-  };
   const Tried* best = nullptr;
   double best_score = kInfinity;
   for (const Tried& t : tried) {
     if (!t.plan) continue;
-    const double x = score(t);
+    const double x = objective_seconds(*t.plan, model, throughput, request.concurrency);
     if (!best || x < best_score * (1 - 1e-9)) {
       best = &t;
       best_score = x;

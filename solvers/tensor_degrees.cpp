@@ -84,13 +84,7 @@ StrategyOutcome choose_tensor_degrees(const PlanningProblem& problem, const Cloc
   const PlanRequest& request = problem.request();
   const bool throughput = request.objective == "throughput";
   auto score = [&](const Tried& t) {
-    if (!fits(t)) return kInfinity;
-    if (!throughput) return t.plan->predicted.token_latency_s;
-    BatchedDecode batched(*t.plan, model);
-    const int n = request.concurrency > 0 ? std::min(request.concurrency, batched.max_streams())
-                                          : batched.max_streams();
-    const double a = batched.at(n).aggregate_tokens_per_s;
-    return a > 0 ? 1 / a : kInfinity;
+    return fits(t) ? objective_seconds(*t.plan, model, throughput, request.concurrency) : kInfinity;
   };
   std::deque<Tried> tried;  // run() hands out references that must outlive later runs
   std::optional<Error> first_error;
