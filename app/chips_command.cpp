@@ -26,7 +26,10 @@ Without NAME: one row per chip and one row per machine (with the chips it comes 
 chip (m3-ultra-80c), a chip family (m3-ultra, h100) or a machine (mac-mini-m4-pro): its figures
 and where each comes from. Bandwidth and FP16 FLOP/s are spec-sheet figures; plans multiply them
 by the efficiencies shown at the end (override per host in the cluster file: mem_bandwidth, flops,
-bandwidth_efficiency, flops_efficiency). Every figure names its source in --json.)";
+bandwidth_efficiency, flops_efficiency). A decode step's products reach for the decode peak
+("FP16 at decode" where it differs: an M5's shader ALUs without its Neural Accelerators) at the
+decode efficiency; a prompt's products for the FP16 figure. Every figure names its source in
+--json.)";
 
 std::vector<std::string> machines_of(const Catalog& c, const std::string& chip) {
   std::vector<std::string> out;
@@ -60,6 +63,7 @@ ojson chip_json(const Catalog& c, const ChipSpec& chip) {
   if (chip.gpu_cores) j["gpu_cores"] = chip.gpu_cores;
   j["mem_bandwidth_bytes_per_s"] = json_number(chip.mem_bandwidth);
   j["fp16_flops"] = json_number(chip.fp16_flops);
+  j["decode_fp16_flops"] = json_number(chip.decode_flops);
   j["max_memory_bytes"] = chip.max_memory;
   if (chip.gpu_memory) j["gpu_memory_bytes"] = chip.gpu_memory;
   j["unified_memory"] = chip.unified_memory;
@@ -68,6 +72,7 @@ ojson chip_json(const Catalog& c, const ChipSpec& chip) {
   const Efficiency& e = c.efficiency(chip.vendor);
   j["bandwidth_efficiency"] = json_number(e.bandwidth);
   j["flops_efficiency"] = json_number(e.flops);
+  j["decode_flops_efficiency"] = json_number(e.decode_flops);
   j["machines"] = machines_of(c, chip.key);
   ojson sources;
   for (const auto& [figure, src] : chip.sources)
@@ -117,6 +122,9 @@ std::string chip_detail(const Catalog& c, const ChipSpec& chip) {
   };
   figure("bandwidth", fmt::format("{:.0f} GB/s", chip.mem_bandwidth / 1e9), "mem_bandwidth_GBps");
   figure("FP16", fmt::format("{:.1f} TFLOPS", chip.fp16_flops / 1e12), "fp16_tflops");
+  if (chip.decode_flops != chip.fp16_flops)
+    figure("FP16 at decode", fmt::format("{:.1f} TFLOPS", chip.decode_flops / 1e12),
+           "decode_tflops");
   figure("max memory", format_gib(static_cast<double>(chip.max_memory)), "max_memory_GiB");
   if (chip.gpu_cores) out += fmt::format("  {:<16} {}\n", "GPU cores", chip.gpu_cores);
   if (chip.thunderbolt) out += fmt::format("  {:<16} TB{}\n", "Thunderbolt", chip.thunderbolt);
@@ -195,15 +203,17 @@ int run_chips(const std::string& name, bool json, AppContext& ctx) {
   const WiredRule& wired = c.macos_wired_rule();
   out += fmt::format(
       "\nCost-model defaults: Apple GPUs reach {:.0f} % of spec bandwidth and {:.0f} % of FP16 "
-      "FLOP/s, NVIDIA {:.0f} % and {:.0f} %;\n"
+      "FLOP/s ({:.0f} % of the decode peak in a decode step), NVIDIA {:.0f} % and {:.0f} % "
+      "({:.0f} %);\n"
       "usable memory on macOS = memory - max(6 GiB, 15 %) unless iogpu.wired_limit_mb is set; a "
       "plan "
       "above what macOS wires by default\n({:.0f} % of memory, {:.0f} % up to {}) says which hosts "
       "need sudo sysctl iogpu.wired_limit_mb=N; "
       "{:.1f} ms overhead per pipeline stage ({:.2f} ms on NVIDIA GPUs).\n",
-      apple.bandwidth * 100, apple.flops * 100, nvidia.bandwidth * 100, nvidia.flops * 100,
-      wired.fraction * 100, wired.small_fraction * 100, format_gib(wired.small_max_bytes),
-      c.stage_overhead_s() * 1e3, c.stage_overhead_s("nvidia") * 1e3);
+      apple.bandwidth * 100, apple.flops * 100, apple.decode_flops * 100, nvidia.bandwidth * 100,
+      nvidia.flops * 100, nvidia.decode_flops * 100, wired.fraction * 100,
+      wired.small_fraction * 100, format_gib(wired.small_max_bytes), c.stage_overhead_s() * 1e3,
+      c.stage_overhead_s("nvidia") * 1e3);
   ctx.console.data(out);
   return 0;
 }

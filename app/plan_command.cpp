@@ -232,7 +232,7 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   // -v: the figures behind the prediction, per candidate host.
   for (const HostInfo& h : plan.hosts)
     ctx.console.info(fmt::format(
-        "{}: usable {} ({}), {:.0f} GB/s and {:.1f} TFLOP/s effective{}{}", h.name,
+        "{}: usable {} ({}), {:.0f} GB/s and {:.1f} TFLOP/s (decode) effective{}{}", h.name,
         format_gib(h.usable_bytes), h.usable_rule, h.bandwidth / 1e9, h.flops / 1e12,
         h.gpus > 1 && h.tp > 1 && h.tp < h.gpus
             ? fmt::format(", {} GPUs: layers split over groups of {} ({}), the groups a pipeline",

@@ -242,7 +242,7 @@ ExpertCostModel::Evaluation ExpertCostModel::evaluate(
       memory[r] += m;
       ev.rank_s[r] += std::max(c, m) + inside;
       worst = std::max(worst, std::max(c, m) + inside);
-      const double pc = (P * layer.flops + attention) / h.flops;
+      const double pc = (P * layer.flops + attention) / h.prefill_flops;
       const double pm = (std::min(static_cast<double>(layer.weight_bytes),
                                   P * static_cast<double>(layer.read_bytes)) +
                          static_cast<double>(layer.kv_bytes_per_token) * P) /
@@ -271,9 +271,9 @@ ExpertCostModel::Evaluation ExpertCostModel::evaluate(
       ev.weight_bytes[r] += count * held * c.expert_bytes;
       const double tokens = c.per_token * P * loads[r];
       const double pt =
-          std::max(c.prefill_base_flops / h.flops, c.prefill_base_read / h.bandwidth) +
+          std::max(c.prefill_base_flops / h.prefill_flops, c.prefill_base_read / h.bandwidth) +
           in_host_collectives_s(h, model_->hidden_size, P) +
-          std::max(tokens * c.expert_flops / h.flops,
+          std::max(tokens * c.expert_flops / h.prefill_flops,
                    std::min(held * c.expert_bytes, tokens * c.expert_bytes) / h.bandwidth);
       worst_prefill = std::max(worst_prefill, pt);
     }

@@ -36,7 +36,7 @@ std::vector<double> signature(const PlanInputs& in, const CollectivePath& path) 
   }
   for (size_t host : path.order) {
     const HostFigures& h = in.hosts[host];
-    key.insert(key.end(), {h.bandwidth, h.flops, h.usable_bytes, h.overhead_s});
+    key.insert(key.end(), {h.bandwidth, h.flops, h.prefill_flops, h.usable_bytes, h.overhead_s});
   }
   return key;
 }

@@ -17,7 +17,7 @@ bool interchangeable(const SearchSpace& s, size_t i, size_t j) {
   const HostFigures& a = s.cost().host(i);
   const HostFigures& b = s.cost().host(j);
   if (a.usable_bytes != b.usable_bytes || a.bandwidth != b.bandwidth || a.flops != b.flops ||
-      a.overhead_s != b.overhead_s)
+      a.prefill_flops != b.prefill_flops || a.overhead_s != b.overhead_s)
     return false;
   if (!same_link(s, i, j, j, i)) return false;
   for (size_t k = 0; k < s.num_hosts(); ++k) {

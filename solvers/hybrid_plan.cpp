@@ -39,6 +39,7 @@ HostFigures group_figures(const PlanningProblem& problem, const Group& g, double
     names.push_back(h.name);
     f.bandwidth = std::min(f.bandwidth, h.bandwidth);
     f.flops = std::min(f.flops, h.flops);
+    f.prefill_flops = std::min(f.prefill_flops, h.prefill_flops);
     f.spec_bandwidth = std::min(f.spec_bandwidth, h.spec_bandwidth);
     f.spec_flops = std::min(f.spec_flops, h.spec_flops);
     f.usable_bytes = std::min(f.usable_bytes, h.usable_bytes);
@@ -50,6 +51,7 @@ HostFigures group_figures(const PlanningProblem& problem, const Group& g, double
   f.head_flops = f.flops;
   f.bandwidth *= d;
   f.flops *= d;
+  f.prefill_flops *= d;
   f.spec_bandwidth *= d;
   f.spec_flops *= d;
   f.usable_bytes = std::max(0.0, d * least - (d - 1) * replicated);

@@ -45,7 +45,7 @@ PipelineCostModel::PipelineCostModel(const ModelDesc& model, std::vector<HostFig
       // Prefill: every prompt token through the layer, plus attention over the prompt; weights are
       // read once (all experts once enough tokens route through them).
       double attn = 2.0 * model.num_heads * model.head_dim * P * P;
-      double pcompute = (P * layer.flops + attn) / h.flops;
+      double pcompute = (P * layer.flops + attn) / h.prefill_flops;
       double pmemory = (std::min(static_cast<double>(layer.weight_bytes),
                                  P * static_cast<double>(layer.read_bytes)) +
                         static_cast<double>(layer.kv_bytes_per_token) * P) /

@@ -77,6 +77,7 @@ Instance random_instance(uint64_t seed, int max_hosts, int max_layers, bool cons
     h.name = "h" + std::to_string(i);
     h.bandwidth = uniform(rng, 5e10, 8e11);
     h.flops = uniform(rng, 5e12, 3e13);
+    h.prefill_flops = 1.5 * h.flops;
     h.usable_bytes = total * uniform(rng, 0.15, 1.3);
     h.overhead_s = pick(rng, 0, 3) == 0 ? uniform(rng, 1e-4, 1e-3) : 0.5e-3;
     hosts.push_back(h);
@@ -307,7 +308,7 @@ TEST(pipeline_solver_test, lower_bound_meets_a_single_memory_bound_host) {
   HostFigures h;
   h.name = "solo";
   h.bandwidth = 1e11;
-  h.flops = 1e18;
+  h.flops = h.prefill_flops = 1e18;
   h.usable_bytes = 1e13;
   h.overhead_s = 0.5e-3;
   std::vector<std::vector<std::optional<LinkFigures>>> links(

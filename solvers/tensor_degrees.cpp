@@ -18,8 +18,8 @@ namespace {
 
 // Hosts that plan alike: the same GPUs, links and figures.
 std::string kind_key(const HostFigures& h) {
-  std::string key =
-      fmt::format("{}|{}|{}|{}|{}", h.gpus, h.bandwidth, h.flops, h.usable_bytes, h.overhead_s);
+  std::string key = fmt::format("{}|{}|{}|{}|{}|{}", h.gpus, h.bandwidth, h.flops, h.prefill_flops,
+                                h.usable_bytes, h.overhead_s);
   for (const auto& g : h.group_links)
     key += fmt::format("|{}:{}:{}", g.tp, g.link, g.bandwidth);
   return key;

@@ -304,7 +304,7 @@ TensorEvaluation TensorCostModel::evaluate(const CollectivePath& path,
       const HostFigures& h = in_->hosts[path.order[r]];
       worst = std::max(
           worst,
-          std::max(s.share[r] * c.prefill_flops / h.flops,
+          std::max(s.share[r] * c.prefill_flops / h.prefill_flops,
                    (s.share[r] * c.prefill_read + s.kv_fraction[r] * c.prefill_kv) / h.bandwidth) +
               in_host_collectives_s(h, model_->hidden_size, static_cast<double>(prompt_)));
     }

@@ -71,6 +71,14 @@ TEST(chips_cli_test, the_m5_family_and_the_gpus_users_run_are_known_with_sources
   }
   EXPECT_EQ(by_key["m5-max-40c"]["mem_bandwidth_bytes_per_s"].get<double>(), 614e9);
   EXPECT_EQ(by_key["m5-max-40c"]["machines"][0], "macbook-pro-m5-max");
+  // A decode step's products run on the M5's shader ALUs: a quarter of the FP16 figure, at the
+  // decode efficiency; elsewhere the decode peak is the FP16 figure.
+  EXPECT_EQ(by_key["m5-max-40c"]["decode_fp16_flops"].get<double>(), 17.2e12);
+  EXPECT_EQ(by_key["m5-max-40c"]["fp16_flops"].get<double>(), 68.8e12);
+  EXPECT_NE(by_key["m5-max-40c"]["sources"]["decode_tflops"].get<std::string>().find("m5-shader"),
+            std::string::npos);
+  EXPECT_EQ(by_key["m5-max-40c"]["decode_flops_efficiency"].get<double>(), 0.4);
+  EXPECT_EQ(by_key["h200"]["decode_fp16_flops"], by_key["h200"]["fp16_flops"]);
   EXPECT_EQ(by_key["h200"]["nvlink"], "nvlink4");
   EXPECT_EQ(by_key["b200"]["nvlink"], "nvlink5");
 }

@@ -39,7 +39,7 @@ TEST(serving_cli_test, aggregate_rises_with_concurrency_until_compute_binds) {
   const std::vector<std::string> base = {"-c",      kAir,      "-m", "llama-3.3-70b-4bit",
                                          "--hosts", "studio-a"};
   double last_aggregate = 0, last_stream = 1e9, kv_one = 0;
-  for (int n : {1, 2, 4, 8, 16}) {
+  for (int n : {1, 2, 4, 8}) {
     auto args = base;
     args.insert(args.end(), {"--concurrency", std::to_string(n)});
     json s = plan(args)["serving"];
@@ -96,8 +96,8 @@ TEST(serving_cli_test, min_stream_tps_keeps_every_stream_above_the_floor) {
   json free = plan({"-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-a", "--objective",
                     "throughput"})["serving"];
   json floor = plan({"-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-a", "--objective",
-                     "throughput", "--min-stream-tps", "8"})["serving"];
-  EXPECT_GE(num(floor["stream_tokens_per_s"]), 8.0);
+                     "throughput", "--min-stream-tps", "9.5"})["serving"];
+  EXPECT_GE(num(floor["stream_tokens_per_s"]), 9.5);
   EXPECT_LT(floor["concurrency"].get<int>(), free["concurrency"].get<int>());
   EXPECT_LT(num(floor["aggregate_tokens_per_s"]), num(free["aggregate_tokens_per_s"]));
   auto none = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.3-70b-4bit", "--objective",

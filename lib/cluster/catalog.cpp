@@ -40,6 +40,7 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
       s.gpu_cores = j.value("gpu_cores", 0);
       s.mem_bandwidth = j.at("mem_bandwidth_GBps").get<double>() * 1e9;
       s.fp16_flops = j.at("fp16_tflops").get<double>() * 1e12;
+      s.decode_flops = j.value("decode_tflops", j.at("fp16_tflops").get<double>()) * 1e12;
       s.max_memory = static_cast<uint64_t>(j.at("max_memory_GiB").get<double>() * kGiB);
       if (j.contains("gpu_memory_GiB")) {
         s.gpu_memory = static_cast<uint64_t>(j.at("gpu_memory_GiB").get<double>() * kGiB);
@@ -73,7 +74,9 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
     }
     auto d = parse_embedded(defaults_text, "cost_defaults.json");
     for (auto& [vendor, e] : d.at("efficiency").items()) {
-      c.efficiency_[vendor] = Efficiency{e.at("bandwidth"), e.at("flops"), e.at("source")};
+      c.efficiency_[vendor] = Efficiency{
+          e.at("bandwidth"), e.at("flops"), e.value("decode_flops", e.at("flops").get<double>()),
+          e.at("source"), e.value("decode_source", e.at("source").get<std::string>())};
     }
     const auto& overhead = d.at("stage_overhead_ms");
     c.stage_overhead_s_ = overhead.at("value").get<double>() * 1e-3;

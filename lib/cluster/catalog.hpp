@@ -20,8 +20,11 @@ struct ChipSpec {
   int gpu_cores = 0;
   double mem_bandwidth = 0;  // bytes/s (spec)
   double fp16_flops = 0;     // FLOP/s (spec, dense)
-  uint64_t max_memory = 0;   // bytes
-  uint64_t gpu_memory = 0;   // bytes per GPU, discrete GPUs only
+  // FLOP/s the products of a decode step reach for: the shader ALUs' peak where the spec counts
+  // matrix units that decode-sized products do not use (M5 Neural Accelerators); else fp16_flops.
+  double decode_flops = 0;
+  uint64_t max_memory = 0;  // bytes
+  uint64_t gpu_memory = 0;  // bytes per GPU, discrete GPUs only
   bool unified_memory = true;
   int thunderbolt = 0;                         // generation the chip's Macs ship with
   std::string nvlink;                          // NVLink generation of an NVIDIA GPU: "nvlink4"
@@ -42,8 +45,10 @@ struct MachineSpec {
 
 struct Efficiency {
   double bandwidth = 0;
-  double flops = 0;
+  double flops = 0;         // of fp16_flops, for prompt-sized products (prefill)
+  double decode_flops = 0;  // of decode_flops, for a decode step's products (1 to a few dozen rows)
   std::string source;
+  std::string decode_source;
 };
 
 struct LinkDefaults {

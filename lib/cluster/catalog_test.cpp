@@ -59,6 +59,8 @@ TEST(catalog_test, brand_and_model_id_lookups) {
 TEST(catalog_test, cost_defaults_follow_spec_section_7) {
   EXPECT_DOUBLE_EQ(cat().efficiency("apple").bandwidth, 0.55);
   EXPECT_DOUBLE_EQ(cat().efficiency("apple").flops, 0.6);
+  EXPECT_DOUBLE_EQ(cat().efficiency("apple").decode_flops, 0.4);
+  EXPECT_DOUBLE_EQ(cat().efficiency("nvidia").decode_flops, cat().efficiency("nvidia").flops);
   EXPECT_DOUBLE_EQ(cat().stage_overhead_s(), 0.5e-3);
   EXPECT_DOUBLE_EQ(cat().stage_overhead_s("apple"), 0.5e-3);
   EXPECT_DOUBLE_EQ(cat().stage_overhead_s("nvidia"), 0.05e-3);
@@ -69,6 +71,21 @@ TEST(catalog_test, cost_defaults_follow_spec_section_7) {
   EXPECT_DOUBLE_EQ(cat().link_defaults(LinkKind::k10gbe, false).bandwidth, 1.15e9);
   EXPECT_DOUBLE_EQ(cat().link_defaults(LinkKind::k1gbe, false).latency_s, 250e-6);
   EXPECT_DOUBLE_EQ(cat().link_defaults(LinkKind::kWifi, false).latency_s, 4e-3);
+}
+
+// A decode step's products run on an M5's shader ALUs, not its Neural Accelerators: the decode
+// peak is a quarter of the spec figure there, and the spec figure on every other chip.
+TEST(catalog_test, m5_decode_peak_leaves_out_the_neural_accelerators) {
+  const ChipSpec* m5max = cat().find_chip("m5-max-40c");
+  ASSERT_NE(m5max, nullptr);
+  EXPECT_DOUBLE_EQ(m5max->fp16_flops, 68.8e12);
+  EXPECT_DOUBLE_EQ(m5max->decode_flops, 17.2e12);
+  EXPECT_EQ(m5max->sources.count("decode_tflops"), 1u);
+  for (const char* key : {"m3-ultra-80c", "m4-pro-20c", "h100-sxm"}) {
+    const ChipSpec* c = cat().find_chip(key);
+    ASSERT_NE(c, nullptr) << key;
+    EXPECT_DOUBLE_EQ(c->decode_flops, c->fp16_flops) << key;
+  }
 }
 
 TEST(catalog_test, default_ports_of_a_laptop_start_at_en1) {

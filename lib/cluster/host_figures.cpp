@@ -120,6 +120,7 @@ HostFigures at_tensor_degree(const HostFigures& h, int tp) {
   f.gpu_stages = h.gpus / tp;
   f.bandwidth *= share;
   f.flops *= share;
+  f.prefill_flops *= share;
   f.spec_bandwidth *= share;
   f.spec_flops *= share;
   f.overhead_s = h.overhead_s * f.gpu_stages;
@@ -143,7 +144,7 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
 
   // Discrete GPUs: the host acts as one stage with the GPUs' summed memory, bandwidth and FLOP/s,
   // its layers split tensor-parallel over them (the in-host all-reduces come on top).
-  double gpu_bw = 0, gpu_flops = 0, gpu_usable = 0;
+  double gpu_bw = 0, gpu_flops = 0, gpu_decode_flops = 0, gpu_usable = 0;
   bool gpu_figures = !host.gpus.empty();
   for (const auto& g : host.gpus) {
     const ChipSpec* gc = !g.chip.empty() ? catalog.find_chip(g.chip) : chip;
@@ -154,6 +155,7 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
     vendor = gc->vendor;
     gpu_bw += gc->mem_bandwidth;
     gpu_flops += gc->fp16_flops;
+    gpu_decode_flops += gc->decode_flops;
     double mem = g.memory ? static_cast<double>(g.memory) : static_cast<double>(gc->gpu_memory);
     gpu_usable += apply_rule(mem, catalog.discrete_memory_rule());
   }
@@ -171,12 +173,18 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
     f.spec_bandwidth = gpu_bw;
   else if (chip)
     f.spec_bandwidth = chip->mem_bandwidth;
-  if (host.flops)
-    f.spec_flops = *host.flops;
-  else if (gpu_figures)
+  // A decode step's products reach for the decode peak (which leaves out matrix units they do
+  // not use); a host's own `flops` stands for both.
+  double decode_spec = 0;
+  if (host.flops) {
+    f.spec_flops = decode_spec = *host.flops;
+  } else if (gpu_figures) {
     f.spec_flops = gpu_flops;
-  else if (chip)
+    decode_spec = gpu_decode_flops;
+  } else if (chip) {
     f.spec_flops = chip->fp16_flops;
+    decode_spec = chip->decode_flops;
+  }
   if (f.spec_bandwidth <= 0 || f.spec_flops <= 0) {
     throw input_error(
         "host {}: its chip is unknown; give a catalog chip (see `meshplan chips`) or both "
@@ -186,9 +194,11 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
   const Efficiency& eff = catalog.efficiency(vendor);
   f.overhead_s = host.stage_overhead_s.value_or(catalog.stage_overhead_s(vendor));
   f.bandwidth_efficiency = host.bandwidth_efficiency.value_or(eff.bandwidth);
-  f.flops_efficiency = host.flops_efficiency.value_or(eff.flops);
+  // A host's measured flops_efficiency holds for both phases; the defaults differ by phase.
+  f.flops_efficiency = host.flops_efficiency.value_or(eff.decode_flops);
   f.bandwidth = f.spec_bandwidth * f.bandwidth_efficiency;
-  f.flops = f.spec_flops * f.flops_efficiency;
+  f.flops = decode_spec * f.flops_efficiency;
+  f.prefill_flops = f.spec_flops * host.flops_efficiency.value_or(eff.flops);
 
   double memory = static_cast<double>(host.memory);
   if (host.usable_memory) {

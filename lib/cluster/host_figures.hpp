@@ -14,13 +14,14 @@ struct HostFigures {
   std::string name;
   double usable_bytes = 0;    // R_i: bytes for weights and KV cache
   double bandwidth = 0;       // BW_i: effective bytes/s
-  double flops = 0;           // F_i: effective FLOP/s
+  double flops = 0;           // F_i: effective FLOP/s of a decode step's products
+  double prefill_flops = 0;   // effective FLOP/s of a prompt's (prompt-sized) products
   double overhead_s = 0;      // o: per pipeline stage per token
   double spec_bandwidth = 0;  // before efficiency
-  double spec_flops = 0;
+  double spec_flops = 0;      // FP16 peak (spec_flops x prefill efficiency = prefill_flops)
   double bandwidth_efficiency = 0;
-  double flops_efficiency = 0;
-  std::string usable_rule;  // how usable_bytes was obtained, for reports
+  double flops_efficiency = 0;  // of the decode peak: flops = that peak x this
+  std::string usable_rule;      // how usable_bytes was obtained, for reports
   // A Mac whose iogpu.wired_limit_mb is unset: what macOS lets the GPU wire by default (a plan
   // needing more tells the user to raise the limit to usable_bytes). 0 = no such limit applies.
   double default_wired_bytes = 0;

@@ -26,6 +26,31 @@ TEST(host_figures_test, one_device_has_no_in_host_collectives) {
   EXPECT_EQ(in_host_collectives_s(mac, 8192, 32), 0);
 }
 
+// Decode steps and prompts reach different fractions of a chip's peak: a decode step's products
+// (a row per stream) 40 % of an Apple GPU's shader peak, a prompt's 60 % of its spec figure (the
+// M5's Neural Accelerators included); a host's own flops_efficiency holds for both.
+TEST(host_figures_test, decode_and_prefill_flops_follow_their_own_efficiencies) {
+  HostFigures ultra = figures("hosts:\n  - {name: m, chip: m3-ultra-80c, memory: 512GiB}\n");
+  EXPECT_DOUBLE_EQ(ultra.flops, 0.4 * 28.6e12);
+  EXPECT_DOUBLE_EQ(ultra.prefill_flops, 0.6 * 28.6e12);
+  EXPECT_DOUBLE_EQ(ultra.flops_efficiency, 0.4);
+  HostFigures m5 = figures("hosts:\n  - {name: m, chip: m5-max-40c, memory: 128GiB}\n");
+  EXPECT_DOUBLE_EQ(m5.flops, 0.4 * 17.2e12);
+  EXPECT_DOUBLE_EQ(m5.prefill_flops, 0.6 * 68.8e12);
+  HostFigures tuned =
+      figures("hosts:\n  - {name: m, chip: m5-max-40c, memory: 128GiB, flops_efficiency: 0.5}\n");
+  EXPECT_DOUBLE_EQ(tuned.flops, 0.5 * 17.2e12);
+  EXPECT_DOUBLE_EQ(tuned.prefill_flops, 0.5 * 68.8e12);
+  HostFigures own = figures(
+      "hosts:\n  - {name: m, memory: 64GiB, mem_bandwidth: 400GB/s, "
+      "flops: 20T}\n");
+  EXPECT_DOUBLE_EQ(own.flops, 0.4 * 20e12);
+  EXPECT_DOUBLE_EQ(own.prefill_flops, 0.6 * 20e12);
+  HostFigures h200 =
+      figures("hosts:\n  - name: g\n    os: {kind: linux}\n    gpus: [{chip: h200}]\n");
+  EXPECT_DOUBLE_EQ(h200.flops, h200.prefill_flops);
+}
+
 TEST(host_figures_test, nvlink_pair_all_reduces_over_its_links) {
   HostFigures h = figures(kTwoH200 + "    nvlink: 18\n");
   EXPECT_EQ(h.gpus, 2);
