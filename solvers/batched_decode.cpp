@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "lib/models/step_reads.hpp"
+
 namespace meshplan {
 
 BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
@@ -42,6 +44,16 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
         const LayerInfo& layer = model.layers[static_cast<size_t>(l)];
         x.flops += part * layer.flops;
         x.read += part * static_cast<double>(layer.read_bytes);
+        if (layer.moe && layer.moe->experts > 0) {
+          const MoeLayerInfo& m = *layer.moe;
+          auto it = std::find_if(x.expert_reads.begin(), x.expert_reads.end(), [&](const auto& e) {
+            return e.experts == m.experts && e.per_token == m.experts_per_token;
+          });
+          if (it == x.expert_reads.end())
+            it = x.expert_reads.insert(x.expert_reads.end(),
+                                       ExpertReads{m.experts, m.experts_per_token, 0});
+          it->bytes += part * static_cast<double>(m.expert_bytes);
+        }
       }
       x.layers = std::max(0, std::min(end, model.num_layers()) - start);
     };
@@ -67,6 +79,7 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
         const auto& g = r.gpu_stages[k];
         RankCost x = c;
         x.flops = x.read = 0;
+        x.expert_reads.clear();
         layer_costs(x, g.layer_start, g.layer_end);
         x.kv = c.kv * x.layers / L;
         x.stage_s = c.stage_s * x.layers / L;
@@ -93,9 +106,16 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
   }
 }
 
+double BatchedDecode::step_read(const RankCost& r, int n) {
+  double read = r.read;
+  for (const ExpertReads& e : r.expert_reads)
+    read += e.bytes * (distinct_experts(e.experts, e.per_token, n) - e.per_token);
+  return read;
+}
+
 double BatchedDecode::rank_time(const RankCost& r, int n) const {
   const double N = n;
-  double t = std::max(N * r.flops / r.F, (r.read + N * r.kv) / r.BW);
+  double t = std::max(N * r.flops / r.F, (step_read(r, n) + N * r.kv) / r.BW);
   if (r.head_flops > 0) t += std::max(N * r.head_flops / r.F, r.head_read / r.BW);
   t += r.layers * (r.gpu_collective_s + (N - 1) * r.gpu_collective_per_stream_s);
   return t;
@@ -111,7 +131,7 @@ BatchedStep BatchedDecode::at(int streams) const {
   s.streams = std::max(1, streams);
   const int n = s.streams;
   for (const RankCost& r : ranks_)
-    s.compute_bound = s.compute_bound || r.flops / r.F >= (r.read + n * r.kv) / (n * r.BW);
+    s.compute_bound = s.compute_bound || r.flops / r.F >= (step_read(r, n) + n * r.kv) / (n * r.BW);
   // One micro-batch of b streams through every rank: the strategy's latency plus what the
   // extra streams add (summed along a pipeline, the slowest rank when ranks work side by side).
   auto sequential = [&](int b) {

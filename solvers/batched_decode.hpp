@@ -1,5 +1,6 @@
 // Batched decode (SPEC section 7, "Serving"): N streams decoded together by one copy of the model.
-// Per step each rank reads its weights once and every stream's KV, and computes for every stream;
+// Per step each rank reads its weights once (for a mixture of experts, the union of the streams'
+// experts: lib/models/step_reads.hpp) and every stream's KV, and computes for every stream;
 // activations crossing hops and collectives scale with N. A pipeline keeps its ranks busy with
 // up to one micro-batch per rank. The figures start from the strategy's own single-stream
 // prediction and add what the extra streams cost, so N = 1 is exactly the plan's prediction.
@@ -32,15 +33,23 @@ class BatchedDecode {
   static constexpr int kMaxStreams = 4096;
 
  private:
+  // Routed experts of one kind (E experts, K per token) a rank holds a part of: a step of n
+  // streams reads bytes x (distinct experts - K) more than one stream's read.
+  struct ExpertReads {
+    int experts = 0, per_token = 0;
+    double bytes = 0;  // the rank's part of one expert, summed over its layers of this kind
+  };
   struct RankCost {
     double flops = 0, read = 0, kv = 0;  // per token / per step, one stream
+    std::vector<ExpertReads> expert_reads;
     double head_flops = 0, head_read = 0;
     double F = 1, BW = 1;
     double stage_s = 0;
     double layers = 0, gpu_collective_s = 0, gpu_collective_per_stream_s = 0;  // in-host, per layer
     double hop_latency_s = 0, hop_bandwidth = 0;  // hop to the next rank, if any
   };
-  double rank_time(const RankCost& r, int n) const;  // compute/memory part of one rank, n streams
+  double rank_time(const RankCost& r, int n) const;   // compute/memory part of one rank, n streams
+  static double step_read(const RankCost& r, int n);  // weights read in a step of n streams
   double hop_time(const RankCost& r, int n) const;
   bool pipeline_ = false;
   double token_latency_s_ = 0;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "lib/models/model_catalog.hpp"
+#include "lib/models/step_reads.hpp"
 
 namespace meshplan {
 namespace {
@@ -51,6 +52,29 @@ TEST(batched_decode_test, groups_of_gpus_in_a_host_each_take_a_micro_batch) {
   const BatchedDecode one_kv(one_host(m, 1, 5e8), m), four_kv(one_host(m, 4, 5e8), m);
   EXPECT_GT(four_kv.at(8).aggregate_tokens_per_s, 1.05 * one_kv.at(8).aggregate_tokens_per_s);
   EXPECT_LT(four_kv.at(8).aggregate_tokens_per_s, 4 * one_kv.at(8).aggregate_tokens_per_s);
+}
+
+// A mixture of experts: a step of n streams reads the union of their experts. With the weights
+// dominating (no KV, FLOPs to spare) the step time grows by exactly the extra experts' bytes.
+TEST(batched_decode_test, streams_of_a_mixture_of_experts_read_the_union_of_their_experts) {
+  const ModelDesc m = ModelCatalog::builtin().resolve("qwen3-30b-a3b-4bit", "");
+  Plan p = one_host(m, 1, 0);
+  p.ranks[0].gpu_stages.clear();
+  p.ranks[0].tp = 1;
+  p.ranks[0].holds_head = false;
+  p.ranks[0].stage_s = 0;
+  double one = 0, four = 0;
+  for (const LayerInfo& l : m.layers) {
+    one += step_read_bytes(l, 1);
+    four += step_read_bytes(l, 4);
+  }
+  p.predicted.token_latency_s = one / p.ranks[0].bandwidth;
+  const BatchedDecode b(p, m);
+  EXPECT_NEAR(b.at(1).round_s, one / 1e12, 1e-12);
+  EXPECT_NEAR(b.at(4).round_s, four / 1e12, 1e-9 * four / 1e12);
+  // About 29 of 128 experts for four streams: well above one stream's reads, below four times.
+  EXPECT_GT(four, 2 * one);
+  EXPECT_LT(four, 4 * one);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "lib/core/error.hpp"
 #include "lib/core/nearest_names.hpp"
 #include "lib/core/units.hpp"
+#include "lib/models/step_reads.hpp"
 #include "solvers/planning_problem.hpp"
 
 namespace meshplan {
@@ -98,12 +99,13 @@ struct AverageLayer {
   double weight = 0, read = 0, flops = 0, kv = 0;  // kv: one stream at the context
 };
 
-AverageLayer average_layer(const ModelDesc& model, int64_t context) {
+// `read` is a step's of `streams` streams (a mixture of experts reads the union of their experts).
+AverageLayer average_layer(const ModelDesc& model, int64_t context, int streams) {
   AverageLayer a;
   const double n = model.num_layers();
   for (const LayerInfo& l : model.layers) {
     a.weight += static_cast<double>(l.weight_bytes) / n;
-    a.read += static_cast<double>(l.read_bytes) / n;
+    a.read += step_read_bytes(l, streams) / n;
     a.flops += l.flops / n;
     a.kv += l.kv_bytes(context) / n;
   }
@@ -193,8 +195,8 @@ std::vector<double> cost_model_table(const HostFigures& host, const ModelDesc& m
                                      int64_t context, int streams) {
   std::vector<double> out;
   if (model.num_layers() == 0 || !(host.flops > 0) || !(host.bandwidth > 0)) return out;
-  const AverageLayer a = average_layer(model, context);
   const double n = std::max(1, streams);
+  const AverageLayer a = average_layer(model, context, static_cast<int>(n));
   // The same memory rule as every plan: weights once, KV for every stream.
   const double per_layer = a.weight + n * a.kv;
   double fit = per_layer > 0 ? std::floor(host.usable_bytes / per_layer) : model.num_layers();
@@ -202,7 +204,8 @@ std::vector<double> cost_model_table(const HostFigures& host, const ModelDesc& m
   out.reserve(static_cast<size_t>(most));
   for (int k = 1; k <= most; ++k) {
     // As solvers/batched_decode.cpp charges a rank: FLOPs for every stream, weights read once
-    // per step and every stream's KV, plus the per-stage overhead.
+    // per step (the streams' experts once each) and every stream's KV, plus the per-stage
+    // overhead.
     double step =
         std::max(n * k * a.flops / host.flops, (k * a.read + n * k * a.kv) / host.bandwidth) +
         k * in_host_collectives_s(host, model.hidden_size, n) + host.overhead_s;
@@ -281,7 +284,7 @@ CostModelProfile cost_model_profile(const Cluster& cluster, const Catalog& catal
   out.profile.concurrency = std::max(1, streams);
   const std::vector<size_t> candidates = candidate_hosts(cluster, request);
   if (candidates.empty()) throw input_error("the cluster has no hosts");
-  const AverageLayer a = average_layer(model, context);
+  const AverageLayer a = average_layer(model, context, out.profile.concurrency);
   for (size_t i : candidates) {
     const Host& host = cluster.hosts[i];
     HostFigures f = host_figures(host, catalog);
