@@ -109,7 +109,8 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
 double BatchedDecode::step_read(const RankCost& r, int n) {
   double read = r.read;
   for (const ExpertReads& e : r.expert_reads)
-    read += e.bytes * (distinct_experts(e.experts, e.per_token, n) - e.per_token);
+    read += e.bytes * (distinct_experts(e.experts, e.per_token, n) -
+                       distinct_experts(e.experts, e.per_token, 1));
   return read;
 }
 
