@@ -47,10 +47,10 @@ TEST(launch_quoting_test, hostile_values_reach_the_engines_as_data) {
       {"vllm",
        {"run vllm", "arg <" + kModel + ">", "env GLOO_SOCKET_IFNAME <" + kIface1 + ">",
         "arg <--headless>"}},
-      {"exo-env", {"run exo", "env EXO_ZENOH_NAMESPACE <" + kName + ">", "arg <--force-master>"}},
+      {"exo-env", {"run exo", "arg <--namespace>", "arg <" + kName + ">", "arg <--force-master>"}},
       {"llama-rpc",
        {"run rpc-server", "arg <127.0.0.1>", "run llama-server", "arg <" + kModel + ">",
-        "arg <3,5>"}},
+        "arg <3,6>"}},  // 5 layers and the output layer's slot
       {"mlx-launch", {"run mlx.launch", "arg <" + kModel + ">", "arg <--pipeline>"}},
       {"nccl-env", {}},
   };

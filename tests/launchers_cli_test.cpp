@@ -233,7 +233,7 @@ TEST(launchers_cli_test, emit_all_writes_every_applicable_file_and_the_guide) {
                        ".deepspeed_env", "LAUNCH.md", "cluster.dot", "deepspeed.hostfile", "exo.sh",
                        "inventory.yaml", "llama-rpc.sh", "mlx-env.sh", "mlx-hostfile.json",
                        "mlx-launch.sh", "mpich.hostfile", "nccl-env.sh", "openmpi.hostfile",
-                       "ray-cluster.yaml", "torchrun.sh", "vllm.sh"}));
+                       "torchrun.sh", "vllm.sh"}));  // no GPUs: no engine runs on Ray
   // Each file is what `emit FORMAT` prints.
   EXPECT_EQ(read_text(dir + "/torchrun.sh"), emit("torchrun"));
   EXPECT_EQ(read_text(dir + "/openmpi.hostfile"), emit("openmpi-hostfile"));

@@ -101,7 +101,7 @@ std::string run_recorded(const std::string& dir, const std::string& script,
       << "#!/bin/sh\n"
          "{ printf 'run %s\\n' \"${0##*/}\"\n"
          "  for a in \"$@\"; do printf 'arg <%s>\\n' \"$a\"; done\n"
-         "  for v in NCCL_SOCKET_IFNAME GLOO_SOCKET_IFNAME NCCL_IB_HCA EXO_ZENOH_NAMESPACE; do\n"
+         "  for v in NCCL_SOCKET_IFNAME GLOO_SOCKET_IFNAME NCCL_IB_HCA VLLM_HOST_IP; do\n"
          "    eval \"x=\\${$v-unset}\"; printf 'env %s <%s>\\n' \"$v\" \"$x\"; done\n"
          "} >>\"$RECORD\"\n";
   std::filesystem::permissions(bin + "/record", std::filesystem::perms::owner_all);

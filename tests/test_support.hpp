@@ -26,7 +26,7 @@ RunResult run_meshplan(const std::vector<std::string>& args, const std::string& 
 std::string temp_dir();
 
 // Runs `script` with sh in `dir` (after `sh -n`), with stand-ins for `programs` first on PATH that
-// record, one line each, "run NAME", every "arg <WORD>" and the NCCL/Gloo/exo variables they see;
+// record, one line each, "run NAME", every "arg <WORD>" and the NCCL/Gloo/vLLM variables they see;
 // returns what they recorded. A script that fails throws (a test failure).
 std::string run_recorded(const std::string& dir, const std::string& script,
                          const std::vector<std::string>& programs);

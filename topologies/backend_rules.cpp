@@ -274,8 +274,13 @@ BackendVerdict check_ring(const TopologyContext& ctx, const std::vector<size_t>&
       CheckIssue note = ring_missing(ctx, members, false, v.backend);
       note.severity = Severity::kNote;
       note.code = "ring-over-network";
-      note.message = fmt::format("no Thunderbolt ring: the ring runs over the {} network",
-                                 link_kind_name(net.kind));
+      bool any_port = false;
+      for (size_t h : members)
+        any_port = any_port || !ctx.fabric.ports(h).empty();
+      // Hosts without Thunderbolt ports (Linux servers) are not told about Thunderbolt rings.
+      note.message = fmt::format("{}the ring runs over the {} network",
+                                 any_port ? "no Thunderbolt ring: " : "", link_kind_name(net.kind));
+      if (!any_port) note.fix.clear();
       if (note.add_cables.empty()) note.fix.clear();  // no cable would make one
       v.issues.push_back(std::move(note));
     } else {
@@ -343,10 +348,31 @@ BackendVerdict check_ethernet(const TopologyContext& ctx, const std::vector<size
   return v;
 }
 
+// JACCL over hosts of which some run Linux: it runs on Macs only, so the verdict is that alone,
+// without cabling advice (a Linux server takes no Thunderbolt cable for it); nullopt when every
+// host may be a Mac.
+std::optional<BackendVerdict> jaccl_on_linux(const TopologyContext& ctx,
+                                             const std::vector<size_t>& members,
+                                             std::string_view backend) {
+  bool linux_host = false;
+  for (size_t h : members)
+    linux_host = linux_host || ctx.cluster.hosts[h].os.kind == "linux";
+  if (!linux_host) return std::nullopt;
+  BackendVerdict v;
+  v.backend = std::string(backend);
+  v.transport = "rdma";
+  for (auto& i : rdma_host_issues(ctx, members, v.backend))
+    if (i.code == "not-a-mac") v.issues.push_back(std::move(i));
+  v.valid = false;
+  return v;
+}
+
 }  // namespace
 
 BackendVerdict check_backend(const TopologyContext& ctx, std::string_view backend,
                              const std::vector<size_t>& members, bool fixed_order) {
+  if (backend == "jaccl" || backend == "jaccl-ring")
+    if (auto v = jaccl_on_linux(ctx, members, backend)) return *v;
   if (backend == "jaccl") return check_jaccl(ctx, members);
   if (backend == "jaccl-ring") return check_ring(ctx, members, true, fixed_order);
   if (backend == "ring") return check_ring(ctx, members, false, fixed_order);

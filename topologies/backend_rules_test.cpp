@@ -302,3 +302,32 @@ TEST(backend_rules_test, large_clusters_list_only_cabled_pairs) {
 
 }  // namespace
 }  // namespace meshplan
+
+namespace meshplan {
+namespace {
+
+// Linux GPU servers (two HGX nodes on InfiniBand) take no Thunderbolt cable: JACCL is refused
+// because it runs on Macs only, with no cable to add, and the ring runs over their network
+// without a word about Thunderbolt rings.
+TEST(backend_rules_test, linux_servers_get_no_thunderbolt_cabling_advice) {
+  Cluster c = load_cluster_file(
+      std::string(MESHPLAN_SOURCE_DIR) + "/tests/fixtures/launch/two_hgx_rails.yaml",
+      RealFileSystem(), Catalog::builtin());
+  CheckReport r = check(c);
+  for (const auto& b : r.backends) {
+    for (const auto& i : b.issues) {
+      EXPECT_TRUE(i.add_cables.empty()) << b.backend << ": " << i.message;
+      EXPECT_EQ(i.fix.find("cable"), std::string::npos) << b.backend << ": " << i.fix;
+      EXPECT_EQ(i.message.find("Thunderbolt ring"), std::string::npos) << i.message;
+    }
+    if (b.backend == "jaccl" || b.backend == "jaccl-ring") {
+      EXPECT_FALSE(b.valid);
+      ASSERT_EQ(b.issues.size(), 2u) << b.backend;  // one per host
+      EXPECT_EQ(b.issues[0].code, "not-a-mac");
+    }
+  }
+  EXPECT_EQ(r.chosen, "ring");
+}
+
+}  // namespace
+}  // namespace meshplan

@@ -39,15 +39,18 @@ ManagementAddress management_address(const Host& host) {
 }
 
 int shared_network(const Cluster& cluster, const std::vector<size_t>& members, bool allow_wifi) {
+  int best = -1;
   for (size_t n = 0; n < cluster.networks.size(); ++n) {
     const Network& net = cluster.networks[n];
     if (!allow_wifi && net.kind == LinkKind::kWifi) continue;
     bool all = true;
     for (size_t m : members)
       all = all && net.contains(cluster.hosts[m].name);
-    if (all) return static_cast<int>(n);
+    // LinkKind lists networks fastest first: the ranks talk over the fastest (as the launchers).
+    if (all && (best < 0 || net.kind < cluster.networks[static_cast<size_t>(best)].kind))
+      best = static_cast<int>(n);
   }
-  return -1;
+  return best;
 }
 
 std::string join_names(const std::vector<std::string>& names) {

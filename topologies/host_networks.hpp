@@ -21,7 +21,7 @@ struct ManagementAddress {
 // interface's; never the address of a Thunderbolt port.
 ManagementAddress management_address(const Host& host);
 
-// Index into cluster.networks of a network that holds every host of `members`, or -1.
+// Index into cluster.networks of the fastest network that holds every host of `members`, or -1.
 // allow_wifi = false skips Wi-Fi networks (a TCP ring over Wi-Fi is not worth it).
 int shared_network(const Cluster& cluster, const std::vector<size_t>& members, bool allow_wifi);
 

@@ -18,13 +18,15 @@ std::string write_deepspeed_hostfile(const EmitInput& in) {
   std::string master =
       layout.reachable(0, "DeepSpeed's master (rank 0) needs an address every node reaches");
   std::string program = in.launch.program.empty() ? "train.py" : in.launch.program;
+  // DeepSpeed's slots are the GPUs of a host (launcher/runner.py: one process per slot).
   std::string out = fmt::format(
-      "# DeepSpeed hostfile, one rank per host in rank order:\n#   {}\n",
+      "# DeepSpeed hostfile, hosts in rank order, slots = GPUs per host:\n#   {}\n",
       shell_command({},
                     {"deepspeed", "--hostfile", "FILE", "--master_addr", master, "--master_port",
                      std::to_string(launch_port(in, kTorchrunDefaultPort)), program}));
   for (const LaunchNode& n : layout.nodes)
-    out += fmt::format("{} slots=1\n", hostfile_word(n.ssh_host, "ssh target", n.host->name));
+    out += fmt::format("{} slots={}\n", hostfile_word(n.ssh_host, "ssh target", n.host->name),
+                       n.processes());
   return out;
 }
 

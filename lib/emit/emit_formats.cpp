@@ -11,6 +11,7 @@
 #include "lib/emit/exo_env.hpp"
 #include "lib/emit/launch_guide.hpp"
 #include "lib/emit/llama_rpc.hpp"
+#include "lib/emit/mlx_cuda_hostfile.hpp"
 #include "lib/emit/mlx_hostfile_builder.hpp"
 #include "lib/emit/mlx_hostfile_writer.hpp"
 #include "lib/emit/mlx_launch.hpp"
@@ -25,12 +26,19 @@
 namespace meshplan {
 namespace {
 
+// NVIDIA hosts run MLX's nccl backend, Macs the checked backend (lib/emit/mlx_cuda_hostfile.hpp).
+MlxHostfile mlx_hostfile_of(const EmitInput& in) {
+  LaunchLayout layout = build_launch_layout(in);
+  if (mlx_runs_nccl(layout)) return build_mlx_cuda_hostfile(layout, in.envs);
+  return build_mlx_hostfile(in.topology, require_valid(in.report), in.envs);
+}
+
 std::string mlx_hostfile(const EmitInput& in) {
-  return write_mlx_hostfile(build_mlx_hostfile(in.topology, require_valid(in.report), in.envs));
+  return write_mlx_hostfile(mlx_hostfile_of(in));
 }
 
 std::string mlx_env(const EmitInput& in) {
-  MlxHostfile f = build_mlx_hostfile(in.topology, require_valid(in.report), in.envs);
+  MlxHostfile f = mlx_hostfile_of(in);
   return render_mlx_env(f, mlx_rank_envs(f, in.env_options));
 }
 
@@ -43,6 +51,11 @@ std::string setup(const EmitInput& in) {
 std::string teardown(const EmitInput& in) {
   if (!in.topology.subnet_error.empty()) throw failure("{}", in.topology.subnet_error);
   return render_teardown(host_setups(in.topology.fabric, in.topology.subnets));
+}
+
+// MLX runs on all Macs (or CPUs), or on NVIDIA hosts of one GPU count, not on a mix.
+bool mlx_applies(const EmitInput& in) {
+  return mlx_runs_on(build_launch_layout(in));
 }
 
 // Layer-split formats apply to plans that split by layers.
@@ -64,9 +77,11 @@ bool routed(const EmitInput& in) {
   return in.plan && in.plan->routing.has_value();
 }
 
-// Ray's file names the ssh user; without one it is left out of `emit all`.
-bool ssh_user_known(const EmitInput& in) {
-  return !in.launch.user.empty() || !build_launch_layout(in).nodes.front().ssh_user.empty();
+// Ray's file names the ssh user; without one, or without an engine that runs on Ray (vLLM on
+// NVIDIA hosts), it is left out of `emit all`.
+bool ray_applies(const EmitInput& in) {
+  return (!in.launch.user.empty() || !build_launch_layout(in).nodes.front().ssh_user.empty()) &&
+         ray_runs_an_engine(in);
 }
 
 }  // namespace
@@ -74,14 +89,15 @@ bool ssh_user_known(const EmitInput& in) {
 const std::vector<EmitFormat>& emit_formats() {
   static const std::vector<EmitFormat> table = {
       {"mlx-hostfile",
-       "the hostfile mlx.launch reads, byte for byte as mlx.distributed_config writes it",
-       mlx_hostfile, "mlx-hostfile.json"},
+       "the hostfile mlx.launch reads, byte for byte as mlx.distributed_config writes it (NVIDIA "
+       "hosts: the nccl backend, a line per GPU)",
+       mlx_hostfile, "mlx-hostfile.json", false, mlx_applies},
       {"mlx-env", "per rank, the variables mlx.launch would export (MLX_RANK, MLX_HOSTFILE, ...)",
-       mlx_env, "mlx-env.sh"},
+       mlx_env, "mlx-env.sh", false, mlx_applies},
       {"mlx-launch",
        "the mlx.launch command for mlx-lm and, per rank, the plan's layers beside mlx-lm's own "
        "split",
-       write_mlx_launch, "mlx-launch.sh"},
+       write_mlx_launch, "mlx-launch.sh", false, mlx_applies},
       {"setup", "per host, the interface commands (as `meshplan setup`)", setup, "setup.sh", false,
        over_thunderbolt},
       {"teardown", "per host, the commands that undo setup", teardown, "teardown.sh", false,
@@ -89,12 +105,15 @@ const std::vector<EmitFormat>& emit_formats() {
       {"dot", "the Graphviz drawing of hosts, cables and the plan (as `meshplan dot`)",
        write_cluster_dot_artifact, "cluster.dot"},
       {"openmpi-hostfile",
-       "Open MPI hostfile (mpirun --hostfile): one slot per rank, in rank order",
+       "Open MPI hostfile (mpirun --hostfile): hosts in rank order, slots = GPUs per host (else "
+       "1)",
        write_openmpi_hostfile, "openmpi.hostfile"},
-      {"mpich-hostfile", "MPICH Hydra host file (mpiexec -f): host:1 per rank, in rank order",
+      {"mpich-hostfile",
+       "MPICH Hydra host file (mpiexec -f): host:N in rank order, N = GPUs per host (else 1)",
        write_mpich_hostfile, "mpich.hostfile"},
       {"deepspeed-hostfile",
-       "DeepSpeed hostfile: `host slots=1` per rank, launch command as a comment",
+       "DeepSpeed hostfile: `host slots=N` in rank order, N = GPUs per host (else 1), launch "
+       "command as a comment",
        write_deepspeed_hostfile, "deepspeed.hostfile"},
       {"deepspeed-env",
        "DeepSpeed's .deepspeed_env: KEY=VALUE lines only (NCCL/Gloo interfaces, --env)",
@@ -109,15 +128,17 @@ const std::vector<EmitFormat>& emit_formats() {
        "llama.cpp: rpc-server per rank, then llama-server with --rpc and --tensor-split (needs "
        "--plan)",
        write_llama_rpc, "llama-rpc.sh", true, split_by_layers},
-      {"exo-env", "per host, the exo command with EXO_ZENOH_NAMESPACE and its ports", write_exo_env,
+      {"exo-env", "per host, the exo command with its --namespace and ports", write_exo_env,
        "exo.sh"},
       {"vllm",
        "per node, vllm serve with -tp, -pp, --nnodes, --node-rank, --master-addr (needs --plan); "
        "-tp is the GPUs each layer is split over, -pp the pipeline's stages (hosts, or a host's "
        "groups of GPUs)",
        write_vllm, "vllm.sh", true},
-      {"ray-cluster", "Ray local-provider YAML for ray up, and the ray start line of each host",
-       write_ray_cluster, "ray-cluster.yaml", false, ssh_user_known},
+      {"ray-cluster",
+       "Ray local-provider YAML for ray up, the ray start line of each host and, on NVIDIA hosts, "
+       "vLLM on Ray",
+       write_ray_cluster, "ray-cluster.yaml", false, ray_applies},
       {"ansible-inventory",
        "Ansible YAML inventory: hosts with their variables, groups head, workers and by OS",
        write_ansible_inventory, "inventory.yaml"},

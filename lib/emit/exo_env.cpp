@@ -7,6 +7,8 @@
 
 namespace meshplan {
 
+// exo's discovery namespace is its --namespace flag (exo-explore/exo src/exo/main.py, default the
+// exo version); EXO_ZENOH_NAMESPACE is only logged, so it does not keep two clusters apart.
 std::string write_exo_env(const EmitInput& in) {
   LaunchLayout layout = build_launch_layout(in);
   // exo's ports sit side by side: API, zenoh one below, discovery (UDP) two below.
@@ -24,10 +26,12 @@ std::string write_exo_env(const EmitInput& in) {
                                       "--zenoh-port",
                                       std::to_string(api - 1),
                                       "--discovery-port",
-                                      std::to_string(api - 2)};
+                                      std::to_string(api - 2),
+                                      "--namespace",
+                                      ns};
     if (i == 0) words.push_back("--force-master");
     out += fmt::format("\n# rank {}: {}\n", i, layout.nodes[i].host->name);
-    out += shell_command({{"EXO_ZENOH_NAMESPACE", ns}}, words) + "\n";
+    out += shell_command({}, words) + "\n";
   }
   return out;
 }

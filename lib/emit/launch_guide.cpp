@@ -4,6 +4,7 @@
 
 #include "lib/emit/emit_formats.hpp"
 #include "lib/emit/mlx_launch.hpp"
+#include "lib/emit/ray_cluster.hpp"
 
 namespace meshplan {
 namespace {
@@ -35,9 +36,10 @@ constexpr GuideStep kSteps[] = {
      "On {first}: `mpirun --hostfile openmpi.hostfile -np {n} PROGRAM` (`mpich.hostfile` with "
      "`mpiexec -f mpich.hostfile -n {n} PROGRAM` for MPICH)."},
     {"vllm.sh", "vLLM", "Run node 0's line on {first}, then each other node's line on its host."},
-    {"ray-cluster.yaml", "Ray",
+    {"ray-cluster.yaml", "Ray and vLLM on it",
      "`ray up ray-cluster.yaml` from a host that reaches all by ssh, or the `ray start` lines at "
-     "its end, {first} (head) first."},
+     "its end, {first} (head) first; then the `vllm serve ... --distributed-executor-backend ray` "
+     "line at its end, on {first}."},
     {"exo.sh", "exo",
      "Run each host's line on that host, {first} first. exo chooses its own layer placement: it "
      "cannot take the plan's split."},
@@ -81,7 +83,10 @@ std::string render_launch_guide(const EmitInput& in,
   if (!files.count("llama-rpc.sh"))
     out += "\nllama.cpp RPC is not written: it splits by layers and this plan does not.\n";
   if (!files.count("ray-cluster.yaml"))
-    out += "\nRay is not written: its file needs the ssh user (emit all --user NAME).\n";
+    out += ray_runs_an_engine(in)
+               ? "\nRay is not written: its file needs the ssh user (emit all --user NAME).\n"
+               : "\nRay is not written: no engine of this plan runs on Ray here (vLLM on Ray "
+                 "needs NVIDIA hosts).\n";
   return out;
 }
 

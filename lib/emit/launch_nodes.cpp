@@ -172,12 +172,17 @@ LaunchLayout build_launch_layout(const EmitInput& in) {
     n.interface = m.interface;
     n.address_problem = m.problem;
     n.data_interface = n.interface;
+    n.data_address = n.address;
     if (network)
       for (const NetInterface& i : h.interfaces)
         if (!i.ipv4.empty() && in_subnet(i.ipv4, network->subnet)) {
           n.data_interface = i.name;
+          n.data_address = i.ipv4;
           break;
         }
+    const ChipSpec* chip = h.chip.empty() ? nullptr : in.topology.catalog.find_chip(h.chip);
+    n.mac = h.os.kind == "macos" ||
+            (h.os.kind.empty() && h.gpus.empty() && chip && chip->vendor == "apple");
     n.rdma_devices = rdma_devices(in.topology, ranks[i], ranks);
     // On a switch, the RDMA device of the data interface when it has one.
     if (const NetInterface* d = h.find_interface(n.data_interface);
@@ -205,6 +210,9 @@ LaunchLayout build_launch_layout(const EmitInput& in) {
 
 std::string link_address(const EmitInput& in, const LaunchLayout& layout, size_t a, size_t b,
                          std::string_view why) {
+  // On a network, the address on the ranks' data network (ib0 beside a 1 GbE management port).
+  if (layout.transport == "network" && !layout.nodes[a].data_address.empty())
+    return layout.nodes[a].data_address;
   if (layout.transport == "thunderbolt") {
     const TopologyContext& ctx = in.topology;
     size_t ha = static_cast<size_t>(ctx.cluster.host_index(layout.nodes[a].host->name));

@@ -33,18 +33,22 @@ struct LaunchNode {
   std::string address;          // management address, "" when unknown
   std::string interface;        // the interface of `address`
   std::string address_problem;  // why there is no address
+  bool mac = false;             // macOS (Metal, Thunderbolt RDMA devices); else Linux
   // The interface on the network the ranks talk over (the fastest switch holding them all, its
   // subnet matched to the host's addresses) when they talk over a network; else `interface`.
   std::string data_interface;
-  std::vector<std::string> rdma_devices;        // on the RDMA links to the other ranks, in order
-  std::optional<std::pair<int, int>> layers;    // [start, end) from the plan
-  int tp = 1;                                   // GPUs per layer on a host of several (the plan's)
+  std::string data_address;                   // the IPv4 of `data_interface` ("" when it has none)
+  std::vector<std::string> rdma_devices;      // on the RDMA links to the other ranks, in order
+  std::optional<std::pair<int, int>> layers;  // [start, end) from the plan
+  int tp = 1;                                 // GPUs per layer on a host of several (the plan's)
   std::vector<std::pair<int, int>> gpu_stages;  // its groups' layers, in order
   std::vector<std::string> tp_group;            // hybrid plans: the hosts its layers are split over
   // Processes the node runs: one per GPU of a host of several, else one.
   int processes() const {
     return host && host->gpus.size() > 1 ? static_cast<int>(host->gpus.size()) : 1;
   }
+  // NVIDIA GPUs the node has (0 on a Mac or a host without GPUs).
+  int cuda_gpus() const { return mac || !host ? 0 : static_cast<int>(host->gpus.size()); }
 };
 
 struct LaunchLayout {
@@ -64,7 +68,8 @@ struct LaunchLayout {
 LaunchLayout build_launch_layout(const EmitInput& in);
 
 // The address node `a` serves node `b` on: a's end of their first Thunderbolt cable (its /30 from
-// `meshplan setup`) when the ranks talk over Thunderbolt TCP, else a's management address.
+// `meshplan setup`) when the ranks talk over Thunderbolt TCP, a's address on the ranks' data
+// network when they talk over one, else a's management address.
 std::string link_address(const EmitInput& in, const LaunchLayout& layout, size_t a, size_t b,
                          std::string_view why);
 

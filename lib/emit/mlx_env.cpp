@@ -98,8 +98,18 @@ std::vector<MlxRankEnv> mlx_rank_envs(const MlxHostfile& f, const MlxEnvOptions&
                         fmt::format("{}:{}", f.hosts.front().ips.front(), o.starting_port));
     if (backend == "jaccl-ring") common.emplace_back("MLX_JACCL_RING", "1");
     files.push_back({"MLX_IBV_DEVICES", python_rdma_matrix(f.hosts)});
+  } else if (backend == "nccl") {
+    if (f.hosts.front().ips.empty())
+      throw input_error(
+          "{}rank 0 ({}) has no IP; it should have one reachable from all other ranks (the NCCL "
+          "rendezvous)",
+          where(f.hosts.front()), f.hosts.front().ssh);
+    if (o.verbose) common.emplace_back("NCCL_DEBUG", "INFO");
+    common.emplace_back("NCCL_HOST_IP", f.hosts.front().ips.front());
+    common.emplace_back("NCCL_PORT", std::to_string(o.nccl_port));
+    common.emplace_back("MLX_WORLD_SIZE", std::to_string(f.hosts.size()));
   } else {
-    throw input_error("backend \"{}\": mlx-env supports ring, jaccl and jaccl-ring hostfiles",
+    throw input_error("backend \"{}\": mlx-env supports ring, jaccl, jaccl-ring and nccl hostfiles",
                       backend);
   }
   std::vector<MlxRankEnv> out;
@@ -109,6 +119,13 @@ std::vector<MlxRankEnv> mlx_rank_envs(const MlxHostfile& f, const MlxEnvOptions&
     r.ssh = f.hosts[i].ssh;
     r.variables = common;
     r.files = files;
+    if (backend == "nccl") {
+      // A host is listed once per GPU in a row: its n-th entry runs on GPU n.
+      int gpu = 0;
+      for (size_t k = 0; k < i; ++k)
+        gpu += f.hosts[k].ssh == f.hosts[i].ssh;
+      r.variables.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(gpu));
+    }
     out.push_back(std::move(r));
   }
   return out;
@@ -128,8 +145,9 @@ std::vector<MlxConnection> mlx_connections(const MlxHostfile& f, const MlxEnvOpt
     throw input_error("{}rank 0 ({}) has no IP; it should have one reachable from all other ranks",
                       where(f.hosts.front()), f.hosts.front().ssh);
   } else {
+    const int port = backend == "nccl" ? o.nccl_port : o.starting_port;
     for (size_t r = 1; r < n; ++r)
-      out.push_back({0, r, f.hosts.front().ips.front(), o.starting_port});
+      out.push_back({0, r, f.hosts.front().ips.front(), port});
   }
   return out;
 }

@@ -1,7 +1,8 @@
 // The variables mlx.launch exports on each rank, derived from a hostfile the way mlx.launch does,
 // for running ranks without it (a scheduler, a service): MLX_RANK; for ring MLX_HOSTFILE (a file
 // of [["ip:port", ...], ...]); for JACCL MLX_JACCL_COORDINATOR, MLX_IBV_DEVICES (a file with the
-// N x N device matrix) and MLX_JACCL_RING. Files are given by content, written as mlx.launch does.
+// N x N device matrix) and MLX_JACCL_RING; for nccl MLX_WORLD_SIZE, NCCL_HOST_IP, NCCL_PORT and
+// CUDA_VISIBLE_DEVICES. Files are given by content, written as mlx.launch does.
 #pragma once
 
 #include <string>
@@ -16,6 +17,7 @@ struct MlxEnvOptions {
   int starting_port = 32323;   // mlx.launch --starting-port
   int connections_per_ip = 1;  // mlx.launch --connections-per-ip (ring)
   bool verbose = false;        // mlx.launch --verbose: MLX_RING_VERBOSE=1
+  int nccl_port = 12345;       // mlx.launch --nccl-port (nccl)
 };
 
 struct MlxEnvFile {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "lib/emit/emit_formats.hpp"
+#include "lib/emit/mlx_cuda_hostfile.hpp"
 
 namespace meshplan {
 namespace {
@@ -31,7 +32,11 @@ std::pair<int, int> mlx_lm_pipeline_range(int layers, int size, int rank) {
 
 std::string mlx_lm_split_note(const EmitInput& in) {
   LaunchLayout layout = build_launch_layout(in);
-  if (!splits_by_layers(layout)) return "";
+  if (!splits_by_layers(layout) || !mlx_runs_on(layout)) return "";
+  if (mlx_runs_nccl(layout) && mlx_gpus_per_host(layout) > 1)
+    return "mlx-lm 0.32.0 splits layers evenly over its ranks, one per GPU here, and takes no "
+           "explicit split: it cannot load the plan's per-host layer ranges (mlx-launch lists what "
+           "each rank loads).";
   int total = total_layers(layout);
   int size = static_cast<int>(layout.nodes.size());
   for (const LaunchNode& n : layout.nodes)
@@ -51,9 +56,17 @@ std::string write_mlx_launch(const EmitInput& in) {
         "are all one size");
   bool pipeline = splits_by_layers(layout);
   std::string model = in.launch.model.empty() ? "MODEL" : in.launch.model;
-  std::vector<std::string> words = {
-      "mlx.launch", "--hostfile", "mlx-hostfile.json", "--backend",
-      layout.backend == "ethernet" ? std::string("ring") : layout.backend};
+  // NVIDIA hosts: nccl, a rank per GPU, each on GPU rank % -n (lib/emit/mlx_cuda_hostfile.hpp).
+  const bool nccl = mlx_runs_nccl(layout);
+  const int per_host = nccl ? mlx_gpus_per_host(layout) : 1;
+  std::vector<std::string> words = {"mlx.launch", "--hostfile", "mlx-hostfile.json", "--backend",
+                                    nccl                           ? std::string("nccl")
+                                    : layout.backend == "ethernet" ? std::string("ring")
+                                                                   : layout.backend};
+  if (nccl) {
+    words.push_back("-n");
+    words.push_back(std::to_string(per_host));
+  }
   for (const std::string& e : in.envs) {
     words.push_back("--env");
     words.push_back(e);
@@ -62,23 +75,34 @@ std::string write_mlx_launch(const EmitInput& in) {
        {std::string("--"), std::string("mlx_lm.server"), std::string("--model"), model})
     words.push_back(w);
   if (pipeline) words.push_back("--pipeline");
+  // mlx_lm.server answers on 127.0.0.1 unless told otherwise: other hosts could not reach it.
+  words.push_back("--host");
+  words.push_back("0.0.0.0");
+  const int size = static_cast<int>(layout.nodes.size()) * per_host;
   std::string out = fmt::format(
       "# mlx.launch over {} ranks ({}): write the hostfile with `meshplan emit mlx-hostfile` "
-      "(-o mlx-hostfile.json), then run on any host that reaches them all by ssh.\n",
-      layout.nodes.size(), layout.backend);
+      "(-o mlx-hostfile.json), then run on any host that reaches them all by ssh. mlx_lm.server "
+      "answers on port 8080 of every interface.\n",
+      size, nccl ? "nccl, one rank per GPU" : layout.backend);
   out += shell_command({}, words) + "\n\n";
   out += "# Per rank, what mlx.launch exports (`meshplan emit mlx-env` has every variable):\n";
   int total = total_layers(layout);
-  int size = static_cast<int>(layout.nodes.size());
   for (const LaunchNode& n : layout.nodes) {
-    out += fmt::format("# rank {}: {} MLX_RANK={}", n.rank, n.host->name, n.rank);
-    if (pipeline && n.layers) {
-      auto [a, b] = mlx_lm_pipeline_range(total, size, n.rank);
-      out += fmt::format("; plan layers [{}, {}), mlx-lm --pipeline loads [{}, {}){}",
-                         n.layers->first, n.layers->second, a, b,
-                         std::make_pair(a, b) == *n.layers ? "" : " (differs)");
+    for (int g = 0; g < per_host; ++g) {
+      const int rank = n.rank * per_host + g;
+      out += fmt::format("# rank {}: {} MLX_RANK={}", rank, n.host->name, rank);
+      if (nccl) out += fmt::format(" CUDA_VISIBLE_DEVICES={}", g);
+      if (pipeline && n.layers && !nccl) {
+        auto [a, b] = mlx_lm_pipeline_range(total, size, rank);
+        out += fmt::format("; plan layers [{}, {}), mlx-lm --pipeline loads [{}, {}){}",
+                           n.layers->first, n.layers->second, a, b,
+                           std::make_pair(a, b) == *n.layers ? "" : " (differs)");
+      } else if (pipeline && n.layers) {
+        auto [a, b] = mlx_lm_pipeline_range(total, size, rank);
+        out += fmt::format("; mlx-lm --pipeline loads [{}, {})", a, b);
+      }
+      out += "\n";
     }
-    out += "\n";
   }
   std::string note = mlx_lm_split_note(in);
   if (!note.empty()) out += "# " + note + "\n";

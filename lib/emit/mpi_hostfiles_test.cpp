@@ -7,6 +7,8 @@
 
 #include <regex>
 
+#include "lib/emit/deepspeed_files.hpp"
+#include "lib/emit/torchrun_launch.hpp"
 #include "tests/launch_inputs.hpp"
 
 namespace meshplan {
@@ -39,6 +41,26 @@ TEST(mpi_hostfiles_test, without_a_plan_every_host_of_the_backend_gets_a_line) {
   auto lines = testing::command_lines(write_mpich_hostfile(in->input()));
   EXPECT_EQ(lines, (std::vector<std::string>{"m3-ultra-1:1", "m3-ultra-2:1", "m3-ultra-3:1",
                                              "m3-ultra-4:1"}));
+}
+
+// A host of 8 GPUs runs 8 processes: torchrun's --nproc_per_node for the same plan, the slots of
+// every hostfile (Open MPI and MPICH place a process per slot; DeepSpeed's runner.py counts a
+// host's slots as its GPUs, one process each) and the -np / -n of their commands.
+TEST(mpi_hostfiles_test, slots_are_the_gpus_of_each_host_as_torchrun_starts_them) {
+  auto in = testing::launch_inputs("tests/fixtures/launch/two_hgx_rails.yaml",
+                                   "tests/fixtures/launch/two_hgx_pipeline_plan.json");
+  std::string torchrun = write_torchrun(in->input());
+  ASSERT_NE(torchrun.find("--nproc_per_node=8"), std::string::npos) << torchrun;
+  std::string openmpi = write_openmpi_hostfile(in->input());
+  EXPECT_EQ(testing::command_lines(openmpi),
+            (std::vector<std::string>{"hgx-a slots=8 max_slots=8  # rank 0: hgx-a",
+                                      "hgx-b slots=8 max_slots=8  # rank 1: hgx-b"}));
+  EXPECT_NE(openmpi.find("-np 16 "), std::string::npos) << openmpi;
+  std::string mpich = write_mpich_hostfile(in->input());
+  EXPECT_EQ(testing::command_lines(mpich), (std::vector<std::string>{"hgx-a:8", "hgx-b:8"}));
+  EXPECT_NE(mpich.find("-n 16 "), std::string::npos) << mpich;
+  EXPECT_EQ(testing::command_lines(write_deepspeed_hostfile(in->input())),
+            (std::vector<std::string>{"hgx-a slots=8", "hgx-b slots=8"}));
 }
 
 }  // namespace

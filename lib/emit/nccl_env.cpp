@@ -14,7 +14,8 @@ std::vector<std::pair<std::string, std::string>> nccl_variables(const LaunchLayo
   std::vector<std::pair<std::string, std::string>> out = {{"NCCL_SOCKET_IFNAME", "=" + iface},
                                                           {"GLOO_SOCKET_IFNAME", iface}};
   const auto& devices = layout.nodes[node].rdma_devices;
-  if (!devices.empty()) {
+  // A Mac's rdma_enX devices are Thunderbolt RDMA for JACCL; NCCL does not run on macOS.
+  if (!devices.empty() && !layout.nodes[node].mac) {
     std::string hca = "=";
     for (size_t i = 0; i < devices.size(); ++i)
       hca += (i ? "," : "") + devices[i] + ":1";

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "lib/core/error.hpp"
 #include "lib/emit/emit_formats.hpp"
+#include "lib/emit/vllm_launch.hpp"
 
 namespace meshplan {
 namespace {
@@ -26,7 +28,21 @@ std::vector<std::string> node_options(const LaunchNode& n, const EmitInput& in) 
   return out;
 }
 
+// Whether the file ends with vLLM on Ray: one model's plan over NVIDIA hosts. Its variables
+// (VLLM_HOST_IP, NCCL's interfaces) go in front of each host's `ray start`: Ray's workers, where
+// vLLM's GPU processes run, inherit the environment of the node's raylet.
+bool runs_vllm(const EmitInput& in, const LaunchLayout& layout) {
+  if (!in.plan || !in.plan->models.empty()) return false;
+  for (const LaunchNode& n : layout.nodes)
+    if (n.cuda_gpus() == 0) return false;
+  return true;
+}
+
 }  // namespace
+
+bool ray_runs_an_engine(const EmitInput& in) {
+  return runs_vllm(in, build_launch_layout(in));
+}
 
 std::string write_ray_cluster(const EmitInput& in) {
   LaunchLayout layout = build_launch_layout(in);
@@ -43,10 +59,31 @@ std::string write_ray_cluster(const EmitInput& in) {
         "user@host for {}",
         layout.nodes[0].host->name);
 
+  const bool vllm = runs_vllm(in, layout);
+  std::optional<VllmShape> shape;
+  if (vllm) shape = vllm_shape(layout);
+  auto env = [&](size_t i) {
+    return shape ? vllm_node_env(layout, i, *shape)
+                 : std::vector<std::pair<std::string, std::string>>{};
+  };
   std::vector<std::string> head_start = {"ray", "start", "--head", fmt::format("--port={}", port),
                                          "--node-ip-address=" + head};
   for (auto& o : node_options(layout.nodes[0], in))
     head_start.push_back(o);
+  // One command serves every worker of `ray up`; it picks the host's own options by the addresses
+  // the host has (hostname -I on Linux, en0's on a Mac), so each gets what its manual line sets.
+  std::string worker_start = "case \" $(hostname -I 2>/dev/null || ipconfig getifaddr en0) \" in";
+  for (size_t i = 1; i < n; ++i) {
+    std::vector<std::string> rest = {"--node-ip-address=" + workers[i - 1]};
+    for (auto& o : node_options(layout.nodes[i], in))
+      rest.push_back(o);
+    worker_start +=
+        fmt::format(" *\" {} \"*) {} --address=\"$RAY_HEAD_IP\":{} {} ;;", workers[i - 1],
+                    shell_command(env(i), {"ray", "start"}), port, shell_command({}, rest));
+  }
+  worker_start +=
+      " *) echo 'ray-cluster.yaml: this host has none of the worker addresses' >&2; exit 1 ;; "
+      "esac";
 
   YAML::Emitter y;
   y << YAML::BeginMap;
@@ -62,11 +99,10 @@ std::string write_ray_cluster(const EmitInput& in) {
   y << YAML::Key << "min_workers" << YAML::Value << workers.size();
   y << YAML::Key << "max_workers" << YAML::Value << workers.size();
   y << YAML::Key << "head_start_ray_commands" << YAML::Value << YAML::BeginSeq << "ray stop"
-    << shell_command({}, head_start) + " --autoscaling-config=~/ray_bootstrap_config.yaml"
+    << shell_command(env(0), head_start) + " --autoscaling-config=~/ray_bootstrap_config.yaml"
     << YAML::EndSeq;
-  // One command for every worker: the head's address comes from Ray's own variable.
   y << YAML::Key << "worker_start_ray_commands" << YAML::Value << YAML::BeginSeq << "ray stop"
-    << fmt::format("ray start --address=$RAY_HEAD_IP:{}", port) << YAML::EndSeq;
+    << worker_start << YAML::EndSeq;
   y << YAML::EndMap;
 
   std::string out = "# Ray cluster on the plan's hosts: ray up FILE\n";
@@ -88,8 +124,13 @@ std::string write_ray_cluster(const EmitInput& in) {
     words.push_back("--node-ip-address=" + (i == 0 ? head : workers[i - 1]));
     for (auto& o : node_options(layout.nodes[i], in))
       words.push_back(o);
-    out += fmt::format("# on {}: {}\n", layout.nodes[i].host->name, shell_command({}, words));
+    out += fmt::format("# on {}: {}\n", layout.nodes[i].host->name, shell_command(env(i), words));
   }
+  if (vllm)
+    out += fmt::format(
+        "\n# Then vLLM on this Ray cluster, once, on {} (the head); it places its GPU workers "
+        "through Ray:\n# {}\n",
+        layout.nodes[0].host->name, vllm_ray_command(in, layout));
   return out;
 }
 

@@ -90,6 +90,65 @@ TEST(ray_cluster_test, manual_start_lines_pin_a_resource_and_memory_per_node) {
   EXPECT_EQ(n, 4) << text;
 }
 
+// The manual line of node `host` (its words after "# on HOST: ").
+std::string manual_line(const std::string& text, const std::string& host) {
+  size_t at = text.find("# on " + host + ": ");
+  EXPECT_NE(at, std::string::npos) << text;
+  size_t start = at + host.size() + 7;
+  return text.substr(start, text.find('\n', start) - start);
+}
+
+// `ray up` runs one worker command on every worker (with RAY_HEAD_IP set, autoscaler
+// command_runner): run on a host whose addresses include node-c's, it must start Ray with the
+// options of node-c's manual line, the head's address from RAY_HEAD_IP.
+TEST(ray_cluster_test, the_ray_up_worker_command_sets_what_each_manual_line_sets) {
+  auto in = testing::launch_inputs(testing::kLoopback, testing::kLoopbackPlan);
+  in->launch.user = "admin";
+  std::string text = write_ray_cluster(in->input());
+  YAML::Node y = YAML::Load(text);
+  auto workers = y["worker_start_ray_commands"].as<std::vector<std::string>>();
+  ASSERT_EQ(workers.size(), 2u);
+  for (const std::string host : {"node-c", "node-a"}) {
+    std::string address = host == "node-c" ? "127.0.0.3" : "127.0.0.1";
+    std::string fake = "hostname() { echo '192.0.2.7 " + address + "'; }\n";
+    std::string from_up = testing::run_recorded(
+        testing::temp_dir(), fake + "RAY_HEAD_IP=127.0.0.2\n" + workers[1] + "\n", {"ray"});
+    std::string by_hand =
+        testing::run_recorded(testing::temp_dir(), manual_line(text, host) + "\n", {"ray"});
+    EXPECT_EQ(from_up, by_hand) << workers[1];
+    EXPECT_NE(from_up.find("arg <--resources={\"node:" + host + "\":1}>"), std::string::npos)
+        << from_up;
+  }
+  // A host with none of the workers' addresses is refused, not started without its options.
+  EXPECT_THROW(
+      testing::run_recorded(testing::temp_dir(),
+                            "hostname() { echo 192.0.2.7; }\n" + workers[1] + "\n", {"ray"}),
+      std::runtime_error);
+}
+
+// Where Ray is written for one model on NVIDIA hosts, vLLM's command that uses it is written too:
+// `--distributed-executor-backend ray` on the head, each node's vLLM and NCCL variables in front
+// of its `ray start` (Ray's workers inherit the raylet's environment).
+TEST(ray_cluster_test, nvidia_hosts_get_vllm_on_ray_with_each_nodes_variables) {
+  auto in = testing::launch_inputs("tests/fixtures/launch/two_hgx_rails.yaml",
+                                   "tests/fixtures/launch/two_hgx_pipeline_plan.json");
+  in->launch.user = "admin";
+  in->launch.model = "meta-llama/Llama-3.1-405B";
+  EXPECT_TRUE(ray_runs_an_engine(in->input()));
+  std::string text = write_ray_cluster(in->input());
+  EXPECT_NE(text.find("# VLLM_PP_LAYER_PARTITION=70,56 vllm serve meta-llama/Llama-3.1-405B -tp 8 "
+                      "-pp 2 --distributed-executor-backend ray --host 0.0.0.0\n"),
+            std::string::npos)
+      << text;
+  std::string b = manual_line(text, "hgx-b");
+  EXPECT_EQ(b.rfind("VLLM_HOST_IP=10.0.0.2 NCCL_SOCKET_IFNAME==ib0 GLOO_SOCKET_IFNAME=ib0 ", 0), 0u)
+      << b;
+  EXPECT_NE(b.find(" ray start --address=10.0.0.1:6379 "), std::string::npos) << b;
+  // Macs run no engine on Ray: `emit all` leaves Ray out there.
+  auto macs = testing::launch_inputs(testing::kStudios);
+  EXPECT_FALSE(ray_runs_an_engine(macs->input()));
+}
+
 TEST(ray_cluster_test, needs_an_ssh_user) {
   auto in = testing::launch_inputs(testing::kStudios);
   EXPECT_THROW(write_ray_cluster(in->input()), Error);

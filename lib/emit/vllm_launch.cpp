@@ -8,23 +8,59 @@
 
 namespace meshplan {
 
+VllmShape vllm_shape(const LaunchLayout& layout) {
+  VllmShape s;
+  s.pipeline = layout.strategy != "tensor" && layout.strategy != "expert";
+  // A tensor or expert plan splits every layer over all the GPUs of all its nodes.
+  for (const LaunchNode& node : layout.nodes)
+    s.tp += node.processes();
+  s.pp = 1;
+  if (s.pipeline) {
+    // A pipeline's stages are its hosts, or the groups of GPUs inside them, tp GPUs each.
+    std::vector<int> counts = stage_layer_counts(layout, "vllm", s.tp);
+    s.pp = static_cast<int>(counts.size());
+    s.partition = fmt::format("{}", fmt::join(counts, ","));
+  }
+  return s;
+}
+
+std::vector<std::pair<std::string, std::string>> vllm_node_env(const LaunchLayout& layout,
+                                                               size_t node,
+                                                               const VllmShape& shape) {
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"VLLM_HOST_IP", layout.reachable(node, "VLLM_HOST_IP is the address other nodes reach")}};
+  for (auto& kv : nccl_variables(layout, node))
+    env.push_back(kv);
+  if (shape.pipeline) env.emplace_back("VLLM_PP_LAYER_PARTITION", shape.partition);
+  return env;
+}
+
+std::string vllm_ray_command(const EmitInput& in, const LaunchLayout& layout) {
+  VllmShape shape = vllm_shape(layout);
+  const std::string model = in.launch.model.empty() ? "MODEL" : in.launch.model;
+  std::vector<std::string> words = {"vllm",
+                                    "serve",
+                                    model,
+                                    "-tp",
+                                    std::to_string(shape.tp),
+                                    "-pp",
+                                    std::to_string(shape.pp),
+                                    "--distributed-executor-backend",
+                                    "ray",
+                                    "--host",
+                                    "0.0.0.0",
+                                    layout.strategy == "expert" ? "--enable-expert-parallel" : ""};
+  std::erase(words, std::string());
+  std::vector<std::pair<std::string, std::string>> env;
+  if (shape.pipeline) env.emplace_back("VLLM_PP_LAYER_PARTITION", shape.partition);
+  return shell_command(env, words);
+}
+
 std::string write_vllm(const EmitInput& in) {
   require_plan(in, "vllm", "-tp and -pp come from the plan's strategy and ranks");
   LaunchLayout layout = build_launch_layout(in);
   size_t n = layout.nodes.size();
-  bool pipeline = layout.strategy != "tensor" && layout.strategy != "expert";
-  // A pipeline's stages are its hosts, or the groups of GPUs inside them, tp GPUs each.
-  std::string partition;
-  // A tensor or expert plan splits every layer over all the GPUs of all its nodes.
-  int tp = 0;
-  for (const LaunchNode& node : layout.nodes)
-    tp += node.processes();
-  size_t stages = n;
-  if (pipeline) {
-    std::vector<int> counts = stage_layer_counts(layout, "vllm", tp);
-    stages = counts.size();
-    partition = fmt::format("{}", fmt::join(counts, ","));
-  }
+  VllmShape shape = vllm_shape(layout);
   std::string master =
       layout.reachable(0, "vLLM's master (node rank 0) needs an address every node reaches");
   int port = launch_port(in, kVllmDefaultMasterPort);
@@ -32,21 +68,16 @@ std::string write_vllm(const EmitInput& in) {
   std::string out =
       fmt::format("# vLLM over {} nodes ({} plan): run node 0's line first, then the others.\n", n,
                   layout.strategy == "hybrid" ? "hybrid"
-                  : pipeline                  ? "pipeline"
+                  : shape.pipeline            ? "pipeline"
                                               : layout.strategy);
   for (size_t i = 0; i < n; ++i) {
-    std::vector<std::pair<std::string, std::string>> env = {
-        {"VLLM_HOST_IP", layout.reachable(i, "VLLM_HOST_IP is the address other nodes reach")}};
-    for (auto& kv : nccl_variables(layout, i))
-      env.push_back(kv);
-    if (pipeline) env.emplace_back("VLLM_PP_LAYER_PARTITION", partition);
     std::vector<std::string> words = {"vllm",
                                       "serve",
                                       model,
                                       "-tp",
-                                      std::to_string(tp),
+                                      std::to_string(shape.tp),
                                       "-pp",
-                                      std::to_string(pipeline ? stages : 1),
+                                      std::to_string(shape.pp),
                                       "--nnodes",
                                       std::to_string(n),
                                       "--node-rank",
@@ -54,11 +85,12 @@ std::string write_vllm(const EmitInput& in) {
                                       "--master-addr",
                                       master,
                                       "--master-port",
-                                      std::to_string(port)};
-    if (layout.strategy == "expert") words.push_back("--enable-expert-parallel");
-    if (i > 0) words.push_back("--headless");
+                                      std::to_string(port),
+                                      layout.strategy == "expert" ? "--enable-expert-parallel" : "",
+                                      i > 0 ? "--headless" : ""};
+    std::erase(words, std::string());
     out += fmt::format("\n# node {}: {}\n", i, layout.nodes[i].host->name);
-    out += shell_command(env, words) + "\n";
+    out += shell_command(vllm_node_env(layout, i, shape), words) + "\n";
   }
   return out;
 }

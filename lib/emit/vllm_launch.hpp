@@ -7,10 +7,30 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/emit/launch_nodes.hpp"
 
 namespace meshplan {
 
 struct EmitInput;
+
+// -tp and -pp of a plan, and its layer counts per stage (VLLM_PP_LAYER_PARTITION) for pipelines.
+struct VllmShape {
+  bool pipeline = false;
+  int tp = 0;
+  int pp = 1;
+  std::string partition;
+};
+VllmShape vllm_shape(const LaunchLayout& layout);
+
+// The variables in front of node `node`'s engine: VLLM_HOST_IP, NCCL/Gloo interfaces, the split.
+std::vector<std::pair<std::string, std::string>> vllm_node_env(const LaunchLayout& layout,
+                                                               size_t node, const VllmShape& shape);
+
+// With Ray's executor (vLLM on a running Ray cluster): the one `vllm serve` line, run on the head.
+std::string vllm_ray_command(const EmitInput& in, const LaunchLayout& layout);
 
 inline constexpr int kVllmDefaultMasterPort = 29501;  // vllm/config/parallel.py master_port
 
