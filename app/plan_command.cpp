@@ -5,6 +5,7 @@
 #include "app/topology_args.hpp"
 
 #include "lib/core/error.hpp"
+#include "lib/core/shell_quote.hpp"
 #include "lib/core/units.hpp"
 #include "lib/models/expert_load.hpp"
 #include "lib/models/model_loader.hpp"
@@ -171,6 +172,18 @@ int run_workload(const PlanOptions& o, const PlanRequest& request, AppContext& c
   return 0;
 }
 
+// The plan's last line: the command that writes its launch files (LAUNCH.md says what to run).
+std::string launch_line(const std::string& cluster, const std::string& output) {
+  const std::string c = cluster == "-" ? "CLUSTER" : shell_quote(cluster);
+  if (output.empty())
+    return fmt::format(
+        "Launch: save the plan (-o plan.json), then meshplan emit all -c {} --plan plan.json -o "
+        "launch/\n",
+        c);
+  return fmt::format("Launch: meshplan emit all -c {} --plan {} -o launch/\n", c,
+                     shell_quote(output));
+}
+
 int run_plan(const PlanOptions& o, AppContext& ctx) {
   // Cheap arguments and the model first: a typo should not wait for a large cluster file.
   PlanRequest request = o.request;
@@ -247,7 +260,7 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   if (o.json)
     ctx.console.data(json);
   else if (o.output != "-")
-    ctx.console.data(render_plan(plan));
+    ctx.console.data(render_plan(plan) + launch_line(o.cluster, o.output));
   return 0;
 }
 

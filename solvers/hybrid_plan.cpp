@@ -226,6 +226,14 @@ Plan expand(const Plan& merged, const std::map<std::string, const Group*>& by_na
   return plan;
 }
 
+// Whether every rank of the plan is in one tensor-parallel group: a single stage of all its hosts.
+bool one_group(const Plan& plan) {
+  if (plan.ranks.empty() || plan.ranks.front().tp_group.empty()) return false;
+  for (const RankPlan& r : plan.ranks)
+    if (r.tp_group != plan.ranks.front().tp_group) return false;
+  return plan.ranks.front().tp_group.size() == plan.ranks.size();
+}
+
 }  // namespace
 
 StrategyOutcome plan_hybrid(const PlanningProblem& problem, const Clock& clock) {
@@ -305,6 +313,13 @@ StrategyOutcome plan_hybrid(const PlanningProblem& problem, const Clock& clock) 
           t.plan = expand(*o.plan, by_name, problem, replicated);
         else
           t.why_not = "its fastest pipeline uses none of the groups";
+        // One group and nothing else is no pipeline of groups: it is the tensor plan over those
+        // hosts, which the tensor strategy plans (and engines run) as such.
+        if (t.plan && one_group(*t.plan)) {
+          t.plan.reset();
+          t.why_not =
+              "its fastest pipeline is one group alone: the tensor plan (--strategy tensor)";
+        }
       } else {
         t.why_not = o.reason;
       }
@@ -328,8 +343,13 @@ StrategyOutcome plan_hybrid(const PlanningProblem& problem, const Clock& clock) 
     }
   }
   if (!best) {
-    out.reason =
-        fmt::format("no grouping of the hosts holds {}: {}", model.name, tried.front().why_not);
+    const bool all_one = std::all_of(tried.begin(), tried.end(), [](const Tried& t) {
+      return t.why_not.starts_with("its fastest pipeline is one group alone");
+    });
+    out.reason = all_one ? "every grouping's fastest pipeline is one group alone: the tensor plan "
+                           "over its hosts (--strategy tensor)"
+                         : fmt::format("no grouping of the hosts holds {}: {}", model.name,
+                                       tried.front().why_not);
     return out;
   }
 

@@ -42,22 +42,22 @@ TEST(strategy_planner_test, auto_returns_the_fastest_and_lists_the_others) {
   ASSERT_EQ(plan.alternatives.size(), 3u);
   for (const auto& a : plan.alternatives) {
     EXPECT_NE(a.strategy, plan.strategy);
-    ASSERT_TRUE(a.feasible) << a.strategy << ": " << a.reason;
-    EXPECT_FALSE(a.hosts.empty());
     if (a.strategy == "hybrid") {
-      // One group of all four Macs is the tensor plan itself, planned by other code: the same
-      // prediction, and the tie goes to the tensor plan.
-      EXPECT_NEAR(a.decode_tokens_per_s, plan.predicted.decode_tokens_per_s,
-                  1e-9 * plan.predicted.decode_tokens_per_s);
-      EXPECT_EQ(a.reason, "as fast as the tensor plan");
+      // One group of all four Macs is not a pipeline of groups: it is the tensor plan, planned
+      // and launched as one, so the hybrid strategy names it instead of repeating it.
+      EXPECT_FALSE(a.feasible);
+      EXPECT_NE(a.reason.find("the tensor plan"), std::string::npos) << a.reason;
       continue;
     }
+    ASSERT_TRUE(a.feasible) << a.strategy << ": " << a.reason;
+    EXPECT_FALSE(a.hosts.empty());
     EXPECT_LT(a.decode_tokens_per_s, plan.predicted.decode_tokens_per_s) << a.strategy;
     EXPECT_NE(a.reason.find("slower than the " + plan.strategy + " plan"), std::string::npos)
         << a.reason;
   }
   // Each strategy asked for alone gives the figure listed for it.
   for (const auto& a : plan.alternatives) {
+    if (!a.feasible) continue;
     PlanRequest alone = r;
     alone.strategy = a.strategy;
     Plan p = plan_model(example(), Catalog::builtin(), model("qwen3-235b-a22b-8bit"), alone,

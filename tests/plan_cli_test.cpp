@@ -455,3 +455,42 @@ TEST(plan_cli_test, hybrid_plans_reach_vllm_dot_and_the_plan_reader) {
 
 }  // namespace
 }  // namespace meshplan
+
+namespace meshplan {
+namespace {
+
+// The README's first command plans the bundled Mac Studios; its answer ends with the command that
+// launches it, and that command, run as printed, writes an mlx.launch line that runs the plan (a
+// tensor plan over the four hosts: mlx-lm without --pipeline, the JACCL hostfile of all four).
+TEST(plan_cli_test, the_main_job_ends_with_a_launch_command_that_works_as_printed) {
+  std::string dir = testing::temp_dir();
+  std::string plan = dir + "/plan.json";
+  auto r = run_meshplan({"plan", "-c", kM3, "-m", "deepseek-v3.1-4bit", "-o", plan});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string launch = "Launch: meshplan emit all -c " + kM3 + " --plan " + plan + " -o launch/\n";
+  ASSERT_GE(r.out.size(), launch.size());
+  EXPECT_EQ(r.out.substr(r.out.size() - launch.size()), launch) << r.out;
+  EXPECT_EQ(
+      r.out.rfind("deepseek-v3.1-4bit (61 layers, 351.7 GiB) as tensor parallel over 4 hosts", 0),
+      0u)
+      << r.out;
+  auto e = run_meshplan({"emit", "all", "-c", kM3, "--plan", plan, "-o", dir + "/launch"});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  std::string mlx = read_text(dir + "/launch/mlx-launch.sh");
+  EXPECT_NE(mlx.find("mlx.launch --hostfile mlx-hostfile.json --backend jaccl -- mlx_lm.server "
+                     "--model MODEL --host 0.0.0.0\n"),
+            std::string::npos)
+      << mlx;
+  auto hostfile = json::parse(read_text(dir + "/launch/mlx-hostfile.json"));
+  EXPECT_EQ(hostfile["hosts"].size(), 4u);
+  // Without -o the line says to save the plan first.
+  auto unsaved = run_meshplan({"plan", "-c", kM3, "-m", "llama-3.1-8b-4bit"});
+  ASSERT_EQ(unsaved.exit_code, 0) << unsaved.err;
+  EXPECT_NE(unsaved.out.find("Launch: save the plan (-o plan.json), then meshplan emit all -c " +
+                             kM3 + " --plan plan.json -o launch/\n"),
+            std::string::npos)
+      << unsaved.out;
+}
+
+}  // namespace
+}  // namespace meshplan
