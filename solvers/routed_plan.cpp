@@ -90,6 +90,7 @@ double slowest_chain_s(const RoutedInstance& in, const RoutedLayout& layout, con
 
 Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
                  const PlanRequest& request, const RoutedRequest& routed, const Clock& clock) {
+  const double began = clock.now_seconds();
   PlanningProblem problem(cluster, catalog, model, request);
   const PlanInputs& in = problem.inputs();
   // Streams per host: as asked, as the profile was measured, or the count whose starting layouts
@@ -119,9 +120,11 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
     }
   }
   Built b = build(cluster, problem, model, request, routed, streams);
+  const double built = clock.now_seconds();
   RoutedOptions options;
   options.time_limit_s = routed.time_limit_s;
   options.clock = &clock;
+  options.started_at = routed.started_at >= 0 ? routed.started_at : began;
   RoutedSolution s = solve_routed(b.instance, options);
   if (s.flow.total <= 0) {
     bool any = std::any_of(b.instance.hosts.begin(), b.instance.hosts.end(),
@@ -152,6 +155,10 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   routing.optimal = s.optimal;
   routing.proof = s.proof;
   routing.nodes = s.nodes;
+  if (routed.timings) {
+    routed.timings->push_back({"host tables and streams per host", built - began});
+    routed.timings->insert(routed.timings->end(), s.phases.begin(), s.phases.end());
+  }
   std::vector<size_t> used;
   for (size_t i = 0; i < ri.hosts.size(); ++i)
     if (s.layout[i].used() && s.flow.host[i] > 1e-9) used.push_back(i);
