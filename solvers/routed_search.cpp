@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "solvers/routed_greedy.hpp"
+#include "solvers/routed_regions.hpp"
 #include "solvers/routed_stage_program.hpp"
 #include "solvers/routed_stages.hpp"
 
@@ -185,6 +186,14 @@ RoutedSolution solve_routed(const RoutedInstance& in, const RoutedOptions& optio
     if (p.tokens_per_s > out.greedy.tokens_per_s) out.greedy = std::move(p);
   }
   phase("stage program");
+  {
+    // Where slow links join regions: each region's own layout, side by side (a third of the time
+    // left).
+    const double now = clock.now_seconds();
+    Chains r = regional_layout(in, clock, now + std::max(0.0, deadline - now) / 3);
+    if (r.tokens_per_s > out.greedy.tokens_per_s) out.greedy = std::move(r);
+  }
+  phase("regions");
 
   Search search(in, options, clock, deadline);
   // Local moves from the best starting layout, for at most half the time left: the branch and
