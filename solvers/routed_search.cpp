@@ -170,11 +170,11 @@ RoutedSolution solve_routed(const RoutedInstance& in, const RoutedOptions& optio
     out.stages = best_kind_stages(in, groups, low, out.bound.tokens_per_s);
   phase("stage layouts");
   {
-    // Perturbed sweeps for at most a quarter of the time left.
+    // The bisection from 0, as the plain sweep runs it (so the result is never below that), then
+    // perturbed sweeps for at most a quarter of the time left.
     const double now = clock.now_seconds();
-    out.greedy =
-        greedy_stage_layout(in, groups, std::max(low, out.stages.tokens_per_s),
-                            out.bound.tokens_per_s, clock, now + std::max(0.0, deadline - now) / 4);
+    out.greedy = greedy_stage_layout(in, groups, 0, out.bound.tokens_per_s, clock,
+                                     now + std::max(0.0, deadline - now) / 4);
   }
   phase("sweep over shared boundaries");
   {
