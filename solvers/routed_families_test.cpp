@@ -39,7 +39,9 @@ TEST(RoutedFamilies, RegionsAreJoinedBySlowLinks) {
   const RoutedInstance one = generate_routed_instance("one-region", 24, 80, 3);
   for (size_t i = 0; i < 24; ++i)
     for (size_t j = 0; j < 24; ++j)
-      if (i != j) EXPECT_EQ(one.link[i][j], 61035);
+      if (i != j) {
+        EXPECT_EQ(one.link[i][j], 61035);
+      }
   const RoutedInstance four = generate_routed_instance("four-regions", 24, 80, 3);
   int slow = 0;
   for (size_t i = 0; i < 24; ++i)
