@@ -127,21 +127,31 @@ Chains program_stage_layout(const RoutedInstance& in,
     const std::vector<int> count =
         solve(stages, groups, in.layers, std::min(0.25, deadline - clock.now_seconds()));
     if (count.empty()) return false;
-    RoutedLayout layout(in.hosts.size());
-    std::vector<size_t> next(groups.size(), 0);
-    int at = 0;
-    for (size_t s = 0; s < stages.size(); ++s)
-      for (int c = 0; c < count[s]; ++c) {
+    std::vector<size_t> picks;  // stage indices, one per stage of the layout
+    for (size_t k = 0; k < stages.size(); ++k)
+      picks.insert(picks.end(), static_cast<size_t>(count[k]), k);
+    // The order does not matter on a switch but at the ends: the last stage pays the LM head, so
+    // each stage is tried last.
+    for (size_t last = 0; last < picks.size(); ++last) {
+      if (last > 0 && picks[last] == picks[last - 1]) continue;
+      std::vector<size_t> order = picks;
+      std::rotate(order.begin() + static_cast<long>(last),
+                  order.begin() + static_cast<long>(last) + 1, order.end());
+      RoutedLayout layout(in.hosts.size());
+      std::vector<size_t> next(groups.size(), 0);
+      int at = 0;
+      for (size_t k : order) {
         for (size_t g = 0; g < groups.size(); ++g)
-          for (int k = 0; k < stages[s].hosts[g]; ++k)
-            layout[groups[g][next[g]++]] = {at, at + stages[s].length};
-        at += stages[s].length;
+          for (int c = 0; c < stages[k].hosts[g]; ++c)
+            layout[groups[g][next[g]++]] = {at, at + stages[k].length};
+        at += stages[k].length;
       }
-    const double f = routed_max_flow(in, layout).total;
-    if (f > out.tokens_per_s) {
-      out.tokens_per_s = f;
-      out.layout = layout;
-      out.chains = 1;
+      const double f = routed_max_flow(in, layout).total;
+      if (f > out.tokens_per_s) {
+        out.tokens_per_s = f;
+        out.layout = layout;
+        out.chains = 1;
+      }
     }
     return true;
   };
