@@ -185,6 +185,15 @@ std::string launch_line(const std::string& cluster, const std::string& output) {
 }
 
 int run_plan(const PlanOptions& o, AppContext& ctx) {
+  // -v says where the wall time went: loading the inputs, then the planner's own steps.
+  const double began = ctx.clock.now_seconds();
+  std::vector<std::pair<std::string, double>> timings;
+  double mark = began;
+  auto step = [&](const char* name) {
+    const double now = ctx.clock.now_seconds();
+    timings.push_back({name, now - mark});
+    mark = now;
+  };
   // Cheap arguments and the model first: a typo should not wait for a large cluster file.
   PlanRequest request = o.request;
   if (request.min_stream_tps < 0)
@@ -205,7 +214,11 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   for (const auto& p : o.pins)
     request.pins.push_back(parse_pin(p));
   ModelDesc model = load_model(o.model, o.quant, ctx.fs);
+  step("model");
   RoutedRequest routed;
+  routed.started_at = began;
+  std::vector<std::pair<std::string, double>> routed_timings;
+  routed.timings = &routed_timings;
   if (request.strategy == "routed") {
     if (request.objective == "latency")
       throw input_error("--strategy routed plans for --objective throughput, not latency");
@@ -218,6 +231,7 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
           o.profile);
     routed.profile = parse_throughput_profile(read_input(ctx, o.profile), o.profile);
     routed.profile_where = o.profile;
+    step("profile");
   }
   routed.model_id = o.model;
   routed.consider_in_auto = true;
@@ -225,6 +239,7 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
     request.expert_load = parse_expert_load(read_input(ctx, o.expert_load), o.expert_load, model);
   }
   Cluster cluster = read_cluster_arg(ctx, o.cluster);
+  step("cluster");
   Plan plan;
   try {
     plan = request.serving() ? plan_serving(cluster, ctx.catalog, model, request, ctx.clock, routed)
@@ -242,6 +257,7 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
     }
     throw;
   }
+  step("plan");
   // -v: the figures behind the prediction, per candidate host.
   for (const HostInfo& h : plan.hosts)
     ctx.console.info(fmt::format(
@@ -261,6 +277,18 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
     ctx.console.data(json);
   else if (o.output != "-")
     ctx.console.data(render_plan(plan) + launch_line(o.cluster, o.output));
+  step("output");
+  std::string spent;
+  for (const auto& [name, s] : timings)
+    spent += fmt::format("{}{} {:.3f} s", spent.empty() ? "" : ", ", name, s);
+  ctx.console.info(
+      fmt::format("time: {:.3f} s in all ({})", ctx.clock.now_seconds() - began, spent));
+  if (!routed_timings.empty()) {
+    spent.clear();
+    for (const auto& [name, s] : routed_timings)
+      spent += fmt::format("{}{} {:.3f} s", spent.empty() ? "" : ", ", name, s);
+    ctx.console.info(fmt::format("time in the routed planner: {}", spent));
+  }
   return 0;
 }
 

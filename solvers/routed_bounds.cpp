@@ -6,6 +6,8 @@
 #include <functional>
 #include <numeric>
 
+#include "solvers/routed_cuts.hpp"
+
 namespace meshplan {
 namespace {
 
@@ -145,6 +147,15 @@ RoutedBound routed_upper_bound(const RoutedInstance& in) {
           "every token passes each layer once and the LM head once: flow x layers + the head's "
           "time on the exit hosts, in layer passes, <= the sum over hosts of max_k k x t(k)";
     }
+  }
+  if (const double cut = per_layer_cut_bound(in, b.tokens_per_s);
+      cut < b.tokens_per_s * (1 - 1e-9)) {
+    b.tokens_per_s = cut;
+    b.method =
+        "per-layer cuts: the hosts on each layer carry the whole flow, so with a cover rounded for "
+        "m = 1..8 (sum over a layer's hosts of floor(m x min(t(k), flow) / flow) + 1 >= m + 1), "
+        "mixed with the layer work (flow x layers <= sum of k x min(t(k), flow)), each host at its "
+        "best k";
   }
   if (entry < b.tokens_per_s) {
     b.tokens_per_s = entry;

@@ -6,6 +6,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "lib/cluster/catalog.hpp"
 #include "lib/cluster/cluster.hpp"
@@ -23,6 +25,11 @@ struct RoutedRequest {
   std::string profile_where;  // the file, for messages
   std::string model_id;       // what the user named with -m, matched against the profile's model
   double time_limit_s = 1.5;
+  // When the command began (on the plan's clock): loading and the choice of streams count in the
+  // time limit. Negative: when plan_routed begins.
+  double started_at = -1;
+  // Where the routed planner's time went (step, seconds) is added here when set, for -v.
+  std::vector<std::pair<std::string, double>>* timings = nullptr;
   // --strategy auto with --objective throughput also plans routed serving (over two hosts or
   // more) and keeps it when it serves more. Off for callers that plan groups (workloads).
   bool consider_in_auto = false;

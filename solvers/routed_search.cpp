@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "solvers/routed_greedy.hpp"
+#include "solvers/routed_regions.hpp"
+#include "solvers/routed_stage_program.hpp"
 #include "solvers/routed_stages.hpp"
 
 namespace meshplan {
@@ -20,9 +23,9 @@ struct Group {
 
 class Search {
  public:
-  Search(const RoutedInstance& in, const RoutedOptions& options, const Clock& clock)
-      : in_(in), options_(options), clock_(clock), cur_(in.hosts.size()) {
-    deadline_ = clock.now_seconds() + options.time_limit_s;
+  Search(const RoutedInstance& in, const RoutedOptions& options, const Clock& clock,
+         double deadline)
+      : in_(in), options_(options), clock_(clock), cur_(in.hosts.size()), deadline_(deadline) {
     const size_t L = static_cast<size_t>(in.layers);
     for (std::vector<size_t>& members : interchangeable_hosts(in)) {
       Group g;
@@ -136,7 +139,7 @@ class Search {
   RoutedLayout best_layout_;
   int64_t nodes_ = 0;
   bool stopped_ = false;
-  double deadline_ = 0;
+  double deadline_;
 };
 
 }  // namespace
@@ -145,23 +148,72 @@ RoutedSolution solve_routed(const RoutedInstance& in, const RoutedOptions& optio
   SteadyClock steady;
   const Clock& clock = options.clock ? *options.clock : steady;
   const double started = clock.now_seconds();
+  const double deadline =
+      (options.started_at >= 0 ? options.started_at : started) + options.time_limit_s;
   RoutedSolution out;
+  double mark = started;
+  auto phase = [&](const char* name) {
+    const double now = clock.now_seconds();
+    out.phases.push_back({name, now - mark});
+    mark = now;
+  };
   out.bound = routed_upper_bound(in);
+  phase("upper bound");
   out.pipeline = best_pipeline(in, std::vector<bool>(in.hosts.size(), true));
+  phase("single pipeline");
   out.replicas = greedy_replicas(in);
+  phase("disjoint replicas");
   const auto groups = interchangeable_hosts(in);
   out.stages = best_stage_layout(in, groups);
-  if (out.stages.tokens_per_s <= 0) {
-    const double low = std::max(out.pipeline.tokens_per_s, out.replicas.tokens_per_s);
+  const double low = std::max(out.pipeline.tokens_per_s, out.replicas.tokens_per_s);
+  if (out.stages.tokens_per_s <= 0)
     out.stages = best_kind_stages(in, groups, low, out.bound.tokens_per_s);
+  phase("stage layouts");
+  {
+    // The bisection from 0, as the plain sweep runs it (so the result is never below that), then
+    // perturbed sweeps for at most a quarter of the time left.
+    const double now = clock.now_seconds();
+    out.greedy = greedy_stage_layout(in, groups, 0, out.bound.tokens_per_s, clock,
+                                     now + std::max(0.0, deadline - now) / 4);
   }
+  phase("sweep over shared boundaries");
+  {
+    // The stage program for at most a third of the time left.
+    const double now = clock.now_seconds();
+    const double best = std::max({low, out.stages.tokens_per_s, out.greedy.tokens_per_s});
+    Chains p = program_stage_layout(in, groups, best, out.bound.tokens_per_s, clock,
+                                    now + std::max(0.0, deadline - now) / 3);
+    if (p.tokens_per_s > out.greedy.tokens_per_s) out.greedy = std::move(p);
+  }
+  phase("stage program");
+  {
+    // Where slow links join regions: each region's own layout, side by side (a third of the time
+    // left).
+    const double now = clock.now_seconds();
+    Chains r = regional_layout(in, clock, now + std::max(0.0, deadline - now) / 3);
+    if (r.tokens_per_s > out.greedy.tokens_per_s) out.greedy = std::move(r);
+  }
+  phase("regions");
 
-  Search search(in, options, clock);
+  Search search(in, options, clock, deadline);
+  // Local moves from the best starting layout, for at most half the time left: the branch and
+  // bound needs the rest, and starts from what they reach.
+  Chains seed = out.greedy;
+  for (const Chains* c : {&out.pipeline, &out.replicas, &out.stages})
+    if (c->tokens_per_s > seed.tokens_per_s) seed = *c;
   search.start_from(out.pipeline.tokens_per_s, out.pipeline.layout);
   search.start_from(out.replicas.tokens_per_s, out.replicas.layout);
   search.start_from(out.stages.tokens_per_s, out.stages.layout);
+  search.start_from(out.greedy.tokens_per_s, out.greedy.layout);
+  if (seed.tokens_per_s > 0 && seed.tokens_per_s < out.bound.tokens_per_s * (1 - 1e-9)) {
+    const double now = clock.now_seconds();
+    out.moves = improve_by_moves(in, seed, clock, now + std::max(0.0, deadline - now) / 2);
+    search.start_from(seed.tokens_per_s, seed.layout);
+  }
+  phase("local moves");
   const bool at_bound = [&] { return search.best() >= out.bound.tokens_per_s * (1 - 1e-9); }();
   if (!at_bound && in.layers > 0 && !in.hosts.empty()) search.run();
+  phase("branch and bound");
   out.layout = search.best_layout();
   if (out.layout.empty()) out.layout.assign(in.hosts.size(), {});
   out.flow = routed_max_flow(in, out.layout);
