@@ -94,8 +94,8 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   PlanningProblem problem(cluster, catalog, model, request);
   const PlanInputs& in = problem.inputs();
   // Streams per host: as asked, as the profile was measured, or the count whose starting layouts
-  // (best pipeline, replicas) carry the most, of those tried within a third of the time limit (on
-  // 42 hosts each count takes a tenth of a second or more).
+  // (best pipeline, replicas) carry the most: every count up to kRoutedSureStreams, larger ones
+  // within a third of the time limit (on 42 hosts each count takes a tenth of a second or more).
   const double start = routed.started_at >= 0 ? routed.started_at : began;
   int streams = request.concurrency;
   if (streams <= 0 && routed.profile && routed.profile->concurrency > 0)
@@ -104,7 +104,9 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
     double best = -1;
     streams = 1;
     for (int n = 1; n <= kRoutedMaxStreams; n *= 2) {
-      if (n > 1 && clock.now_seconds() - start > routed.time_limit_s / 3) break;
+      // Up to kRoutedSureStreams every count is weighed whatever the clock says, so that a busy
+      // machine plans what an idle one does; larger counts only while a third of the time is left.
+      if (n > kRoutedSureStreams && clock.now_seconds() - start > routed.time_limit_s / 3) break;
       Built b = build(cluster, problem, model, request, routed, n);
       Chains c = best_pipeline(b.instance, std::vector<bool>(in.size(), true));
       Chains r = greedy_replicas(b.instance);

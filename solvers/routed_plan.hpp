@@ -37,6 +37,7 @@ struct RoutedRequest {
 
 // Streams per host tried when --concurrency is not given.
 inline constexpr int kRoutedMaxStreams = 256;
+inline constexpr int kRoutedSureStreams = 16;  // counts always weighed, however long they take
 
 // The routed plan. Throws a failure when no host holds a layer, or no layout reaches the last
 // layer.
