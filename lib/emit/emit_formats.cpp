@@ -53,6 +53,14 @@ std::string teardown(const EmitInput& in) {
   return render_teardown(host_setups(in.topology.fabric, in.topology.subnets));
 }
 
+// vLLM, torchrun, DeepSpeed, MPI launchers and NCCL are for Linux hosts: `emit all` leaves them out
+// of a plan with a Mac (asked for by name they are still written).
+bool no_mac(const EmitInput& in) {
+  for (const LaunchNode& n : build_launch_layout(in).nodes)
+    if (n.mac) return false;
+  return true;
+}
+
 // MLX runs on all Macs (or CPUs), or on NVIDIA hosts of one GPU count, not on a mix.
 bool mlx_applies(const EmitInput& in) {
   return mlx_runs_on(build_launch_layout(in));
@@ -107,23 +115,23 @@ const std::vector<EmitFormat>& emit_formats() {
       {"openmpi-hostfile",
        "Open MPI hostfile (mpirun --hostfile): hosts in rank order, slots = GPUs per host (else "
        "1)",
-       write_openmpi_hostfile, "openmpi.hostfile"},
+       write_openmpi_hostfile, "openmpi.hostfile", false, no_mac},
       {"mpich-hostfile",
        "MPICH Hydra host file (mpiexec -f): host:N in rank order, N = GPUs per host (else 1)",
-       write_mpich_hostfile, "mpich.hostfile"},
+       write_mpich_hostfile, "mpich.hostfile", false, no_mac},
       {"deepspeed-hostfile",
        "DeepSpeed hostfile: `host slots=N` in rank order, N = GPUs per host (else 1), launch "
        "command as a comment",
-       write_deepspeed_hostfile, "deepspeed.hostfile"},
+       write_deepspeed_hostfile, "deepspeed.hostfile", false, no_mac},
       {"deepspeed-env",
        "DeepSpeed's .deepspeed_env: KEY=VALUE lines only (NCCL/Gloo interfaces, --env)",
-       write_deepspeed_env, ".deepspeed_env"},
+       write_deepspeed_env, ".deepspeed_env", false, no_mac},
       {"torchrun",
        "per node, the torchrun command (static rendezvous on rank 0) with its NCCL/Gloo variables",
-       write_torchrun, "torchrun.sh"},
+       write_torchrun, "torchrun.sh", false, no_mac},
       {"nccl-env",
        "per rank, NCCL_SOCKET_IFNAME / NCCL_IB_HCA in exact = forms and GLOO_SOCKET_IFNAME",
-       write_nccl_env, "nccl-env.sh"},
+       write_nccl_env, "nccl-env.sh", false, no_mac},
       {"llama-rpc",
        "llama.cpp: rpc-server per rank, then llama-server with --rpc and --tensor-split (needs "
        "--plan)",
@@ -134,7 +142,7 @@ const std::vector<EmitFormat>& emit_formats() {
        "per node, vllm serve with -tp, -pp, --nnodes, --node-rank, --master-addr (needs --plan); "
        "-tp is the GPUs each layer is split over, -pp the pipeline's stages (hosts, or a host's "
        "groups of GPUs)",
-       write_vllm, "vllm.sh", true},
+       write_vllm, "vllm.sh", true, no_mac},
       {"ray-cluster",
        "Ray local-provider YAML for ray up, the ray start line of each host and, on NVIDIA hosts, "
        "vLLM on Ray",

@@ -48,6 +48,29 @@ TEST(launch_guide_test, emit_all_needs_a_plan_and_leaves_llama_out_of_tensor_pla
   EXPECT_FALSE(files.count("ray-cluster.yaml"));
   EXPECT_NE(files.at("LAUNCH.md").find("no engine of this plan runs on Ray"), std::string::npos);
   EXPECT_NE(files.at("LAUNCH.md").find("llama.cpp RPC is not written"), std::string::npos);
+  // Linux launchers (vLLM, torchrun, DeepSpeed, MPI, NCCL) are not written for Macs.
+  for (const char* linux_only : {"vllm.sh", "torchrun.sh", "deepspeed.hostfile", ".deepspeed_env",
+                                 "openmpi.hostfile", "mpich.hostfile", "nccl-env.sh"})
+    EXPECT_FALSE(files.count(linux_only)) << linux_only;
+  EXPECT_TRUE(files.count("mlx-launch.sh"));
+}
+
+// Two HGX nodes: the Linux launchers, MLX on nccl, llama.cpp for the layer split and, with the
+// ssh user, Ray with vLLM on it; each names exactly the plan's two hosts.
+TEST(launch_guide_test, emit_all_for_nvidia_hosts_writes_their_engines) {
+  auto in = testing::launch_inputs("tests/fixtures/launch/two_hgx_rails.yaml",
+                                   "tests/fixtures/launch/two_hgx_pipeline_plan.json");
+  in->launch.user = "admin";
+  auto files = emit_all(in->input());
+  for (const char* f : {"vllm.sh", "torchrun.sh", "deepspeed.hostfile", "openmpi.hostfile",
+                        "mpich.hostfile", "nccl-env.sh", "mlx-launch.sh", "mlx-hostfile.json",
+                        "llama-rpc.sh", "ray-cluster.yaml", "LAUNCH.md"}) {
+    ASSERT_TRUE(files.count(f)) << f;
+    const std::string& text = files.at(f);
+    EXPECT_NE(text.find("hgx-a"), std::string::npos) << f;
+    EXPECT_NE(text.find("hgx-b"), std::string::npos) << f;
+  }
+  EXPECT_FALSE(files.count("setup.sh"));  // no Thunderbolt
 }
 
 }  // namespace
