@@ -168,6 +168,15 @@ RoutedBound routed_upper_bound(const RoutedInstance& in) {
   return b;
 }
 
+void keep_if_better(Chains& best, const RoutedInstance& in, const RoutedLayout& layout) {
+  const double f = routed_max_flow(in, layout).total;
+  if (f > best.tokens_per_s) {
+    best.tokens_per_s = f;
+    best.layout = layout;
+    best.chains = 1;
+  }
+}
+
 Chains best_pipeline(const RoutedInstance& in, const std::vector<bool>& allowed) {
   const int L = in.layers;
   const size_t n = in.hosts.size();

@@ -50,6 +50,9 @@ struct Chains {
 // otherwise the layout found is measured on the real links.
 Chains best_pipeline(const RoutedInstance& instance, const std::vector<bool>& allowed);
 
+// Measures `layout`'s max flow and keeps it in `best` (as one chain) when it carries more.
+void keep_if_better(Chains& best, const RoutedInstance& instance, const RoutedLayout& layout);
+
 // Disjoint replicas: the best pipeline of the hosts left, taken again and again while one fits,
 // starting from all hosts, from every host that holds the whole model alone, or from chains of
 // hosts of one kind (the best of the three).

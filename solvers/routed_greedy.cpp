@@ -134,12 +134,7 @@ Chains greedy_stage_layout(const RoutedInstance& in, const std::vector<std::vect
   RoutedLayout layout;
   auto reaches = [&](double F, double noise = 0, std::mt19937_64* rng = nullptr) {
     if (!sweep.run(F, layout, noise, rng)) return false;
-    const double f = routed_max_flow(in, layout).total;
-    if (f > out.tokens_per_s) {
-      out.tokens_per_s = f;
-      out.layout = layout;
-      out.chains = 1;
-    }
+    keep_if_better(out, in, layout);
     return true;
   };
   if (reaches(high)) return out;

@@ -13,6 +13,7 @@
 #include "solvers/routed_greedy.hpp"
 #include "solvers/routed_stages.hpp"
 #include "solvers/throughput_profile.hpp"
+#include "tests/helix_fixtures.hpp"
 
 namespace meshplan {
 namespace {
@@ -208,21 +209,7 @@ TEST(RoutedSearch, NeverBelowTheSweepOverStageBoundariesOnHelixLikeFamilies) {
       }
 }
 
-// A Helix cluster from tests/fixtures/helix/: each node's table, every pair linked at `link`.
-RoutedInstance helix_cluster(const std::string& name, int layers, double link) {
-  const std::string path =
-      std::string(MESHPLAN_SOURCE_DIR) + "/tests/fixtures/helix/" + name + ".profile.yaml";
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  RoutedInstance in;
-  in.layers = layers;
-  for (const auto& [name_, table] : parse_throughput_profile(text.str(), path).hosts)
-    in.hosts.push_back(host(name_, table));
-  const size_t n = in.hosts.size();
-  in.link.assign(n, std::vector<double>(n, link));
-  return in;
-}
+using testing::helix_cluster;
 
 TEST(RoutedSearch, HelixsClustersAheadOfHelix) {
   // Helix's own results (Gurobi, artifact logs): 286.59 proven optimal after 3,803 s on 10 nodes,

@@ -146,12 +146,7 @@ Chains program_stage_layout(const RoutedInstance& in,
             layout[groups[g][next[g]++]] = {at, at + stages[k].length};
         at += stages[k].length;
       }
-      const double f = routed_max_flow(in, layout).total;
-      if (f > out.tokens_per_s) {
-        out.tokens_per_s = f;
-        out.layout = layout;
-        out.chains = 1;
-      }
+      keep_if_better(out, in, layout);
     }
     return true;
   };

@@ -35,25 +35,33 @@ std::vector<std::pair<std::string, std::string>> vllm_node_env(const LaunchLayou
   return env;
 }
 
+namespace {
+
+// `vllm serve MODEL -tp T -pp P`, then `tail`, then --enable-expert-parallel for an expert plan.
+std::vector<std::string> serve_words(const EmitInput& in, const LaunchLayout& layout,
+                                     const VllmShape& shape, std::vector<std::string> tail) {
+  std::vector<std::string> words = {
+      "vllm",
+      "serve",
+      in.launch.model.empty() ? std::string("MODEL") : in.launch.model,
+      "-tp",
+      std::to_string(shape.tp),
+      "-pp",
+      std::to_string(shape.pp)};
+  words.insert(words.end(), tail.begin(), tail.end());
+  if (layout.strategy == "expert") words.insert(words.end(), {"--enable-expert-parallel"});
+  return words;
+}
+
+}  // namespace
+
 std::string vllm_ray_command(const EmitInput& in, const LaunchLayout& layout) {
   VllmShape shape = vllm_shape(layout);
-  const std::string model = in.launch.model.empty() ? "MODEL" : in.launch.model;
-  std::vector<std::string> words = {"vllm",
-                                    "serve",
-                                    model,
-                                    "-tp",
-                                    std::to_string(shape.tp),
-                                    "-pp",
-                                    std::to_string(shape.pp),
-                                    "--distributed-executor-backend",
-                                    "ray",
-                                    "--host",
-                                    "0.0.0.0",
-                                    layout.strategy == "expert" ? "--enable-expert-parallel" : ""};
-  std::erase(words, std::string());
   std::vector<std::pair<std::string, std::string>> env;
   if (shape.pipeline) env.emplace_back("VLLM_PP_LAYER_PARTITION", shape.partition);
-  return shell_command(env, words);
+  return shell_command(env,
+                       serve_words(in, layout, shape,
+                                   {"--distributed-executor-backend", "ray", "--host", "0.0.0.0"}));
 }
 
 std::string write_vllm(const EmitInput& in) {
@@ -64,31 +72,17 @@ std::string write_vllm(const EmitInput& in) {
   std::string master =
       layout.reachable(0, "vLLM's master (node rank 0) needs an address every node reaches");
   int port = launch_port(in, kVllmDefaultMasterPort);
-  std::string model = in.launch.model.empty() ? "MODEL" : in.launch.model;
   std::string out =
       fmt::format("# vLLM over {} nodes ({} plan): run node 0's line first, then the others.\n", n,
                   layout.strategy == "hybrid" ? "hybrid"
                   : shape.pipeline            ? "pipeline"
                                               : layout.strategy);
   for (size_t i = 0; i < n; ++i) {
-    std::vector<std::string> words = {"vllm",
-                                      "serve",
-                                      model,
-                                      "-tp",
-                                      std::to_string(shape.tp),
-                                      "-pp",
-                                      std::to_string(shape.pp),
-                                      "--nnodes",
-                                      std::to_string(n),
-                                      "--node-rank",
-                                      std::to_string(i),
-                                      "--master-addr",
-                                      master,
-                                      "--master-port",
-                                      std::to_string(port),
-                                      layout.strategy == "expert" ? "--enable-expert-parallel" : "",
-                                      i > 0 ? "--headless" : ""};
-    std::erase(words, std::string());
+    std::vector<std::string> words =
+        serve_words(in, layout, shape,
+                    {"--nnodes", std::to_string(n), "--node-rank", std::to_string(i),
+                     "--master-addr", master, "--master-port", std::to_string(port)});
+    if (i > 0) words.insert(words.end(), {"--headless"});
     out += fmt::format("\n# node {}: {}\n", i, layout.nodes[i].host->name);
     out += shell_command(vllm_node_env(layout, i, shape), words) + "\n";
   }

@@ -17,31 +17,12 @@
 #include "solvers/routed_search.hpp"
 #include "solvers/routed_stages.hpp"
 #include "solvers/throughput_profile.hpp"
+#include "tests/helix_fixtures.hpp"
 
 namespace meshplan {
 namespace {
 
-RoutedInstance helix_cluster(const std::string& name, int layers, double link) {
-  const std::string path =
-      std::string(MESHPLAN_SOURCE_DIR) + "/tests/fixtures/helix/" + name + ".profile.yaml";
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  const ThroughputProfile profile = parse_throughput_profile(text.str(), path);
-  RoutedInstance in;
-  in.layers = layers;
-  for (const auto& [host, table] : profile.hosts) {
-    RoutedHost h;
-    h.name = host;
-    h.table = table;
-    in.hosts.push_back(h);
-  }
-  const size_t n = in.hosts.size();
-  in.link.assign(n, std::vector<double>(n, link));
-  for (size_t i = 0; i < n; ++i)
-    in.link[i][i] = 0;
-  return in;
-}
+using testing::helix_cluster;
 
 double gap_pct(const RoutedSolution& s) {
   return s.flow.total > 0 ? (s.bound.tokens_per_s / s.flow.total - 1) * 100 : 100;
