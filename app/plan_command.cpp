@@ -9,6 +9,7 @@
 #include "lib/core/units.hpp"
 #include "lib/models/expert_load.hpp"
 #include "lib/models/model_loader.hpp"
+#include "lib/plan/engines.hpp"
 #include "lib/plan/plan_json.hpp"
 #include "lib/plan/plan_report.hpp"
 #include "lib/plan/plan_serving.hpp"
@@ -276,7 +277,8 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   if (o.json)
     ctx.console.data(json);
   else if (o.output != "-")
-    ctx.console.data(render_plan(plan) + launch_line(o.cluster, o.output));
+    ctx.console.data(render_plan(plan) + render_engine_verdicts(plan, cluster, ctx.catalog) +
+                     launch_line(o.cluster, o.output));
   step("output");
   std::string spent;
   for (const auto& [name, s] : timings)
