@@ -126,8 +126,10 @@ std::string failure_report(const std::vector<HostFailure>& failures, size_t tota
 std::string run_scontrol(const std::vector<HostTarget>& targets,
                          std::vector<std::string>& warnings) {
   std::string list;
-  for (const auto& t : targets)
-    list += (list.empty() ? "" : ",") + t.host;
+  for (const auto& t : targets) {
+    if (!list.empty()) list += ',';
+    list += t.host;
+  }
   std::string command = "scontrol show node -o " + shell_quote(list) + " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) throw Error(ErrorKind::kHostsFailed, "could not run scontrol");

@@ -62,7 +62,9 @@ void read_gres(SlurmNode& n, std::string_view source) {
       count = number(parts[2], "Gres", source, n.name);
     }
     if (n.gpu_type.empty()) n.gpu_type = type;
-    n.gpus += static_cast<int>(std::min<uint64_t>(count, 1024));
+    // At most 1024 GPUs on a node: no machine has more, and a host is built GPU by GPU.
+    n.gpus = static_cast<int>(
+        std::min<uint64_t>(std::min<uint64_t>(count, 1024) + static_cast<uint64_t>(n.gpus), 1024));
   }
 }
 

@@ -42,7 +42,7 @@ std::vector<std::string> expand_bracket(std::string_view inside, std::string_vie
       throw input_error("bad host list \"{}\": range \"{}\" runs backwards (LOW must be <= HIGH)",
                         item, entry);
     if (static_cast<size_t>(b - a) >= limit || out.size() + static_cast<size_t>(b - a + 1) > limit)
-      throw input_error("bad host list \"{}\": more than {} hosts", item, kMaxListedHosts);
+      throw input_error("bad host list \"{}\": at most {} hosts", item, kMaxListedHosts);
     for (long i = a; i <= b; ++i)
       out.push_back(fmt::format("{:0{}}", i, lo.size()));
     if (comma == std::string_view::npos) break;
@@ -79,7 +79,7 @@ std::vector<std::string> expand_slurm_hostlist(std::string_view text) {
           expand_bracket(item.substr(open + 1, close - open - 1), item, kMaxListedHosts));
       count *= brackets.back().size();
       if (count > kMaxListedHosts)
-        throw input_error("bad host list \"{}\": more than {} hosts", item, kMaxListedHosts);
+        throw input_error("bad host list \"{}\": at most {} hosts", item, kMaxListedHosts);
       pos = close + 1;
     }
     if (brackets.empty()) {

@@ -27,8 +27,10 @@ struct NodeArm {
 
 std::string quoted_words(const std::vector<std::string>& words) {
   std::string out;
-  for (const auto& w : words)
-    out += (out.empty() ? "" : " ") + shell_quote(w);
+  for (const auto& w : words) {
+    if (!out.empty()) out += ' ';
+    out += shell_quote(w);
+  }
   return out;
 }
 

@@ -42,7 +42,7 @@ void stop_pid_file(const std::string& path) {
 }  // namespace
 
 ShellResult shell(const std::string& command, const std::string& conf) {
-  std::string full = conf.empty() ? command : "SLURM_CONF='" + conf + "' " + command;
+  std::string full = conf.empty() ? command : "export SLURM_CONF='" + conf + "'; " + command;
   full = "(" + full + ") 2>&1";
   ShellResult r;
   FILE* pipe = ::popen(full.c_str(), "r");
