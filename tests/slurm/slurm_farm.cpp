@@ -1,6 +1,9 @@
 #include "tests/slurm/slurm_farm.hpp"
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,12 +24,18 @@ void write_file(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
-// A port nothing listens on now (bind to 0, read it back, close).
+// A port nothing listens on now: bind port 0 on loopback, read the port back, close.
 int free_port() {
-  ShellResult r = shell(
-      "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); "
-      "print(s.getsockname()[1])'");
-  return std::stoi(r.out);
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+    throw std::runtime_error("no free port on 127.0.0.1");
+  ::close(fd);
+  return ntohs(addr.sin_port);
 }
 
 void stop_pid_file(const std::string& path) {
