@@ -1,8 +1,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -11,10 +13,14 @@
 #include "app/ssh_args.hpp"
 #include "lib/cluster/cluster_writer.hpp"
 #include "lib/core/error.hpp"
+#include "lib/core/shell_quote.hpp"
+#include "lib/core/units.hpp"
 #include "lib/discovery/discovery.hpp"
 #include "lib/discovery/host_list.hpp"
 #include "lib/discovery/libssh_executor.hpp"
 #include "lib/discovery/replay_folder.hpp"
+#include "lib/discovery/scontrol_parser.hpp"
+#include "lib/discovery/slurm_hostlist.hpp"
 #include "topologies/cluster_loader.hpp"
 
 namespace meshplan {
@@ -31,6 +37,8 @@ struct DiscoverOptions {
   bool json = true;
   std::string replay;
   std::string record;
+  bool slurm = false;          // the nodes of SLURM_JOB_NODELIST
+  std::string source = "ssh";  // ssh or scontrol
 };
 
 constexpr const char* kDiscoverHelp =
@@ -43,9 +51,14 @@ Examples:
   meshplan discover mac-1 mac-2 --host-key-policy accept-new --known-hosts ./known_hosts
   meshplan discover mac[1-4] --record probes/            # keep the raw outputs (serials redacted)
   meshplan discover --replay probes/ -o cluster.json     # rebuild the file from recorded outputs
+  meshplan discover --slurm -o cluster.json              # inside an allocation: its nodes, by SSH
+  meshplan discover --slurm --source scontrol            # the same from Slurm's controller, no SSH
+  meshplan discover 'gpu[01-04,07]' --source scontrol    # any nodes the controller knows
 
-Hosts are [user@]host[:port]; ranges expand (mac[1-4], mac[01-04]); the order given is the host
-order of the file. An inventory has one host per line, "[user@]host[:port]" or
+Hosts are [user@]host[:port]; ranges expand (mac[1-4], mac[01-04], Slurm's gpu[01-04,07]); the
+order given is the host order of the file. --slurm takes the nodes of SLURM_JOB_NODELIST, expanded
+by Slurm's rules; --source scontrol reads `scontrol show node -o` (GPUs from Gres, memory from
+RealMemory) instead of probing over SSH, and refuses nodes that are DOWN, DRAIN or FAIL (exit 3). An inventory has one host per line, "[user@]host[:port]" or
 "NAME [user@]host[:port]", with '#' comments. ~/.ssh/config is honoured (or --ssh-config);
 --user and --port apply to hosts that do not say their own, and win over the config.
 
@@ -71,14 +84,23 @@ std::vector<HostTarget> collect_targets(const DiscoverOptions& o, AppContext& ct
     for (auto& t : parse_inventory(read_input(ctx, o.inventory), o.inventory))
       targets.push_back(std::move(t));
   }
+  if (o.slurm) {
+    const char* list = std::getenv("SLURM_JOB_NODELIST");
+    if (!list || !*list)
+      throw input_error(
+          "--slurm: SLURM_JOB_NODELIST is not set; run inside an allocation (salloc, sbatch, "
+          "srun) or list the nodes (gpu[01-04])");
+    for (const auto& item : expand_slurm_hostlist(list))
+      targets.push_back(parse_target(item, "SLURM_JOB_NODELIST"));
+  }
   if (targets.empty() && !o.replay.empty()) {
     for (const auto& name : replay_hosts(ctx.fs, o.replay))
       targets.push_back(parse_target(name, o.replay));
   }
   if (targets.empty())
     throw input_error(
-        "no hosts given: list them (mac-1 mac-2), or use --hosts mac[1-4], -i INVENTORY or "
-        "--replay DIR");
+        "no hosts given: list them (mac-1 mac-2), or use --hosts mac[1-4], -i INVENTORY, "
+        "--slurm or --replay DIR");
   check_unique_names(targets);
   // --user and --port fill in what a target leaves out, so that the cluster file's `ssh` records
   // how each host was reached.
@@ -99,12 +121,110 @@ std::string failure_report(const std::vector<HostFailure>& failures, size_t tota
   return s;
 }
 
+// `scontrol show node -o NODES`: its output, or a hosts-failed error with what scontrol said. The
+// names were validated as ssh words and are quoted all the same.
+std::string run_scontrol(const std::vector<HostTarget>& targets,
+                         std::vector<std::string>& warnings) {
+  std::string list;
+  for (const auto& t : targets) {
+    if (!list.empty()) list += ',';
+    list += t.host;
+  }
+  std::string command = "scontrol show node -o " + shell_quote(list) + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) throw Error(ErrorKind::kHostsFailed, "could not run scontrol");
+  std::string out;
+  char buf[4096];
+  size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, pipe)) > 0)
+    out.append(buf, got);
+  int status = ::pclose(pipe);
+  if (status != 0) {
+    bool missing = WIFEXITED(status) && WEXITSTATUS(status) == 127;
+    throw Error(ErrorKind::kHostsFailed,
+                missing ? std::string("--source scontrol: scontrol is not installed (slurm-client)")
+                        : fmt::format("--source scontrol: `scontrol show node -o {}` failed: {}",
+                                      list, trim(out)));
+  }
+  // Keep the node records; scontrol's own warnings ("scontrol: ...") go to the user.
+  std::string records;
+  size_t pos = 0;
+  while (pos < out.size()) {
+    size_t eol = out.find('\n', pos);
+    if (eol == std::string::npos) eol = out.size();
+    std::string line = out.substr(pos, eol - pos);
+    if (line.starts_with("scontrol: "))
+      warnings.push_back(line);
+    else
+      records += line + "\n";
+    pos = eol + 1;
+  }
+  return records;
+}
+
+// The cluster from Slurm's controller: every node as `scontrol show node` describes it. Nodes the
+// controller will not run work on are refused, as SSH failures are: exit 3.
+Cluster scontrol_cluster(const std::vector<HostTarget>& targets, AppContext& ctx) {
+  std::vector<std::string> warnings;
+  std::vector<SlurmNode> nodes = parse_scontrol_nodes(run_scontrol(targets, warnings), "scontrol");
+  for (const auto& w : warnings)
+    ctx.console.warn(w);
+  const Catalog& catalog = ctx.catalog;
+  Cluster c;
+  std::vector<std::string> problems;
+  for (const auto& t : targets) {
+    auto it = std::find_if(nodes.begin(), nodes.end(),
+                           [&](const SlurmNode& n) { return n.name == t.host; });
+    if (it == nodes.end()) {
+      problems.push_back(fmt::format("  {}: not a node of this Slurm cluster", t.name));
+      continue;
+    }
+    if (std::string why = slurm_unavailable(*it); !why.empty()) {
+      problems.push_back(fmt::format("  {}: the controller reports it {} (State={}{}{})", t.name,
+                                     why, it->state,
+                                     it->reason.empty() ? "" : ", Reason=", it->reason));
+      continue;
+    }
+    Host h = slurm_node_host(*it, catalog, c.findings);
+    h.name = t.name;
+    c.hosts.push_back(std::move(h));
+  }
+  if (!problems.empty())
+    throw Error(ErrorKind::kHostsFailed,
+                fmt::format("{} of {} Slurm node{} cannot run the model:\n{}\nnothing written",
+                            problems.size(), targets.size(), targets.size() == 1 ? "" : "s",
+                            fmt::join(problems, "\n")));
+  return c;
+}
+
+void write_cluster(const Cluster& cluster, const DiscoverOptions& o, AppContext& ctx) {
+  std::string json = write_cluster_json(cluster);
+  // The file must load as it is written; a failure here is a bug, not bad input.
+  try {
+    load_cluster(json, "discovered cluster", ctx.catalog);
+  } catch (const Error& e) {
+    throw internal_error("the discovered cluster does not load: {}", e.what());
+  }
+  write_output(ctx, o.output, json);
+}
+
 int run_discover(const DiscoverOptions& o, AppContext& ctx) {
   if (!o.replay.empty() && !o.record.empty())
     throw input_error("--record and --replay cannot be combined");
   if (o.jobs < 1) throw input_error("--jobs {}: expected at least 1", o.jobs);
   check_ssh_args(o.ssh);
+  if (o.source != "ssh" && o.source != "scontrol")
+    throw input_error("--source {}: expected ssh or scontrol", o.source);
+  if (o.source == "scontrol" && (!o.replay.empty() || !o.record.empty()))
+    throw input_error("--source scontrol reads Slurm's controller: no --replay or --record");
   std::vector<HostTarget> targets = collect_targets(o, ctx);
+  if (o.source == "scontrol") {
+    Cluster cluster = scontrol_cluster(targets, ctx);
+    for (const auto& f : cluster.findings)
+      ctx.console.warn(fmt::format("{}: {}: {}", f.host, f.kind, f.message));
+    write_cluster(cluster, o, ctx);
+    return 0;
+  }
 
   std::unique_ptr<RemoteExecutor> executor;
   std::unique_ptr<ProbeSource> source;
@@ -148,16 +268,10 @@ int run_discover(const DiscoverOptions& o, AppContext& ctx) {
   }
 
   bool write = result.failures.empty() || (o.ignore_unreachable && !result.cluster.hosts.empty());
-  if (write) {
-    std::string json = write_cluster_json(result.cluster);
-    // The file must load as it is written; a failure here is a bug, not bad input.
-    try {
-      load_cluster(json, "discovered cluster", ctx.catalog);
-    } catch (const Error& e) {
-      throw internal_error("the discovered cluster does not load: {}", e.what());
-    }
-    write_output(ctx, o.output, json);
-  }
+  if (o.slurm)
+    for (Host& h : result.cluster.hosts)
+      h.slurm = true;
+  if (write) write_cluster(result.cluster, o, ctx);
   if (!result.failures.empty()) {
     std::string report = failure_report(result.failures, targets.size());
     if (write)
@@ -195,6 +309,12 @@ void add_discover_command(CLI::App& app, AppContext& ctx) {
                   "Build the cluster from a folder of recorded outputs instead of SSH");
   sub->add_option("--record", o->record,
                   "Also save every host's raw outputs in this folder (serials redacted)");
+  sub->add_flag(
+      "--slurm", o->slurm,
+      "The nodes of this Slurm allocation (SLURM_JOB_NODELIST), marked slurm in the file");
+  sub->add_option("--source", o->source,
+                  "ssh (probe each host) or scontrol (ask Slurm's controller: no SSH needed)")
+      ->capture_default_str();
   sub->callback([o, &ctx] { ctx.run = [o, &ctx] { return run_discover(*o, ctx); }; });
 }
 

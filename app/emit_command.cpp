@@ -4,6 +4,7 @@
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
 #include "lib/core/error.hpp"
+#include "lib/discovery/slurm_hostlist.hpp"
 #include "lib/emit/emit_formats.hpp"
 
 namespace meshplan {
@@ -18,6 +19,7 @@ struct EmitArgs {
   std::string output;
   MlxEnvOptions env_options;
   LaunchOptions launch;
+  std::string allocation;
   bool list = false;
 };
 
@@ -44,6 +46,7 @@ Examples:
   meshplan emit teardown -c cluster.json
   meshplan emit torchrun -c cluster.json --plan plan.json --program train.py
   meshplan emit all -c cluster.json --plan plan.json -o launch/
+  meshplan emit slurm -c cluster.json --plan plan.json --engine vllm -o job.sbatch
 
 )") + emit_formats_help() +
          all_format_help() +
@@ -88,6 +91,11 @@ int run_emit(const EmitArgs& a, AppContext& ctx) {
     for (const char* var : {"USER", "LOGNAME"})
       if (const char* user = std::getenv(var); user && *user && launch.user.empty())
         launch.user = user;
+  // The allocation the Slurm script must stay inside: --allocation, else the one we run in.
+  std::string allocation = a.allocation;
+  if (allocation.empty())
+    if (const char* list = std::getenv("SLURM_JOB_NODELIST"); list) allocation = list;
+  if (!allocation.empty()) launch.allocation = expand_slurm_hostlist(allocation);
   EmitInput input{cluster, topo, report, plan, a.backend, a.envs, a.env_options, launch};
   if (all) {
     auto files = emit_all(input);
@@ -133,6 +141,11 @@ void add_emit_command(CLI::App& app, AppContext& ctx) {
   sub->add_option("--user", a->launch.user,
                   "ray-cluster, ansible-inventory: ssh user when the ssh target names none "
                   "($USER)");
+  sub->add_option("--engine", a->launch.engine,
+                  "slurm: the engine the job starts: vllm (default), torchrun or llama-rpc");
+  sub->add_option(
+      "--allocation", a->allocation,
+      "slurm: the allocation's nodes (gpu[01-04]); default SLURM_JOB_NODELIST when set");
   sub->add_option("-o,--output", a->output, "Write here (atomically) instead of stdout");
   sub->callback([a, &ctx] { ctx.run = [a, &ctx] { return run_emit(*a, ctx); }; });
 }

@@ -229,13 +229,15 @@ TEST(launchers_cli_test, emit_all_writes_every_applicable_file_and_the_guide) {
   for (const auto& e : std::filesystem::directory_iterator(dir))
     names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       ".deepspeed_env", "LAUNCH.md", "cluster.dot", "deepspeed.hostfile", "exo.sh",
-                       "inventory.yaml", "llama-rpc.sh", "mlx-env.sh", "mlx-hostfile.json",
-                       "mlx-launch.sh", "mpich.hostfile", "nccl-env.sh", "openmpi.hostfile",
-                       "torchrun.sh", "vllm.sh"}));  // no GPUs: no engine runs on Ray
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                ".deepspeed_env", "LAUNCH.md", "cluster.dot", "deepspeed.hostfile", "exo.sh",
+                "inventory.yaml", "llama-rpc.sh", "mlx-env.sh", "mlx-hostfile.json",
+                "mlx-launch.sh", "mpich.hostfile", "nccl-env.sh", "openmpi.hostfile",
+                "slurm.sbatch", "torchrun.sh", "vllm.sh"}));  // no GPUs: no engine runs on Ray
   // Each file is what `emit FORMAT` prints.
   EXPECT_EQ(read_text(dir + "/torchrun.sh"), emit("torchrun"));
+  EXPECT_EQ(read_text(dir + "/slurm.sbatch"), emit("slurm"));
   EXPECT_EQ(read_text(dir + "/openmpi.hostfile"), emit("openmpi-hostfile"));
   std::string guide = read_text(dir + "/LAUNCH.md");
   EXPECT_NE(guide.find("| 0 | node-b | `node-b` | 127.0.0.2 | [0, 10) |"), std::string::npos)

@@ -123,6 +123,8 @@ struct Host {
   std::optional<double> gpu_link_bandwidth;  // bytes/s between two GPUs
   std::optional<double> flops_efficiency;
   std::optional<int> gpu_cores;
+  // A Slurm node: found through Slurm (`discover --source scontrol`), launched through sbatch.
+  bool slurm = false;
 
   const std::string& ssh_target() const { return ssh.empty() ? name : ssh; }
   const ThunderboltPort* find_port(std::string_view id) const;

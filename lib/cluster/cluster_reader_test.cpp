@@ -178,6 +178,23 @@ TEST(cluster_reader_test, gpu_links_by_matrix_nvlink_count_or_fabric) {
             std::string::npos);
 }
 
+// A node found through Slurm keeps its mark through writing and reading.
+TEST(cluster_reader_test, slurm_nodes_round_trip) {
+  Cluster c = load(R"(
+hosts:
+  - {name: gpu01, os: {kind: linux}, gpus: "8 x h100-sxm", memory: 1TiB, slurm: true}
+  - {name: gpu02, os: {kind: linux}, gpus: "8 x h100-sxm", memory: 1TiB}
+)");
+  EXPECT_TRUE(c.hosts[0].slurm);
+  EXPECT_FALSE(c.hosts[1].slurm);
+  std::string json = write_cluster_json(c);
+  EXPECT_NE(json.find("\"slurm\": true"), std::string::npos) << json;
+  EXPECT_EQ(load(json, "c.json"), c);
+  EXPECT_NE(
+      load_error("hosts:\n  - {name: a, gpus: \"1 x h100-sxm\", memory: 80GiB, slurm: maybe}\n"),
+      "no error");
+}
+
 TEST(cluster_reader_test, round_trip_read_write_read_gives_the_same_cluster) {
   for (const char* example :
        {"mac-studio-m3-ultra-x4.yaml", "studio-air-fabric.yaml", "ethernet-5-node.yaml",

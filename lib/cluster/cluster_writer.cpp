@@ -59,6 +59,7 @@ ojson host_json(const Host& h) {
     j["gpu_link_bandwidth_gbps"] = json_number(*h.gpu_link_bandwidth * 8 / 1e9);
   if (h.disk_read) j["disk_read"] = json_number(*h.disk_read);
   if (h.rdma_enabled) j["rdma_enabled"] = *h.rdma_enabled;
+  if (h.slurm) j["slurm"] = true;
   if (h.thunderbolt_bridge) {
     ojson b;
     b["up"] = h.thunderbolt_bridge->up;

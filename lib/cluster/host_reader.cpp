@@ -292,7 +292,8 @@ Host read_host(const DocNode& n, const Catalog& catalog, std::vector<std::string
                 "gpu_link_latency_us",
                 "gpu_link_step_us",
                 "gpu_link_bandwidth_gbps",
-                "gpu_cores"});
+                "gpu_cores",
+                "slurm"});
   Host h;
   const DocNode& name = n.at("name");
   h.name = name.as_string();
@@ -345,6 +346,7 @@ Host read_host(const DocNode& n, const Catalog& catalog, std::vector<std::string
       h.interfaces.push_back(read_interface(i));
   }
   if (auto* v = n.find("rdma_enabled")) h.rdma_enabled = v->as_bool();
+  if (auto* v = n.find("slurm")) h.slurm = v->as_bool();
   if (auto* v = n.find("thunderbolt_bridge")) h.thunderbolt_bridge = read_bridge(*v);
   if (auto* v = n.find("wired_limit_mb")) {
     int64_t w = v->as_int();

@@ -7,6 +7,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
+#include "lib/discovery/slurm_hostlist.hpp"
 
 namespace meshplan {
 
@@ -18,15 +19,9 @@ std::string HostTarget::spec() const {
 
 std::vector<std::string> expand_ranges(std::string_view item) {
   std::string t = trim(item);
-  constexpr const char* kForm = "expected NAME[LOW-HIGH], e.g. mac[1-4] or mac[01-04]";
+  constexpr const char* kForm =
+      "expected NAME[LOW-HIGH], e.g. mac[1-4], mac[01-04] or gpu[01-04,07]";
   constexpr size_t kMaxHosts = kMaxListedHosts;
-  auto digits = [](const std::string& s) {
-    if (s.empty() || s.size() > 9) return false;
-    for (char c : s) {
-      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-    }
-    return true;
-  };
   // The item as parts, each a list of alternatives (text between ranges has one); the names are
   // every combination, the first range varying slowest (mac[1-2]-p[1-2]: mac1-p1, mac1-p2, ...).
   // The names of a whole item are bounded like those of one range.
@@ -38,25 +33,15 @@ std::vector<std::string> expand_ranges(std::string_view item) {
     if (open == std::string::npos && close == std::string::npos) break;
     if (open == std::string::npos || close == std::string::npos || close < open)
       throw input_error("bad host range \"{}\": {}", t, kForm);
-    std::string inside = t.substr(open + 1, close - open - 1);
-    size_t dash = inside.find('-');
-    std::string lo = dash == std::string::npos ? "" : inside.substr(0, dash);
-    std::string hi = dash == std::string::npos ? "" : inside.substr(dash + 1);
-    if (!digits(lo) || !digits(hi)) throw input_error("bad host range \"{}\": {}", t, kForm);
-    long a = std::stol(lo), b = std::stol(hi);
-    if (b < a || static_cast<size_t>(b - a) >= kMaxHosts ||
-        count * static_cast<size_t>(b - a + 1) > kMaxHosts)
+    // Inside a bracket, Slurm's forms: numbers and LOW-HIGH ranges separated by commas
+    // (gpu[01-04,07]), each padded to the width of its LOW (lib/discovery/slurm_hostlist).
+    std::vector<std::string> numbers =
+        expand_bracket(std::string_view(t).substr(open + 1, close - open - 1), t, kMaxHosts);
+    if (count * numbers.size() > kMaxHosts)
       throw input_error(
           "bad host range \"{}\": expected [low-high] with low <= high (at most 4097 hosts)", t);
-    count *= static_cast<size_t>(b - a + 1);
+    count *= numbers.size();
     parts.push_back({t.substr(pos, open - pos)});
-    std::vector<std::string> numbers;
-    for (long i = a; i <= b; ++i) {
-      std::string num = std::to_string(i);
-      if (lo.size() > 1 && lo[0] == '0' && num.size() < lo.size())
-        num = std::string(lo.size() - num.size(), '0') + num;
-      numbers.push_back(std::move(num));
-    }
     parts.push_back(std::move(numbers));
     pos = close + 1;
   }

@@ -25,8 +25,10 @@ struct HostTarget {
 // mac[1-100000] is refused before anything is built.
 inline constexpr size_t kMaxListedHosts = 4097;
 
-// Splits "a,b,c" at commas outside brackets and expands ranges such as mac[1-4] and mac[01-04]
-// (zero-padded to the width of the low bound). Empty items are dropped.
+// Splits "a,b,c" at commas outside brackets and expands ranges such as mac[1-4], mac[01-04] and
+// Slurm's gpu[01-04,07] (zero-padded to the width of the low bound). Empty items are dropped.
+// Unlike Slurm's own lists (lib/discovery/slurm_hostlist), text may follow a bracket
+// (mac[1-2].local) and the first bracket always varies slowest.
 std::vector<std::string> expand_host_list(std::string_view text);
 
 // Expands the ranges of one item: "mac[1-3]" -> mac1, mac2, mac3.

@@ -20,6 +20,7 @@
 #include "lib/emit/ray_cluster.hpp"
 #include "lib/emit/routing_table.hpp"
 #include "lib/emit/setup_commands.hpp"
+#include "lib/emit/slurm_batch.hpp"
 #include "lib/emit/torchrun_launch.hpp"
 #include "lib/emit/vllm_launch.hpp"
 
@@ -154,6 +155,10 @@ const std::vector<EmitFormat>& emit_formats() {
        "routed plans: the routing table (entry hosts, next hosts with weights) as JSON for a "
        "request scheduler (needs --plan)",
        routing, "routing.json", true, routed},
+      {"slurm",
+       "sbatch script: the plan's nodes in rank order, GPUs per node, and per node through srun "
+       "its NCCL/Gloo variables and engine (--engine vllm, torchrun or llama-rpc; needs --plan)",
+       write_slurm_batch, "slurm.sbatch", true, slurm_applies},
   };
   return table;
 }

@@ -36,6 +36,10 @@ constexpr GuideStep kSteps[] = {
      "On {first}: `mpirun --hostfile openmpi.hostfile -np {n} PROGRAM` (`mpich.hostfile` with "
      "`mpiexec -f mpich.hostfile -n {n} PROGRAM` for MPICH)."},
     {"vllm.sh", "vLLM", "Run node 0's line on {first}, then each other node's line on its host."},
+    {"slurm.sbatch", "Slurm",
+     "`sbatch slurm.sbatch` asks Slurm for the {n} nodes ({first} first) and starts vLLM on each "
+     "with srun (`emit slurm --engine torchrun` or `llama-rpc` for the others); run "
+     "`sbatch --test-only slurm.sbatch` first to have the controller check it."},
     {"ray-cluster.yaml", "Ray and vLLM on it",
      "`ray up ray-cluster.yaml` from a host that reaches all by ssh, or the `ray start` lines at "
      "its end, {first} (head) first; then the `vllm serve ... --distributed-executor-backend ray` "

@@ -22,6 +22,9 @@ struct LaunchOptions {
   std::string program;  // what torchrun / deepspeed start ("train.py" when empty)
   std::string model;    // the model path for llama.cpp, vLLM and mlx-lm ("MODEL" when empty)
   std::string user;     // ssh user for Ray and Ansible when the ssh target names none
+  std::string engine;   // what `emit slurm` starts: vllm (when empty), torchrun or llama-rpc
+  // The Slurm allocation's nodes (--allocation, else SLURM_JOB_NODELIST), expanded; empty: none.
+  std::vector<std::string> allocation;
 };
 
 struct LaunchNode {

@@ -44,9 +44,8 @@ std::string device_text(const LaunchNode& n) {
 // output layer last) are offloaded from slot n_layer + 1 - ngl; slot il goes to the first device
 // whose cumulative --tensor-split share exceeds il / (n_layer + 1). So -ngl is n_layer + 1, the
 // split lists each device's layer count, and the last device's entry counts the output layer.
-std::string write_llama_rpc(const EmitInput& in) {
+LlamaRpcLaunch llama_rpc_launch(const EmitInput& in, const LaunchLayout& layout) {
   require_plan(in, "llama-rpc", "--tensor-split comes from the plan's layer ranges");
-  LaunchLayout layout = build_launch_layout(in);
   layer_counts(layout, "llama-rpc");  // refuses plans that do not split by layers
   size_t n = layout.nodes.size();
   size_t main = n - 1;
@@ -54,15 +53,7 @@ std::string write_llama_rpc(const EmitInput& in) {
   int layers = head.layers->second;
   int port = launch_port(in, kRpcServerDefaultPort);
   std::string model = in.launch.model.empty() ? "model.gguf" : in.launch.model;
-  // A main host without an accelerator has no device of its own: its CPU joins through an
-  // rpc-server of its own, listed last.
-  const bool local_server = !head.mac && head.cuda_gpus() == 0;
-  std::string out = fmt::format(
-      "# llama.cpp RPC for {} ranks: start every rpc-server first, then the main command on {}.\n"
-      "# -ngl {} offloads all {} layers and the output layer; --tensor-split has one entry per "
-      "device\n# (each rpc-server's, in --rpc order, then the main host's), the last one counting "
-      "the output layer.\n",
-      n, head.host->name, layers + 1, layers);
+  LlamaRpcLaunch out;
   std::vector<std::string> endpoints;
   std::vector<int> split;
   auto add_devices = [&split](const LaunchNode& node) {
@@ -70,38 +61,60 @@ std::string write_llama_rpc(const EmitInput& in) {
       split.push_back(c);
   };
   for (size_t i = 0; i < main; ++i) {
-    const LaunchNode& node = layout.nodes[i];
     std::string addr = link_address(in, layout, i, main,
                                     "the main host connects to each rpc-server on this address");
     endpoints.push_back(fmt::format("{}:{}", addr, port));
+    out.servers.push_back({"rpc-server", "-H", addr, "-p", std::to_string(port)});
+    add_devices(layout.nodes[i]);
+  }
+  // A main host without an accelerator has no device of its own: its CPU joins through an
+  // rpc-server of its own, listed last.
+  if (!head.mac && head.cuda_gpus() == 0) {
+    endpoints.push_back(fmt::format("127.0.0.1:{}", port));
+    out.local_server = {"rpc-server", "-H", "127.0.0.1", "-p", std::to_string(port)};
+  }
+  add_devices(head);
+  split.back() += 1;  // the output layer's slot
+  out.main = {"llama-server", "-m", model, "-ngl", std::to_string(layers + 1)};
+  if (!endpoints.empty()) {
+    out.main.push_back("--rpc");
+    out.main.push_back(fmt::format("{}", fmt::join(endpoints, ",")));
+  }
+  if (split.size() > 1) {
+    out.main.push_back("--tensor-split");
+    out.main.push_back(fmt::format("{}", fmt::join(split, ",")));
+  }
+  out.main.push_back("--host");
+  out.main.push_back("0.0.0.0");
+  return out;
+}
+
+std::string write_llama_rpc(const EmitInput& in) {
+  require_plan(in, "llama-rpc", "--tensor-split comes from the plan's layer ranges");
+  LaunchLayout layout = build_launch_layout(in);
+  LlamaRpcLaunch launch = llama_rpc_launch(in, layout);
+  size_t n = layout.nodes.size();
+  size_t main = n - 1;
+  const LaunchNode& head = layout.nodes[main];
+  int layers = head.layers->second;
+  std::string out = fmt::format(
+      "# llama.cpp RPC for {} ranks: start every rpc-server first, then the main command on {}.\n"
+      "# -ngl {} offloads all {} layers and the output layer; --tensor-split has one entry per "
+      "device\n# (each rpc-server's, in --rpc order, then the main host's), the last one counting "
+      "the output layer.\n",
+      n, head.host->name, layers + 1, layers);
+  for (size_t i = 0; i < main; ++i) {
+    const LaunchNode& node = layout.nodes[i];
     out += fmt::format("\n# rank {}: on {}, layers [{}, {}) over {}\n", i, node.host->name,
                        node.layers->first, node.layers->second, device_text(node));
-    out += shell_command({}, {"rpc-server", "-H", addr, "-p", std::to_string(port)}) + "\n";
-    add_devices(node);
+    out += shell_command({}, launch.servers[i]) + "\n";
   }
   out += fmt::format(
       "\n# rank {}: on {}, layers [{}, {}) over {} (main; llama-server answers on "
       "every interface, port 8080)\n",
       main, head.host->name, head.layers->first, head.layers->second, device_text(head));
-  if (local_server) {
-    endpoints.push_back(fmt::format("127.0.0.1:{}", port));
-    out += shell_command({}, {"rpc-server", "-H", "127.0.0.1", "-p", std::to_string(port)}) + "\n";
-  }
-  add_devices(head);
-  split.back() += 1;  // the output layer's slot
-  std::vector<std::string> words = {"llama-server", "-m", model, "-ngl",
-                                    std::to_string(layers + 1)};
-  if (!endpoints.empty()) {
-    words.push_back("--rpc");
-    words.push_back(fmt::format("{}", fmt::join(endpoints, ",")));
-  }
-  if (split.size() > 1) {
-    words.push_back("--tensor-split");
-    words.push_back(fmt::format("{}", fmt::join(split, ",")));
-  }
-  words.push_back("--host");
-  words.push_back("0.0.0.0");
-  out += shell_command({}, words) + "\n";
+  if (!launch.local_server.empty()) out += shell_command({}, launch.local_server) + "\n";
+  out += shell_command({}, launch.main) + "\n";
   return out;
 }
 

@@ -6,10 +6,21 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace meshplan {
 
 struct EmitInput;
+struct LaunchLayout;
+
+// The commands of a llama.cpp RPC launch, as words: rank i's rpc-server (every rank but the last),
+// the main host's own rpc-server when it has no accelerator (else empty), then its llama-server.
+struct LlamaRpcLaunch {
+  std::vector<std::vector<std::string>> servers;
+  std::vector<std::string> local_server;
+  std::vector<std::string> main;
+};
+LlamaRpcLaunch llama_rpc_launch(const EmitInput& in, const LaunchLayout& layout);
 
 inline constexpr int kRpcServerDefaultPort = 50052;  // rpc-server -p default
 

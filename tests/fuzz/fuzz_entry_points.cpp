@@ -22,6 +22,8 @@
 #include "lib/discovery/probe_script.hpp"
 #include "lib/discovery/probe_set.hpp"
 #include "lib/discovery/redaction.hpp"
+#include "lib/discovery/scontrol_parser.hpp"
+#include "lib/discovery/slurm_hostlist.hpp"
 #include "lib/discovery/thunderbolt_parser.hpp"
 #include "lib/models/expert_load.hpp"
 #include "lib/models/model_folder.hpp"
@@ -114,6 +116,8 @@ void fuzz_profile(std::string_view input) {
 void fuzz_host_list(std::string_view input) {
   user_file([&] { expand_host_list(input); });
   user_file([&] { parse_inventory(input, "hosts.txt"); });
+  user_file([&] { expand_slurm_hostlist(input); });  // SLURM_JOB_NODELIST
+  user_file([&] { parse_scontrol_nodes(input, "scontrol"); });
 }
 
 void fuzz_safetensors(std::string_view input) {

@@ -35,7 +35,7 @@ void fuzz_mlx_hostfile(std::string_view input);  // `check --hostfile`
 void fuzz_expert_load(std::string_view input);   // `plan --expert-load` for a catalog MoE model
 void fuzz_workload(std::string_view input);      // `plan --workload`
 void fuzz_profile(std::string_view input);       // `plan --profile`; what it writes reads back
-void fuzz_host_list(std::string_view input);     // host ranges and inventory files
+void fuzz_host_list(std::string_view input);     // host ranges, inventories, Slurm lists/nodes
 void fuzz_safetensors(std::string_view input);   // a .safetensors file's header
 void fuzz_model_config(std::string_view input);  // a model's config.json
 
