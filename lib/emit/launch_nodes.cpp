@@ -9,6 +9,7 @@
 #include "lib/core/error.hpp"
 #include "lib/core/shell_quote.hpp"
 #include "lib/emit/emit_formats.hpp"
+#include "lib/plan/engines.hpp"
 #include "topologies/backend_rules.hpp"
 #include "topologies/host_networks.hpp"
 
@@ -180,9 +181,7 @@ LaunchLayout build_launch_layout(const EmitInput& in) {
           n.data_address = i.ipv4;
           break;
         }
-    const ChipSpec* chip = h.chip.empty() ? nullptr : in.topology.catalog.find_chip(h.chip);
-    n.mac = h.os.kind == "macos" ||
-            (h.os.kind.empty() && h.gpus.empty() && chip && chip->vendor == "apple");
+    n.mac = host_platform(h, in.topology.catalog) == Platform::kMac;
     n.rdma_devices = rdma_devices(in.topology, ranks[i], ranks);
     // On a switch, the RDMA device of the data interface when it has one.
     if (const NetInterface* d = h.find_interface(n.data_interface);

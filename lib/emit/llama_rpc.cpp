@@ -54,7 +54,6 @@ LlamaRpcLaunch llama_rpc_launch(const EmitInput& in, const LaunchLayout& layout)
   int port = launch_port(in, kRpcServerDefaultPort);
   std::string model = in.launch.model.empty() ? "model.gguf" : in.launch.model;
   LlamaRpcLaunch out;
-  std::vector<std::string> endpoints;
   std::vector<int> split;
   auto add_devices = [&split](const LaunchNode& node) {
     for (int c : device_layers(node))
@@ -63,22 +62,22 @@ LlamaRpcLaunch llama_rpc_launch(const EmitInput& in, const LaunchLayout& layout)
   for (size_t i = 0; i < main; ++i) {
     std::string addr = link_address(in, layout, i, main,
                                     "the main host connects to each rpc-server on this address");
-    endpoints.push_back(fmt::format("{}:{}", addr, port));
+    out.endpoints.push_back(fmt::format("{}:{}", addr, port));
     out.servers.push_back({"rpc-server", "-H", addr, "-p", std::to_string(port)});
     add_devices(layout.nodes[i]);
   }
   // A main host without an accelerator has no device of its own: its CPU joins through an
   // rpc-server of its own, listed last.
   if (!head.mac && head.cuda_gpus() == 0) {
-    endpoints.push_back(fmt::format("127.0.0.1:{}", port));
+    out.endpoints.push_back(fmt::format("127.0.0.1:{}", port));
     out.local_server = {"rpc-server", "-H", "127.0.0.1", "-p", std::to_string(port)};
   }
   add_devices(head);
   split.back() += 1;  // the output layer's slot
   out.main = {"llama-server", "-m", model, "-ngl", std::to_string(layers + 1)};
-  if (!endpoints.empty()) {
+  if (!out.endpoints.empty()) {
     out.main.push_back("--rpc");
-    out.main.push_back(fmt::format("{}", fmt::join(endpoints, ",")));
+    out.main.push_back(fmt::format("{}", fmt::join(out.endpoints, ",")));
   }
   if (split.size() > 1) {
     out.main.push_back("--tensor-split");

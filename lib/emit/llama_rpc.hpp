@@ -19,6 +19,7 @@ struct LlamaRpcLaunch {
   std::vector<std::vector<std::string>> servers;
   std::vector<std::string> local_server;
   std::vector<std::string> main;
+  std::vector<std::string> endpoints;  // --rpc's HOST:PORT entries, in order
 };
 LlamaRpcLaunch llama_rpc_launch(const EmitInput& in, const LaunchLayout& layout);
 

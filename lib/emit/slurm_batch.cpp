@@ -115,30 +115,9 @@ std::string write_slurm_batch(const EmitInput& in) {
   if (engine == "vllm") {
     require_plan(in, "vllm", "-tp and -pp come from the plan's strategy and ranks");
     VllmShape shape = vllm_shape(layout);
-    std::string master =
-        layout.reachable(0, "vLLM's master (node rank 0) needs an address every node reaches");
-    int port = launch_port(in, kVllmDefaultMasterPort);
-    std::string model = in.launch.model.empty() ? "MODEL" : in.launch.model;
-    for (size_t i = 0; i < n; ++i) {
-      std::vector<std::string> words = {"vllm",
-                                        "serve",
-                                        model,
-                                        "-tp",
-                                        std::to_string(shape.tp),
-                                        "-pp",
-                                        std::to_string(shape.pp),
-                                        "--nnodes",
-                                        std::to_string(n),
-                                        "--node-rank",
-                                        std::to_string(i),
-                                        "--master-addr",
-                                        master,
-                                        "--master-port",
-                                        std::to_string(port)};
-      if (layout.strategy == "expert") words.push_back("--enable-expert-parallel");
-      if (i > 0) words.push_back("--headless");
-      arms.push_back({nodes[i], static_cast<int>(i), vllm_node_env(layout, i, shape), words, ""});
-    }
+    for (size_t i = 0; i < n; ++i)
+      arms.push_back({nodes[i], static_cast<int>(i), vllm_node_env(layout, i, shape),
+                      vllm_node_words(in, layout, shape, i), ""});
     launch = srun_line(nodes, false);
     title = fmt::format("vLLM over {} node{}, rank 0 serving on port 8000", n, n == 1 ? "" : "s");
   } else if (engine == "torchrun") {
@@ -146,13 +125,7 @@ std::string write_slurm_batch(const EmitInput& in) {
         layout.reachable(0, "torchrun's rendezvous (rank 0) needs an address every node reaches");
     int port = launch_port(in, kTorchrunDefaultPort);
     std::string program = in.launch.program.empty() ? "train.py" : in.launch.program;
-    const int per_node = layout.nodes.front().processes();
-    for (const LaunchNode& node : layout.nodes)
-      if (node.processes() != per_node)
-        throw failure(
-            "torchrun starts the same number of processes on every node, but the plan runs {} "
-            "on {} and {} on {}; plan hosts of one kind together (--hosts)",
-            per_node, layout.nodes.front().host->name, node.processes(), node.host->name);
+    const int per_node = torchrun_processes_per_node(layout);
     for (size_t i = 0; i < n; ++i) {
       // c10d rendezvous on rank 0's address (torchrun's own default port); the job's id keeps
       // two jobs on one endpoint apart. Underscore spellings, as `emit torchrun` (torch 1.x).
@@ -177,9 +150,7 @@ std::string write_slurm_batch(const EmitInput& in) {
     // The main process connects to every rpc-server at start: wait (bounded) until each answers.
     std::string before;
     if (main > 0 || !rpc.local_server.empty()) {
-      std::string endpoints;
-      for (size_t k = 0; k + 1 < rpc.main.size(); ++k)
-        if (rpc.main[k] == "--rpc") endpoints = rpc.main[k + 1];
+      const std::string endpoints = fmt::format("{}", fmt::join(rpc.endpoints, ","));
       if (!rpc.local_server.empty())
         before += fmt::format("  ${{MESHPLAN_ENGINE:+\"$MESHPLAN_ENGINE\"}} {} &\n",
                               quoted_words(rpc.local_server));

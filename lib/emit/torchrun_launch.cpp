@@ -8,6 +8,18 @@
 
 namespace meshplan {
 
+int torchrun_processes_per_node(const LaunchLayout& layout) {
+  // A plan's host of several GPUs runs one process per GPU; torchrun starts as many on each node.
+  const int per_node = layout.nodes.empty() ? 1 : layout.nodes.front().processes();
+  for (const LaunchNode& node : layout.nodes)
+    if (node.processes() != per_node)
+      throw failure(
+          "torchrun starts the same number of processes on every node, but the plan runs {} on "
+          "{} and {} on {}; plan hosts of one kind together (--hosts)",
+          per_node, layout.nodes.front().host->name, node.processes(), node.host->name);
+  return per_node;
+}
+
 std::string write_torchrun(const EmitInput& in) {
   LaunchLayout layout = build_launch_layout(in);
   size_t n = layout.nodes.size();
@@ -16,14 +28,7 @@ std::string write_torchrun(const EmitInput& in) {
                                         "reaches");
   int port = launch_port(in, kTorchrunDefaultPort);
   std::string program = in.launch.program.empty() ? "train.py" : in.launch.program;
-  // A plan's host of several GPUs runs one process per GPU; torchrun starts as many on each node.
-  const int per_node = n ? layout.nodes.front().processes() : 1;
-  for (const LaunchNode& node : layout.nodes)
-    if (node.processes() != per_node)
-      throw failure(
-          "torchrun starts the same number of processes on every node, but the plan runs {} on "
-          "{} and {} on {}; plan hosts of one kind together (--hosts)",
-          per_node, layout.nodes.front().host->name, node.processes(), node.host->name);
+  const int per_node = torchrun_processes_per_node(layout);
   std::string out = fmt::format(
       "# torchrun, static rendezvous on {}:{}: run line i on the host it names, rank 0 first.\n",
       master, port);

@@ -16,4 +16,9 @@ inline constexpr int kTorchrunDefaultPort = 29500;  // torchrun --master-port de
 
 std::string write_torchrun(const EmitInput& in);
 
+struct LaunchLayout;
+// The processes torchrun starts on every node (a host's GPUs, else one); a failure naming two
+// hosts that differ, since --nproc_per_node is one number.
+int torchrun_processes_per_node(const LaunchLayout& layout);
+
 }  // namespace meshplan

@@ -64,27 +64,33 @@ std::string vllm_ray_command(const EmitInput& in, const LaunchLayout& layout) {
                                    {"--distributed-executor-backend", "ray", "--host", "0.0.0.0"}));
 }
 
+std::vector<std::string> vllm_node_words(const EmitInput& in, const LaunchLayout& layout,
+                                         const VllmShape& shape, size_t node) {
+  const std::string master =
+      layout.reachable(0, "vLLM's master (node rank 0) needs an address every node reaches");
+  std::vector<std::string> words =
+      serve_words(in, layout, shape,
+                  {"--nnodes", std::to_string(layout.nodes.size()), "--node-rank",
+                   std::to_string(node), "--master-addr", master, "--master-port",
+                   std::to_string(launch_port(in, kVllmDefaultMasterPort))});
+  if (node > 0) words.insert(words.end(), {"--headless"});
+  return words;
+}
+
 std::string write_vllm(const EmitInput& in) {
   require_plan(in, "vllm", "-tp and -pp come from the plan's strategy and ranks");
   LaunchLayout layout = build_launch_layout(in);
   size_t n = layout.nodes.size();
   VllmShape shape = vllm_shape(layout);
-  std::string master =
-      layout.reachable(0, "vLLM's master (node rank 0) needs an address every node reaches");
-  int port = launch_port(in, kVllmDefaultMasterPort);
   std::string out =
       fmt::format("# vLLM over {} nodes ({} plan): run node 0's line first, then the others.\n", n,
                   layout.strategy == "hybrid" ? "hybrid"
                   : shape.pipeline            ? "pipeline"
                                               : layout.strategy);
   for (size_t i = 0; i < n; ++i) {
-    std::vector<std::string> words =
-        serve_words(in, layout, shape,
-                    {"--nnodes", std::to_string(n), "--node-rank", std::to_string(i),
-                     "--master-addr", master, "--master-port", std::to_string(port)});
-    if (i > 0) words.insert(words.end(), {"--headless"});
     out += fmt::format("\n# node {}: {}\n", i, layout.nodes[i].host->name);
-    out += shell_command(vllm_node_env(layout, i, shape), words) + "\n";
+    out += shell_command(vllm_node_env(layout, i, shape), vllm_node_words(in, layout, shape, i)) +
+           "\n";
   }
   return out;
 }

@@ -29,6 +29,11 @@ VllmShape vllm_shape(const LaunchLayout& layout);
 std::vector<std::pair<std::string, std::string>> vllm_node_env(const LaunchLayout& layout,
                                                                size_t node, const VllmShape& shape);
 
+// Node `node`'s `vllm serve` words in vLLM's multi-node form (--nnodes, --node-rank, rank 0 as
+// the master, --headless on every node but rank 0).
+std::vector<std::string> vllm_node_words(const EmitInput& in, const LaunchLayout& layout,
+                                         const VllmShape& shape, size_t node);
+
 // With Ray's executor (vLLM on a running Ray cluster): the one `vllm serve` line, run on the head.
 std::string vllm_ray_command(const EmitInput& in, const LaunchLayout& layout);
 
