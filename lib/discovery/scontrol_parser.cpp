@@ -89,7 +89,7 @@ std::vector<SlurmNode> parse_scontrol_nodes(std::string_view text, std::string_v
       std::string field = line.substr(p, end - p);
       size_t eq = field.find('=');
       std::string key = field.substr(0, eq);
-      if (key == "Reason") {
+      if (key == "Reason" && eq != std::string::npos) {
         n.reason = line.substr(p + key.size() + 1);
         break;
       }

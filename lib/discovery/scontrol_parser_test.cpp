@@ -85,5 +85,16 @@ TEST(scontrol_parser_test, lines_that_are_not_node_records_are_refused) {
   EXPECT_TRUE(parse_scontrol_nodes("\n\n", "scontrol").empty());
 }
 
+// A bare word "Reason" (no '=') is not the Reason field: it is skipped like any other word, not
+// read past the end of the line (found by the host-list fuzzer).
+TEST(scontrol_parser_test, a_bare_reason_word_at_the_end_of_a_line_is_skipped) {
+  auto nodes = parse_scontrol_nodes("NodeName=gpu01 State=IDLE Reason", "scontrol");
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(nodes[0].name, "gpu01");
+  EXPECT_EQ(nodes[0].state, "IDLE");
+  EXPECT_EQ(nodes[0].reason, "");
+  EXPECT_THROW(parse_scontrol_nodes("# name       0  Reason", "scontrol"), Error);
+}
+
 }  // namespace
 }  // namespace meshplan
