@@ -85,6 +85,12 @@ baselines). Host speeds come from --profile FILE (tokens/s per number of layers 
 profile` writes the cost model's own) or the cost model. `--objective throughput` with --strategy
 auto considers routed plans too. `emit routing --plan P` writes the routing table.)";
 
+std::vector<std::string> engine_choices() {
+  std::vector<std::string> names = engine_name_list();
+  names.insert(names.end(), {"any"});
+  return names;
+}
+
 // "m3-ultra-1=0-20" -> host m3-ultra-1, layers [0, 21).
 LayerPin parse_pin(const std::string& text) {
   auto eq = text.find('=');
@@ -299,6 +305,7 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
 void add_plan_command(CLI::App& app, AppContext& ctx) {
   auto o = std::make_shared<PlanOptions>();
   o->request.strategy = "auto";
+  o->request.engine = "";  // inferred from the hosts unless --engine names one
   CLI::App* sub = app.add_subcommand("plan", kPlanHelp);
   sub->add_option("-c,--cluster", o->cluster, "Cluster file (JSON or YAML, - for stdin)")
       ->required();
@@ -322,13 +329,17 @@ void add_plan_command(CLI::App& app, AppContext& ctx) {
                   "requests routed by max flow; throughput)")
       ->check(CLI::IsMember({"auto", "pipeline", "tensor", "expert", "hybrid", "routed"}))
       ->capture_default_str();
+  sub->add_option("--engine", o->request.engine,
+                  "The engine that will run the plan: mlx-lm, exo, llama-rpc, vllm, or any (the "
+                  "fastest layout whatever runs it); default: inferred from the hosts")
+      ->check(CLI::IsMember(engine_choices()));
   sub->add_option("--solver", o->request.solver,
-                  "optimal (best hosts, ring order and layer ranges; exact up to 12 hosts), "
-                  "proportional (exo 1.0's "
+                  "optimal (best hosts, ring order and layer ranges; exact up to 12 hosts), even "
+                  "(mlx-lm's equal split), proportional (exo 1.0's "
                   "memory-proportional split) or proportional-v0 (exo 0.0.x); ilp: place experts "
                   "with GLPK's "
                   "integer program (expert parallel)")
-      ->check(CLI::IsMember({"optimal", "proportional", "proportional-v0", "ilp"}))
+      ->check(CLI::IsMember({"optimal", "even", "proportional", "proportional-v0", "ilp"}))
       ->capture_default_str();
   sub->add_flag("--allow-uneven", o->request.allow_uneven,
                 "Tensor parallel: shares in proportion to speed and memory (needs engine support "

@@ -11,6 +11,7 @@
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
 #include "solvers/baselines.hpp"
+#include "solvers/even_split.hpp"
 #include "solvers/left_out.hpp"
 #include "solvers/lower_bound.hpp"
 #include "solvers/optimal_pipeline.hpp"
@@ -128,13 +129,18 @@ StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& cl
   // ilp places experts; a pipeline asked for alongside it (--strategy auto) is the optimal one.
   const std::string solver = request.solver == "ilp" ? "optimal" : request.solver;
   const bool optimal = solver == "optimal";
-  if (!optimal && solver != "proportional" && solver != "proportional-v0") {
+  const bool even = solver == "even";
+  if (!optimal && !even && solver != "proportional" && solver != "proportional-v0") {
     throw input_error(
-        "--solver {}: unknown solver; expected optimal, proportional or proportional-v0", solver);
+        "--solver {}: unknown solver; expected optimal, even, proportional or proportional-v0",
+        solver);
   }
-  if (!optimal && (!request.pins.empty() || request.min_hosts > 0 || request.max_hosts > 0))
+  if (!optimal && !request.pins.empty())
+    throw input_error("--pin needs --solver optimal (the {} split sets every range itself)",
+                      solver);
+  if (!optimal && !even && (request.min_hosts > 0 || request.max_hosts > 0))
     throw input_error(
-        "--pin, --min-hosts and --max-hosts need --solver optimal (the {} split uses every host)",
+        "--min-hosts and --max-hosts need --solver optimal or even (the {} split uses every host)",
         solver);
   const PipelineCostModel& cost = problem.pipeline_cost();
   PipelineConstraints constraints;
@@ -148,7 +154,12 @@ StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& cl
   double start = clock.now_seconds();
   PipelineAssignment assignment;
   SearchResult search;
-  if (optimal) {
+  EvenSplitResult equal;
+  if (even) {
+    equal = best_even_split(cost, constraints);
+    if (!equal.feasible) throw failure("{} does not fit: {}", model.name, equal.why);
+    assignment = equal.assignment;
+  } else if (optimal) {
     SearchSpace space(cost, constraints);
     search = solve_optimal_pipeline(space, order);
     if (!search.feasible) {
@@ -172,6 +183,11 @@ StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& cl
   }
   Plan plan;
   fill_pipeline_plan(cost, assignment, eval, plan);
+  if (even)  // mlx-lm loads the embedding and the LM head on every rank
+    for (size_t j = 1; j < plan.ranks.size(); ++j) {
+      plan.ranks[j].weight_bytes += cost.head_memory();
+      plan.ranks[j].total_bytes += cost.head_memory();
+    }
 
   PipelineBound bound = pipeline_lower_bound(cost, request.min_hosts);
   if (bound.token_latency_s > eval.token_latency_s * (1 + 1e-9))
@@ -188,6 +204,13 @@ StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& cl
     std::string note = search.method;
     if (!search.exact) note += fmt::format("; within {:.2f} % of the lower bound", b.gap_percent);
     plan.solver = SolverInfo{"optimal", proven, solve_ms, note};
+  } else if (even) {
+    plan.solver = SolverInfo{
+        "even", equal.exhaustive, solve_ms,
+        fmt::format("mlx-lm's equal split ({} layers a rank, rank 0 of mlx.launch the last), "
+                    "over the best {} and order{}",
+                    assignment.cuts[1], assignment.order.size() == 1 ? "host" : "hosts",
+                    equal.exhaustive ? "" : " among the fastest")};
   } else {
     plan.solver = SolverInfo{solver, false, solve_ms,
                              solver == "proportional" ? "memory-proportional split (exo 1.0)"

@@ -22,6 +22,9 @@ struct PlanRequest {
   std::string solver =
       "optimal";                 // optimal, proportional, proportional-v0 (pipeline); ilp (expert)
   std::string backend = "auto";  // auto, ring, jaccl, jaccl-ring, ethernet
+  // The engine that will run the plan (lib/plan/engines.hpp): "" = inferred from the hosts (what
+  // `meshplan plan` asks by default), "any" = the fastest layout whatever runs it.
+  std::string engine = "any";
   int64_t context = 4096;
   int64_t prompt = 512;
   // Memory kept free on every host beyond weights and KV: a fraction of its usable memory, or

@@ -192,6 +192,12 @@ PlanningProblem PlanningProblem::subset(const std::vector<size_t>& members,
   return p;
 }
 
+PlanningProblem PlanningProblem::with_solver(const std::string& solver) const {
+  PlanningProblem p = for_backend(request_.backend, {});
+  p.request_.solver = solver;
+  return p;
+}
+
 PlanningProblem PlanningProblem::for_backend(const std::string& backend,
                                              const std::vector<size_t>& no_rdma) const {
   std::vector<size_t> all(size());

@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
+#include <map>
 #include <optional>
 #include <utility>
 
 #include "lib/core/error.hpp"
+#include "lib/plan/engines.hpp"
 #include "solvers/backend_gate.hpp"
 #include "solvers/left_out.hpp"
 #include "solvers/planning_problem.hpp"
@@ -109,9 +112,9 @@ std::string strategy_names() {
 void refuse_flags_that_do_not_apply(const ModelDesc& model, const PlanRequest& r,
                                     const Strategy* chosen) {
   const std::string& s = r.strategy;
-  if (r.solver != "optimal" && r.solver != "proportional" && r.solver != "proportional-v0" &&
-      r.solver != "ilp") {
-    throw input_error("--solver {}: expected optimal, proportional, proportional-v0 or ilp",
+  if (r.solver != "optimal" && r.solver != "even" && r.solver != "proportional" &&
+      r.solver != "proportional-v0" && r.solver != "ilp") {
+    throw input_error("--solver {}: expected optimal, even, proportional, proportional-v0 or ilp",
                       r.solver);
   }
   if (r.solver == "ilp" && (s == "pipeline" || s == "tensor"))
@@ -119,7 +122,7 @@ void refuse_flags_that_do_not_apply(const ModelDesc& model, const PlanRequest& r
   if (r.solver == "ilp" && !model.is_moe())
     throw input_error("--solver ilp places experts, and {} has none (it is a dense model)",
                       model.name);
-  if ((r.solver == "proportional" || r.solver == "proportional-v0") &&
+  if ((r.solver == "proportional" || r.solver == "proportional-v0" || r.solver == "even") &&
       (s == "tensor" || s == "expert")) {
     throw input_error(
         "--solver {} splits layers over a pipeline; a {} plan sets its own shares (use "
@@ -241,6 +244,149 @@ void note_measured_links(Plan& plan, const Cluster& cluster) {
                                      fmt::join(links, "; ")));
 }
 
+// Plans compared by the objective's score when there is one (negative: cannot meet the request),
+// else by one stream's tokens/s; each plan scored once.
+struct Scorer {
+  PlanScore score;
+  mutable std::map<const Plan*, double> cache;
+  double of(const Outcome& o) const {
+    if (!o.plan) return -1;
+    if (!score) return tps(*o.plan);
+    auto it = cache.find(&*o.plan);
+    if (it == cache.end()) it = cache.emplace(&*o.plan, score(*o.plan)).first;
+    return it->second;
+  }
+};
+
+// The best of `list`: by score where a score is given and any plan meets the request, else the
+// fastest (so that the caller's own check names what is missing). Ties go to the earlier one.
+const Outcome* best_of(const std::vector<const Outcome*>& list, const Scorer& scorer) {
+  const Outcome* fastest = nullptr;
+  for (const Outcome* o : list)
+    if (o->plan && (!fastest || tps(*o->plan) > tps(*fastest->plan) * (1 + 1e-9))) fastest = o;
+  if (!scorer.score || list.size() <= 1) return fastest;
+  const Outcome* best = nullptr;
+  for (const Outcome* o : list) {
+    const double mine = scorer.of(*o);
+    if (o->plan && mine >= 0 && (!best || mine > scorer.of(*best) * (1 + 1e-9))) best = o;
+  }
+  return best ? best : fastest;
+}
+
+std::vector<const Outcome*> pointers(const std::vector<Outcome>& outcomes) {
+  std::vector<const Outcome*> out;
+  for (const Outcome& o : outcomes)
+    out.push_back(&o);
+  return out;
+}
+
+// The engine a plan is made for and the layouts it runs: one outcome per strategy, the pipeline
+// being the engine's own split where it takes none.
+struct EngineChoice {
+  const Engine* engine = nullptr;
+  std::string reason;
+  const Outcome* outcome = nullptr;
+  std::vector<const Outcome*> considered;
+};
+
+using OwnSplit = std::function<const Outcome*(const Engine&)>;
+
+// Why `e` runs none of `view`: "pipeline: its own equal split only; tensor: ...".
+std::string runs_nothing(const Engine& e, const std::vector<const Outcome*>& view) {
+  std::string why;
+  for (const Outcome* o : view)
+    why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", o->strategy,
+                       o->plan ? layout_refusal(e, *o->plan) : o->reason);
+  return why;
+}
+
+EngineChoice choose_engine(const Cluster& cluster, const Catalog& catalog,
+                           const PlanRequest& request, const PlanningProblem& problem,
+                           const std::vector<Outcome>& outcomes, const OwnSplit& own_split,
+                           const Scorer& scorer) {
+  EngineChoice c;
+  c.considered = pointers(outcomes);
+  std::vector<std::string> hosts;
+  for (size_t i = 0; i < problem.size(); ++i)
+    hosts.push_back(problem.host(i).name);
+  if (request.engine == "any") {
+    c.reason = "any (--engine any): the fastest layout, whatever runs it";
+    return c;
+  }
+  std::vector<const Engine*> tries;
+  if (!request.engine.empty()) {
+    const Engine* e = find_engine(request.engine);
+    if (!e) throw input_error("--engine {}: expected {} or any", request.engine, engine_names());
+    const std::string why = platform_refusal(*e, cluster, catalog, hosts);
+    if (!why.empty())
+      throw input_error("--engine {}: {} does not run on these hosts ({}); choose hosts with --hosts",
+                        request.engine, e->title, why);
+    tries = {e};
+    c.reason = "asked for";
+  } else {
+    const Engine* e = infer_engine(cluster, catalog, hosts, c.reason);
+    if (!e) {
+      c.reason = "none: " + c.reason;
+      return c;
+    }
+    tries.push_back(e);
+    for (const Engine& other : engines())
+      if (&other != e && runs_on(other, cluster, catalog, hosts)) tries.push_back(&other);
+  }
+  std::string refused;
+  for (const Engine* e : tries) {
+    std::vector<const Outcome*> view;
+    for (const Outcome& o : outcomes) {
+      const Outcome* own = o.strategy == "pipeline" ? own_split(*e) : nullptr;
+      view.push_back(own ? own : &o);
+    }
+    std::vector<const Outcome*> runnable;
+    for (const Outcome* o : view)
+      if (o->plan && layout_refusal(*e, *o->plan).empty()) runnable.push_back(o);
+    if (const Outcome* best = best_of(runnable, scorer)) {
+      if (e != tries.front())
+        c.reason = fmt::format("{} runs no layout that fits ({}); {} runs on every host",
+                               tries.front()->title, refused, e->title);
+      c.engine = e;
+      c.outcome = best;
+      c.considered = std::move(view);
+      return c;
+    }
+    if (refused.empty()) refused = runs_nothing(*e, view);
+  }
+  if (!request.engine.empty())
+    throw failure("{} runs no layout that fits these hosts: {}", tries.front()->title, refused);
+  c.reason = fmt::format("none: no engine of these hosts runs a layout that fits; {}: {}",
+                         tries.front()->title, refused);
+  return c;
+}
+
+// The fastest layout of all, when an engine other than the plan's runs it faster: "the planned
+// split is 1.18x faster ...; llama.cpp RPC runs it (--engine llama-rpc)".
+void note_faster_elsewhere(Plan& plan, const EngineChoice& pick,
+                           const std::vector<Outcome>& outcomes, const Scorer& scorer,
+                           const Cluster& cluster, const Catalog& catalog) {
+  if (!pick.engine) return;
+  const Outcome* best = best_of(pointers(outcomes), scorer);
+  if (!best || best == pick.outcome) return;
+  const double mine = scorer.of(*pick.outcome), theirs = scorer.of(*best);
+  if (mine <= 0 || theirs <= mine * 1.005) return;
+  std::vector<std::string> hosts;
+  for (const RankPlan& r : best->plan->ranks)
+    if (std::find(hosts.begin(), hosts.end(), r.host) == hosts.end()) hosts.push_back(r.host);
+  const Engine* runner = nullptr;
+  for (const Engine& e : engines())
+    if (!runner && runs_on(e, cluster, catalog, hosts) && layout_refusal(e, *best->plan).empty())
+      runner = &e;
+  plan.notes.push_back(fmt::format(
+      "{} is {:.2f}x faster ({:.1f} tokens/s{} against {:.1f}); {}",
+      best->strategy == "pipeline" ? std::string("the planned split")
+                                   : fmt::format("the {} plan", best->strategy),
+      theirs / mine, theirs, scorer.score ? " in all" : "", mine,
+      runner ? fmt::format("{} runs it (--engine {})", runner->title, runner->name)
+             : std::string("no engine of these hosts runs it as planned")));
+}
+
 }  // namespace
 
 Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
@@ -270,41 +416,59 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
     if (!chosen || chosen == &strategy)
       outcomes.push_back(plan_strategy(strategy, problems, routes, gate, request, clock));
 
-  const Outcome* fastest = nullptr;
-  for (const auto& o : outcomes) {
-    // Ties (on one host every strategy is the same plan) go to the earlier strategy.
-    if (o.plan && (!fastest || tps(*o.plan) > tps(*fastest->plan) * (1 + 1e-9))) fastest = &o;
-  }
-  // Each plan's objective score, computed once.
-  std::vector<double> scores(outcomes.size(), -1);
-  if (score && outcomes.size() > 1) {
-    // The best by the objective's score, where any plan meets the request; else the fastest, so
-    // that the caller's own check names what is missing.
-    const Outcome* best = nullptr;
-    for (size_t i = 0; i < outcomes.size(); ++i) {
-      if (!outcomes[i].plan) continue;
-      scores[i] = score(*outcomes[i].plan);
-      if (scores[i] >= 0 && (!best || scores[i] > scores[best - outcomes.data()] * (1 + 1e-9)))
-        best = &outcomes[i];
+  // The engine's own pipeline split (mlx-lm's equal ranges, exo's placement), planned once per
+  // split when an engine that takes no split may run the plan and no other solver was asked for.
+  std::map<std::string, Outcome> own_splits;
+  auto own_split = [&](const Engine& e) -> const Outcome* {
+    const std::string solver(engine_pipeline_solver(e));
+    // Pins, and host limits for a split over every host, ask for ranges the engine cannot take.
+    if (solver.empty() || request.solver != "optimal" || !request.pins.empty()) return nullptr;
+    if (solver == "proportional" && (request.min_hosts > 0 || request.max_hosts > 0))
+      return nullptr;
+    auto it = own_splits.find(solver);
+    if (it == own_splits.end()) {
+      std::vector<PlanningProblem> split;
+      for (const PlanningProblem& p : problems)
+        split.push_back(p.with_solver(solver));
+      it = own_splits
+               .emplace(solver,
+                        plan_strategy(*find_strategy("pipeline"), split, routes, gate, request, clock))
+               .first;
     }
-    if (best) fastest = best;
+    return &it->second;
+  };
+
+  Scorer scorer{score, {}};
+  EngineChoice pick = choose_engine(cluster, catalog, request, problem, outcomes, own_split, scorer);
+  if (!pick.outcome) {
+    // No engine: the fastest layout, which the plan says no engine runs.
+    pick.outcome = best_of(pointers(outcomes), scorer);
+    if (!pick.outcome) {
+      if (chosen)
+        throw failure("{} parallel is not possible for {}: {}", s, model.name, outcomes[0].reason);
+      std::string why;
+      for (const auto& o : outcomes)
+        why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", o.strategy, o.reason);
+      throw failure("{} does not fit with any strategy: {}", model.name, why);
+    }
   }
-  if (!fastest) {
-    if (chosen)
-      throw failure("{} parallel is not possible for {}: {}", s, model.name, outcomes[0].reason);
-    std::string why;
-    for (const auto& o : outcomes)
-      why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", o.strategy, o.reason);
-    throw failure("{} does not fit with any strategy: {}", model.name, why);
-  }
-  Plan plan = *fastest->plan;
-  const size_t chosen_index = static_cast<size_t>(fastest - outcomes.data());
-  for (size_t i = 0; i < outcomes.size(); ++i) {
-    if (i == chosen_index) continue;
+  Plan plan = *pick.outcome->plan;
+  plan.engine = pick.engine ? std::string(pick.engine->name) : "";
+  plan.engine_reason = pick.reason;
+  for (const Outcome* o : pick.considered) {
+    if (o == pick.outcome) continue;
     std::optional<std::pair<double, double>> compared;
-    if (score && outcomes.size() > 1) compared = std::make_pair(scores[chosen_index], scores[i]);
-    plan.alternatives.push_back(alternative(outcomes[i], &plan, compared));
+    if (score && pick.considered.size() > 1)
+      compared = std::make_pair(scorer.of(*pick.outcome), scorer.of(*o));
+    Alternative a = alternative(*o, &plan, compared);
+    if (pick.engine && o->plan) {
+      const std::string refusal = layout_refusal(*pick.engine, *o->plan);
+      if (!refusal.empty())
+        a.reason += fmt::format("; {} does not run it ({})", pick.engine->title, refusal);
+    }
+    plan.alternatives.push_back(a);
   }
+  note_faster_elsewhere(plan, pick, outcomes, scorer, cluster, catalog);
   note_rejected(plan, outcomes, gate, problem);
   note_measured_links(plan, cluster);
   mark_wired_limits(plan, problem);

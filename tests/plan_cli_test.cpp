@@ -19,15 +19,17 @@ using testing::source_path;
 const std::string kM3 = source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml");
 const std::string kEth = source_path("examples/clusters/ethernet-5-node.yaml");
 
+// For llama.cpp RPC, which takes the planned split (mlx-lm, inferred for Macs, loads its own).
 json plan_json(const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"plan", "--json", "--strategy", "pipeline"};
+  std::vector<std::string> args = {"plan", "--json", "--strategy", "pipeline", "--engine",
+                                   "llama-rpc"};
   args.insert(args.end(), extra.begin(), extra.end());
   auto r = run_meshplan(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.exit_code == 0 ? json::parse(r.out) : json();
 }
 
-TEST(plan_cli_test, optimal_is_default_and_beats_the_proportional_split) {
+TEST(plan_cli_test, optimal_is_default_for_a_split_taking_engine_and_beats_proportional) {
   json p = plan_json({"-c", kEth, "-m", "llama-3.3-70b-4bit"});
   EXPECT_EQ(p["solver"]["name"], "optimal");
   EXPECT_TRUE(p["solver"]["optimal"].get<bool>());
@@ -54,7 +56,8 @@ TEST(plan_cli_test, optimal_is_default_and_beats_the_proportional_split) {
 }
 
 TEST(plan_cli_test, table_shows_bound_baselines_and_proof) {
-  auto r = run_meshplan({"plan", "-c", kEth, "-m", "deepseek-v3.1-4bit", "--strategy", "pipeline"});
+  auto r = run_meshplan({"plan", "-c", kEth, "-m", "deepseek-v3.1-4bit", "--strategy", "pipeline",
+                         "--engine", "llama-rpc"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Lower bound:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Baseline proportional:"), std::string::npos) << r.out;

@@ -53,7 +53,8 @@ double recompute_token_ms(const json& plan) {
 
 void check_recomputes(const std::string& cluster, size_t min_ranks) {
   auto r = testing::run_meshplan({"plan", "-c", testing::source_path(cluster), "-m",
-                                  "deepseek-v3.1-4bit", "--strategy", "pipeline", "--json"});
+                                  "deepseek-v3.1-4bit", "--strategy", "pipeline", "--engine",
+                                  "llama-rpc", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json plan = json::parse(r.out);
   ASSERT_GE(plan["ranks"].size(), min_ranks) << cluster;
@@ -89,7 +90,8 @@ TEST(plan_recompute_test, multi_rank_ring_recomputes_including_hops) {
   // Force a ring over all four M3 Ultra so that hops and several ranks enter the sum.
   auto r = testing::run_meshplan(
       {"plan", "-c", testing::source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml"), "-m",
-       "deepseek-v3.1-4bit", "--strategy", "pipeline", "--min-hosts", "4", "--json"});
+       "deepseek-v3.1-4bit", "--strategy", "pipeline", "--min-hosts", "4", "--engine", "llama-rpc",
+       "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json plan = json::parse(r.out);
   ASSERT_EQ(plan["ranks"].size(), 4u);

@@ -112,7 +112,8 @@ TEST(plan_trust_test, the_plan_backend_is_the_one_asked_for_and_emit_follows_it)
 }
 
 TEST(plan_trust_test, emit_refuses_a_plan_made_for_other_hardware) {
-  json p = plan_json({"-c", kM3, "-m", "kimi-k2-4bit", "--strategy", "pipeline"});
+  json p = plan_json(
+      {"-c", kM3, "-m", "kimi-k2-4bit", "--strategy", "pipeline", "--engine", "llama-rpc"});
   std::string plan_file = write_file("plan.json", p.dump());
   ASSERT_TRUE(p.contains("made_for"));
   // Same names, but m3-ultra-2 now has 256 GiB.
@@ -135,14 +136,16 @@ TEST(plan_trust_test, emit_refuses_a_plan_made_for_other_hardware) {
 }
 
 TEST(plan_trust_test, identical_hosts_get_balanced_memory_and_the_wired_limit_is_named) {
-  json p = plan_json({"-c", kM3, "-m", "kimi-k2-4bit", "--strategy", "pipeline"});
+  json p = plan_json(
+      {"-c", kM3, "-m", "kimi-k2-4bit", "--strategy", "pipeline", "--engine", "llama-rpc"});
   ASSERT_EQ(p["ranks"].size(), 2u);
   int a = p["ranks"][0]["layers"][1].get<int>() - p["ranks"][0]["layers"][0].get<int>();
   int b = p["ranks"][1]["layers"][1].get<int>() - p["ranks"][1]["layers"][0].get<int>();
   EXPECT_LE(std::abs(a - b), 1) << p["ranks"];
 
   // 405B at 8 bits on the Ethernet cluster fills the Studios past macOS's default 75 %.
-  json big = plan_json({"-c", kEth, "-m", "llama-3.1-405b-8bit", "--context", "128k"});
+  json big = plan_json(
+      {"-c", kEth, "-m", "llama-3.1-405b-8bit", "--context", "128k", "--engine", "llama-rpc"});
   int marked = 0;
   for (const auto& r : big["ranks"]) {
     double total = r["total_bytes"].get<double>();

@@ -21,15 +21,6 @@ int total_layers(const LaunchLayout& layout) {
 
 }  // namespace
 
-std::pair<int, int> mlx_lm_pipeline_range(int layers, int size, int rank) {
-  int per_rank = layers / size;
-  int extra = layers - per_rank * size;
-  if (rank < extra) per_rank += 1;
-  int start = (size - rank - 1) * per_rank;
-  // pipeline.py keeps self.layers[:end]: an end past the last layer stops at it.
-  return {std::min(start, layers), std::min(start + per_rank, layers)};
-}
-
 std::string mlx_lm_split_note(const EmitInput& in) {
   LaunchLayout layout = build_launch_layout(in);
   if (!splits_by_layers(layout) || !mlx_runs_on(layout)) return "";

@@ -10,12 +10,11 @@
 #include <string>
 #include <utility>
 
+#include "lib/plan/engines.hpp"
+
 namespace meshplan {
 
 struct EmitInput;
-
-// mlx-lm's [start, end) for `rank` of `size` over `layers` layers, as pipeline.py computes it.
-std::pair<int, int> mlx_lm_pipeline_range(int layers, int size, int rank);  // end clamped to layers
 
 std::string write_mlx_launch(const EmitInput& in);
 

@@ -9,23 +9,52 @@ namespace meshplan {
 
 const std::vector<Engine>& engines() {
   static const std::vector<Engine> table = {
-      {"mlx-lm", "mlx-lm through mlx.launch", true, true, true, PipelineSplit::kEvenReversed, true,
-       false, false, false, false, "ring, JACCL (RDMA over Thunderbolt), NCCL on CUDA",
-       "mlx_lm/models/pipeline.py 0.32.0 (equal split, rank 0 the last layers, no explicit "
-       "ranges); mlx/_distributed_utils/launch.py (ring, jaccl, jaccl-ring, nccl); no group per "
-       "stage (ml-explore/mlx#3205)"},
-      {"exo", "exo", true, true, true, PipelineSplit::kOwn, true, false, false, false, true,
-       "its own discovery (zenoh), MLX ring or JACCL between runners",
-       "exo-explore/exo src/exo/master/placement (its own layer placement, pipeline or tensor "
-       "instances); exo 1.0 prefill on a DGX Spark with decode on a Mac"},
-      {"llama-rpc", "llama.cpp RPC", true, true, true, PipelineSplit::kExplicit, false, false,
-       false, false, false, "TCP (RDMA on RoCE NICs)",
-       "ggml-org/llama.cpp tools/rpc/README.md, src/llama-model.cpp (--tensor-split per device; "
-       "row split only inside one host)"},
-      {"vllm", "vLLM", false, true, false, PipelineSplit::kExplicit, true, true, true, true, true,
-       "NCCL (InfiniBand, RoCE, TCP)",
-       "vllm config/parallel.py (-tp, -pp, VLLM_PP_LAYER_PARTITION, --data-parallel-size, "
-       "--enable-expert-parallel), distributed/kv_transfer (prefill/decode KV connectors)"},
+      {.name = "mlx-lm",
+       .title = "mlx-lm through mlx.launch",
+       .macs = true,
+       .nvidia = true,
+       .cpu = true,
+       .pipeline = PipelineSplit::kEvenReversed,
+       .tensor = true,
+       .transports = "ring, JACCL (RDMA over Thunderbolt), NCCL on CUDA",
+       .source = "mlx_lm/models/pipeline.py 0.32.0 (equal split, rank 0 the last layers, no "
+                 "explicit ranges); mlx/_distributed_utils/launch.py (ring, jaccl, jaccl-ring, "
+                 "nccl); no group per stage (ml-explore/mlx#3205)"},
+      {.name = "exo",
+       .title = "exo",
+       .macs = true,
+       .nvidia = true,
+       .cpu = true,
+       .mixes = true,
+       .pipeline = PipelineSplit::kOwn,
+       .tensor = true,
+       .transports = "its own discovery (zenoh), MLX ring or JACCL between runners",
+       .source = "exo-explore/exo src/exo/master/placement (its own layer placement, in "
+                 "proportion to memory; pipeline or tensor instances); prefill/decode links "
+                 "behind ENABLE_DISAGGREGATION between instances it places itself"},
+      {.name = "llama-rpc",
+       .title = "llama.cpp RPC",
+       .macs = true,
+       .nvidia = true,
+       .cpu = true,
+       .mixes = true,
+       .pipeline = PipelineSplit::kExplicit,
+       .transports = "TCP (RDMA on RoCE NICs)",
+       .source = "ggml-org/llama.cpp tools/rpc/README.md, src/llama-model.cpp (--tensor-split per "
+                 "device; row split only inside one host)"},
+      {.name = "vllm",
+       .title = "vLLM",
+       .nvidia = true,
+       .pipeline = PipelineSplit::kExplicit,
+       .tensor = true,
+       .expert = true,
+       .hybrid = true,
+       .replicas = true,
+       .disaggregated = true,
+       .transports = "NCCL (InfiniBand, RoCE, TCP)",
+       .source = "vllm config/parallel.py (-tp, -pp, VLLM_PP_LAYER_PARTITION, "
+                 "--data-parallel-size, --enable-expert-parallel), distributed/kv_transfer "
+                 "(prefill/decode KV connectors)"},
   };
   return table;
 }
@@ -34,6 +63,54 @@ const Engine* find_engine(std::string_view name) {
   for (const Engine& e : engines())
     if (e.name == name) return &e;
   return nullptr;
+}
+
+std::vector<std::string> engine_name_list() {
+  std::vector<std::string> out;
+  for (const Engine& e : engines())
+    out.emplace_back(e.name);
+  return out;
+}
+
+std::string engine_names() {
+  std::string out;
+  const auto names = engine_name_list();
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
+std::string_view engine_pipeline_solver(const Engine& engine) {
+  switch (engine.pipeline) {
+    case PipelineSplit::kEvenReversed:
+      return "even";
+    case PipelineSplit::kOwn:
+      return "proportional";
+    default:
+      return "";
+  }
+}
+
+std::pair<int, int> mlx_lm_pipeline_range(int layers, int size, int rank) {
+  int per_rank = layers / size;
+  const int extra = layers - per_rank * size;
+  if (rank < extra) per_rank += 1;
+  const int start = (size - rank - 1) * per_rank;
+  // pipeline.py keeps self.layers[:end]: an end past the last layer stops at it.
+  return {std::min(start, layers), std::min(start + per_rank, layers)};
+}
+
+std::vector<int> mlx_lm_orphaned_layers(int layers, int size) {
+  std::vector<bool> held(static_cast<size_t>(std::max(layers, 0)), false);
+  for (int r = 0; r < size; ++r) {
+    auto [a, b] = mlx_lm_pipeline_range(layers, size, r);
+    for (int l = a; l < b; ++l)
+      held[static_cast<size_t>(l)] = true;
+  }
+  std::vector<int> out;
+  for (int l = 0; l < layers; ++l)
+    if (!held[static_cast<size_t>(l)]) out.push_back(l);
+  return out;
 }
 
 Platform host_platform(const Host& host, const Catalog& catalog) {
@@ -54,23 +131,35 @@ bool runs_on_platform(const Engine& e, Platform p) {
   return p == Platform::kMac ? e.macs : p == Platform::kNvidia ? e.nvidia : e.cpu;
 }
 
-// Why `e` cannot run `plan` as a layout, or "" when it can; `how` says how it runs it.
-std::string layout_verdict(const Engine& e, const Plan& plan, std::string& how) {
+std::vector<std::string> distinct_hosts(const Plan& plan) {
+  std::vector<std::string> hosts;
+  for (const RankPlan& r : plan.ranks)
+    if (std::find(hosts.begin(), hosts.end(), r.host) == hosts.end()) hosts.push_back(r.host);
+  return hosts;
+}
+
+// How `e` runs `plan` when it does: "runs it as planned" or with a split of its own.
+std::string layout_how(const Engine& e, const Plan& plan) {
+  if (plan.strategy != "pipeline" || e.pipeline == PipelineSplit::kExplicit ||
+      plan.ranks.size() <= 1)
+    return "runs it as planned";
+  if (plan.solver.name == engine_pipeline_solver(e)) return "runs it as planned";
+  return e.pipeline == PipelineSplit::kEvenReversed
+             ? "runs a pipeline with its own equal split (rank 0 the last layers)"
+             : "runs a pipeline with its own placement";
+}
+
+}  // namespace
+
+std::string layout_refusal(const Engine& e, const Plan& plan) {
   if (plan.routing) return "no engine follows a routing table";
   if (plan.strategy == "pipeline") {
-    switch (e.pipeline) {
-      case PipelineSplit::kExplicit:
-        how = "runs it as planned";
-        return "";
-      case PipelineSplit::kEvenReversed:
-        how = "runs a pipeline with its own equal split (rank 0 the last layers)";
-        return "";
-      case PipelineSplit::kOwn:
-        how = "runs a pipeline with its own placement";
-        return "";
-      case PipelineSplit::kNone:
-        return "no pipeline across hosts";
-    }
+    if (e.pipeline == PipelineSplit::kNone) return "no pipeline across hosts";
+    if (e.pipeline != PipelineSplit::kExplicit && plan.ranks.size() > 1 &&
+        plan.solver.name != engine_pipeline_solver(e))
+      return e.pipeline == PipelineSplit::kEvenReversed ? "its own equal split only"
+                                                        : "its own layer placement only";
+    return "";
   }
   if (plan.strategy == "tensor") {
     if (!e.tensor) return "no tensor parallel across hosts";
@@ -78,56 +167,78 @@ std::string layout_verdict(const Engine& e, const Plan& plan, std::string& how) 
       if (r.share && plan.ranks.front().share &&
           std::abs(*r.share - *plan.ranks.front().share) > 1e-9)
         return "equal tensor shares only";
-    how = "runs it as planned";
     return "";
   }
-  if (plan.strategy == "expert") {
-    if (!e.expert) return "no expert parallel across hosts";
-    how = "runs it as planned";
-    return "";
-  }
-  if (plan.strategy == "hybrid") {
-    if (!e.hybrid) return "no tensor-parallel groups as pipeline stages";
-    how = "runs it as planned";
-    return "";
-  }
-  how = "runs it";
+  if (plan.strategy == "expert" && !e.expert) return "no expert parallel across hosts";
+  if (plan.strategy == "hybrid" && !e.hybrid) return "no tensor-parallel groups as pipeline stages";
   return "";
 }
 
-}  // namespace
-
-bool runs_on(const Engine& engine, const Cluster& cluster, const Catalog& catalog,
-             const std::vector<std::string>& hosts) {
+std::string platform_refusal(const Engine& engine, const Cluster& cluster, const Catalog& catalog,
+                             const std::vector<std::string>& hosts) {
+  std::string first_host;
+  Platform first = Platform::kMac;
   for (const std::string& name : hosts) {
     const int i = cluster.host_index(name);
     if (i < 0) continue;
-    if (!runs_on_platform(engine, host_platform(cluster.hosts[static_cast<size_t>(i)], catalog)))
-      return false;
+    const Platform p = host_platform(cluster.hosts[static_cast<size_t>(i)], catalog);
+    if (!runs_on_platform(engine, p)) return fmt::format("{} is {}", name, platform_name(p));
+    if (first_host.empty()) {
+      first_host = name;
+      first = p;
+    } else if (p != first && !engine.mixes) {
+      return fmt::format("one job over {} ({}) and {} ({}) does not run", first_host,
+                         platform_name(first), name, platform_name(p));
+    }
   }
-  return true;
+  return "";
+}
+
+bool runs_on(const Engine& engine, const Cluster& cluster, const Catalog& catalog,
+             const std::vector<std::string>& hosts) {
+  return platform_refusal(engine, cluster, catalog, hosts).empty();
+}
+
+const Engine* infer_engine(const Cluster& cluster, const Catalog& catalog,
+                           const std::vector<std::string>& hosts, std::string& why) {
+  bool macs = true, nvidia = true;
+  for (const std::string& name : hosts) {
+    const int i = cluster.host_index(name);
+    if (i < 0) continue;
+    const Platform p = host_platform(cluster.hosts[static_cast<size_t>(i)], catalog);
+    macs = macs && p == Platform::kMac;
+    nvidia = nvidia && p == Platform::kNvidia;
+  }
+  if (macs) {
+    why = "every host is a Mac";
+    return find_engine("mlx-lm");
+  }
+  if (nvidia) {
+    why = "every host has NVIDIA GPUs";
+    return find_engine("vllm");
+  }
+  for (const Engine& e : engines())
+    if (runs_on(e, cluster, catalog, hosts)) {
+      why = "the first engine that runs on every host";
+      return &e;
+    }
+  why = "no engine runs on every host";
+  return nullptr;
 }
 
 std::vector<std::string> engine_verdicts(const Plan& plan, const Cluster& cluster,
                                          const Catalog& catalog) {
-  std::vector<std::string> hosts;
-  for (const RankPlan& r : plan.ranks)
-    if (std::find(hosts.begin(), hosts.end(), r.host) == hosts.end()) hosts.push_back(r.host);
+  const std::vector<std::string> hosts = distinct_hosts(plan);
   std::vector<std::string> out;
   for (const Engine& e : engines()) {
-    std::string why, how;
-    for (const std::string& name : hosts) {
-      const int i = cluster.host_index(name);
-      if (i < 0) continue;
-      const Platform p = host_platform(cluster.hosts[static_cast<size_t>(i)], catalog);
-      if (!runs_on_platform(e, p)) {
-        why = fmt::format("{} is {}", name, platform_name(p));
-        break;
-      }
-    }
-    if (why.empty()) why = layout_verdict(e, plan, how);
+    std::string why = platform_refusal(e, cluster, catalog, hosts);
+    if (why.empty() && plan.routing) why = layout_refusal(e, plan);
+    if (why.empty() && plan.strategy != "pipeline") why = layout_refusal(e, plan);
+    if (why.empty() && plan.strategy == "pipeline" && e.pipeline == PipelineSplit::kNone)
+      why = "no pipeline across hosts";
+    std::string how = why.empty() ? layout_how(e, plan) : "";
     if (why.empty() && plan.replicas.size() >= 2 && !e.replicas)
-      how += ", one launch per replica (no router of its own)";
+      how += ", one launch per replica behind nginx";
     out.push_back(why.empty() ? fmt::format("{} {}", e.title, how)
                               : fmt::format("{} cannot ({})", e.title, why));
   }
@@ -136,7 +247,18 @@ std::vector<std::string> engine_verdicts(const Plan& plan, const Cluster& cluste
 
 std::string render_engine_verdicts(const Plan& plan, const Cluster& cluster,
                                    const Catalog& catalog) {
-  std::string out = "Engines:";
+  std::string out;
+  if (const Engine* e = find_engine(plan.engine))
+  {
+    std::string others;
+    for (const Engine& o : engines())
+      if (&o != e) others += fmt::format("{}{}", others.empty() ? "" : ", ", o.name);
+    out = fmt::format("Engine: {} ({}; another with --engine {} or any)\n", e->title,
+                      plan.engine_reason, others);
+  }
+  else if (!plan.engine_reason.empty())
+    out = fmt::format("Engine: {}\n", plan.engine_reason);
+  out += "Engines:";
   const auto verdicts = engine_verdicts(plan, cluster, catalog);
   for (size_t i = 0; i < verdicts.size(); ++i)
     out += (i ? "; " : " ") + verdicts[i];

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lib/cluster/catalog.hpp"
@@ -27,6 +28,7 @@ struct Engine {
   bool macs = false;    // Apple silicon (Metal)
   bool nvidia = false;  // Linux with NVIDIA GPUs (CUDA)
   bool cpu = false;     // Linux without GPUs
+  bool mixes = false;   // one job over hosts of different platforms (Macs with Linux hosts)
   PipelineSplit pipeline = PipelineSplit::kNone;
   bool tensor = false;         // equal shares of every layer across hosts
   bool expert = false;         // experts spread over hosts
@@ -39,6 +41,21 @@ struct Engine {
 
 const std::vector<Engine>& engines();
 const Engine* find_engine(std::string_view name);
+// "mlx-lm, exo, llama-rpc or vllm": the names, for messages and --engine's choices.
+std::string engine_names();
+std::vector<std::string> engine_name_list();
+
+// The pipeline solver that predicts the split an engine loads: "even" (mlx-lm's equal split),
+// "proportional" (exo's memory-proportional placement), "" when it takes the plan's split.
+std::string_view engine_pipeline_solver(const Engine& engine);
+
+// mlx-lm's [start, end) for `rank` of `size` over `layers` layers, as mlx_lm/models/pipeline.py
+// 0.32.0 computes it: len // size layers (one more for the first len % size ranks) in reverse,
+// rank 0 the last; the end is clamped to `layers`. The start uses the rank's own count, so when
+// `size` does not divide `layers` some layers fall between two ranks and no rank computes them.
+std::pair<int, int> mlx_lm_pipeline_range(int layers, int size, int rank);
+// The layers no rank computes under that split (empty when `size` divides `layers`).
+std::vector<int> mlx_lm_orphaned_layers(int layers, int size);
 
 // What a host is to an engine: a Mac, a Linux host with NVIDIA GPUs, or a Linux CPU host.
 enum class Platform { kMac, kNvidia, kCpu };
@@ -47,6 +64,21 @@ Platform host_platform(const Host& host, const Catalog& catalog);
 // Whether `engine` runs on every one of `hosts` (names in `cluster`).
 bool runs_on(const Engine& engine, const Cluster& cluster, const Catalog& catalog,
              const std::vector<std::string>& hosts);
+
+// The engine a plan over `hosts` is made for when none is asked for: all Macs, mlx-lm; Linux with
+// NVIDIA GPUs, vLLM; otherwise the first engine of the table that runs on every host (a mix of
+// Macs and Linux hosts: exo). nullptr when none does; `why` says how it was chosen or why none.
+const Engine* infer_engine(const Cluster& cluster, const Catalog& catalog,
+                           const std::vector<std::string>& hosts, std::string& why);
+
+// Why `engine` cannot run on every one of `hosts` ("spark is an NVIDIA host"), "" when it can.
+std::string platform_refusal(const Engine& engine, const Cluster& cluster, const Catalog& catalog,
+                             const std::vector<std::string>& hosts);
+
+// Whether `engine` loads `plan`'s layout as planned: "" when it does, else why not ("no expert
+// parallel across hosts", "equal tensor shares only"). A pipeline counts as planned for an engine
+// that takes no split only when its solver is the engine's own (engine_pipeline_solver).
+std::string layout_refusal(const Engine& engine, const Plan& plan);
 
 // One line per engine of the cluster, for the plan's hosts: "mlx-lm: runs it as planned",
 // "exo: runs a pipeline with its own split", "vLLM: cannot (its hosts are Macs)".

@@ -222,6 +222,10 @@ struct Plan {
   std::vector<ShapeInfo> shapes;       // prefill/decode shapes compared, the chosen one marked
   int64_t output_tokens = 0;           // with shapes: tokens generated per request
   std::optional<RoutingInfo> routing;  // --strategy routed
+  // The engine the plan is made for (lib/plan/engines.hpp), "" when none runs it, and why it
+  // (or none) was chosen: "asked for", "every host is a Mac", ...
+  std::string engine;
+  std::string engine_reason;
 };
 
 }  // namespace meshplan
