@@ -31,7 +31,9 @@ namespace {
 MlxHostfile mlx_hostfile_of(const EmitInput& in) {
   LaunchLayout layout = build_launch_layout(in);
   if (mlx_runs_nccl(layout)) return build_mlx_cuda_hostfile(layout, in.envs);
-  return build_mlx_hostfile(in.topology, require_valid(in.report), in.envs);
+  // A pipeline's last stage first: mlx-lm's rank 0 loads the last layers.
+  const CheckReport report = mlx_rank_report(in);
+  return build_mlx_hostfile(in.topology, require_valid(report), in.envs);
 }
 
 std::string mlx_hostfile(const EmitInput& in) {

@@ -8,6 +8,7 @@
 
 #include "lib/emit/emit_formats.hpp"
 #include "lib/emit/mlx_cuda_hostfile.hpp"
+#include "topologies/backend_rules.hpp"
 
 namespace meshplan {
 namespace {
@@ -19,22 +20,64 @@ int total_layers(const LaunchLayout& layout) {
   return total;
 }
 
+// The report over the plan's hosts in reverse, when a pipeline plan's MLX ranks should run so.
+std::optional<CheckReport> reversed_report(const EmitInput& in) {
+  LaunchLayout layout = build_launch_layout(in);
+  if (!in.plan || !splits_by_layers(layout) || layout.nodes.size() < 2 || mlx_runs_nccl(layout))
+    return std::nullopt;
+  CheckOptions options;
+  options.backend = in.report.chosen.empty() ? "auto" : in.report.chosen;
+  for (auto it = layout.nodes.rbegin(); it != layout.nodes.rend(); ++it)
+    options.hosts.push_back(it->host->name);
+  options.fixed_order = true;
+  CheckReport report = check_cluster(in.topology, options);
+  const BackendVerdict* v = report.find(report.chosen);
+  if (!v || !v->valid || report.chosen != in.report.chosen) return std::nullopt;
+  return report;
+}
+
 }  // namespace
+
+CheckReport mlx_rank_report(const EmitInput& in) {
+  std::optional<CheckReport> reversed = reversed_report(in);
+  return reversed ? *reversed : in.report;
+}
+
+bool mlx_ranks_reversed(const EmitInput& in) {
+  return reversed_report(in).has_value();
+}
 
 std::string mlx_lm_split_note(const EmitInput& in) {
   LaunchLayout layout = build_launch_layout(in);
   if (!splits_by_layers(layout) || !mlx_runs_on(layout)) return "";
-  if (mlx_runs_nccl(layout) && mlx_gpus_per_host(layout) > 1)
-    return "mlx-lm 0.32.0 splits layers evenly over its ranks, one per GPU here, and takes no "
-           "explicit split: it cannot load the plan's per-host layer ranges (mlx-launch lists what "
-           "each rank loads).";
-  int total = total_layers(layout);
-  int size = static_cast<int>(layout.nodes.size());
-  for (const LaunchNode& n : layout.nodes)
-    if (*n.layers != mlx_lm_pipeline_range(total, size, n.rank))
-      return "mlx-lm 0.32.0 splits layers evenly, rank 0 taking the last ones, and takes no "
+  const int total = total_layers(layout);
+  const int per_host = mlx_runs_nccl(layout) ? mlx_gpus_per_host(layout) : 1;
+  const int size = static_cast<int>(layout.nodes.size()) * per_host;
+  std::string out;
+  const std::vector<int> orphaned = mlx_lm_orphaned_layers(total, size);
+  if (!orphaned.empty())
+    out = fmt::format(
+        "mlx-lm 0.32.0 computes {} on no rank: {} ranks do not divide {} layers, and the model "
+        "then answers wrongly without an error; plan with --engine mlx-lm, which uses only host "
+        "counts that divide the layers. ",
+        orphaned.size() == 1
+            ? fmt::format("layer {}", orphaned.front())
+            : fmt::format("layers {}-{}", orphaned.front(), orphaned.back()),
+        size, total);
+  if (per_host > 1)
+    return out +
+           "mlx-lm 0.32.0 splits layers evenly over its ranks, one per GPU here, and takes no "
+           "explicit split: it cannot load the plan's per-host layer ranges (mlx-launch lists "
+           "what each rank loads).";
+  const bool reversed = mlx_ranks_reversed(in);
+  for (int r = 0; r < size; ++r) {
+    const LaunchNode& n = layout.nodes[static_cast<size_t>(reversed ? size - 1 - r : r)];
+    if (*n.layers != mlx_lm_pipeline_range(total, size, r))
+      return out +
+             "mlx-lm 0.32.0 splits layers evenly, rank 0 taking the last ones, and takes no "
              "explicit split: it cannot load the plan's layer ranges (mlx-launch lists both).";
-  return "";
+  }
+  return out.empty() ? "" : out.substr(0, out.size() - 1);
 }
 
 std::string write_mlx_launch(const EmitInput& in) {
@@ -78,9 +121,12 @@ std::string write_mlx_launch(const EmitInput& in) {
   out += shell_command({}, words) + "\n\n";
   out += "# Per rank, what mlx.launch exports (`meshplan emit mlx-env` has every variable):\n";
   int total = total_layers(layout);
-  for (const LaunchNode& n : layout.nodes) {
+  // mlx.launch's rank order: the hostfile's, a pipeline's last stage first (mlx_rank_report).
+  const bool reversed = !nccl && mlx_ranks_reversed(in);
+  for (size_t k = 0; k < layout.nodes.size(); ++k) {
+    const LaunchNode& n = layout.nodes[reversed ? layout.nodes.size() - 1 - k : k];
     for (int g = 0; g < per_host; ++g) {
-      const int rank = n.rank * per_host + g;
+      const int rank = static_cast<int>(k) * per_host + g;
       out += fmt::format("# rank {}: {} MLX_RANK={}", rank, n.host->name, rank);
       if (nccl) out += fmt::format(" CUDA_VISIBLE_DEVICES={}", g);
       if (pipeline && n.layers && !nccl) {

@@ -11,12 +11,21 @@
 #include <utility>
 
 #include "lib/plan/engines.hpp"
+#include "topologies/check_report.hpp"
 
 namespace meshplan {
 
 struct EmitInput;
 
 std::string write_mlx_launch(const EmitInput& in);
+
+// The check report whose ranks the MLX hostfile lists. mlx-lm's rank 0 holds the last layers, so
+// for a pipeline plan over several Macs the plan's hosts are listed last stage first, so that each
+// host loads the range the plan gives it; `in.report` otherwise, or when that order is not valid
+// for the backend (a JACCL coordinator needs an address off the Thunderbolt ports).
+CheckReport mlx_rank_report(const EmitInput& in);
+// Whether mlx_rank_report lists the plan's hosts in reverse.
+bool mlx_ranks_reversed(const EmitInput& in);
 
 // "" when mlx-lm would load the plan's layers on every rank, else one line saying it cannot.
 std::string mlx_lm_split_note(const EmitInput& in);

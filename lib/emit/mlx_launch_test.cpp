@@ -31,12 +31,19 @@ TEST(mlx_launch_test, command_uses_the_hostfile_backend_envs_and_pipeline) {
   EXPECT_EQ(lines[0],
             "mlx.launch --hostfile mlx-hostfile.json --backend ring --env MLX_METAL_FAST_SYNCH=1 "
             "-- mlx_lm.server --model mlx-community/M --pipeline --host 0.0.0.0");
-  // The plan's [0, 10) on rank 0 is not what mlx-lm loads there: the output says so.
-  EXPECT_NE(text.find("# rank 0: node-b MLX_RANK=0; plan layers [0, 10), mlx-lm --pipeline loads "
+  // mlx-lm's rank 0 loads the last layers: the hostfile lists the pipeline's last stage first,
+  // so node-b (the plan's [0, 10)) is rank 2, where mlx-lm loads [0, 10) too.
+  EXPECT_NE(text.find("# rank 2: node-b MLX_RANK=2; plan layers [0, 10), mlx-lm --pipeline loads "
+                      "[0, 10)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# rank 0: node-a MLX_RANK=0; plan layers [16, 32), mlx-lm --pipeline loads "
                       "[22, 32) (differs)"),
             std::string::npos)
       << text;
-  EXPECT_FALSE(mlx_lm_split_note(in->input()).empty());
+  // 3 ranks over 32 layers: pipeline.py's ranges leave layer 10 to no rank.
+  EXPECT_NE(mlx_lm_split_note(in->input()).find("computes layer 10 on no rank"),
+            std::string::npos);
 }
 
 TEST(mlx_launch_test, tensor_plans_run_without_pipeline) {
