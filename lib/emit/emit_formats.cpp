@@ -102,13 +102,13 @@ const std::vector<EmitFormat>& emit_formats() {
       {"mlx-hostfile",
        "the hostfile mlx.launch reads, byte for byte as mlx.distributed_config writes it (NVIDIA "
        "hosts: the nccl backend, a line per GPU)",
-       mlx_hostfile, "mlx-hostfile.json", false, mlx_applies},
+       mlx_hostfile, "mlx-hostfile.json", false, mlx_applies, "mlx-lm"},
       {"mlx-env", "per rank, the variables mlx.launch would export (MLX_RANK, MLX_HOSTFILE, ...)",
-       mlx_env, "mlx-env.sh", false, mlx_applies},
+       mlx_env, "mlx-env.sh", false, mlx_applies, "mlx-lm"},
       {"mlx-launch",
        "the mlx.launch command for mlx-lm and, per rank, the plan's layers beside mlx-lm's own "
        "split",
-       write_mlx_launch, "mlx-launch.sh", false, mlx_applies},
+       write_mlx_launch, "mlx-launch.sh", false, mlx_applies, "mlx-lm"},
       {"setup", "per host, the interface commands (as `meshplan setup`)", setup, "setup.sh", false,
        over_thunderbolt},
       {"teardown", "per host, the commands that undo setup", teardown, "teardown.sh", false,
@@ -118,38 +118,38 @@ const std::vector<EmitFormat>& emit_formats() {
       {"openmpi-hostfile",
        "Open MPI hostfile (mpirun --hostfile): hosts in rank order, slots = GPUs per host (else "
        "1)",
-       write_openmpi_hostfile, "openmpi.hostfile", false, no_mac},
+       write_openmpi_hostfile, "openmpi.hostfile", false, no_mac, "mpi"},
       {"mpich-hostfile",
        "MPICH Hydra host file (mpiexec -f): host:N in rank order, N = GPUs per host (else 1)",
-       write_mpich_hostfile, "mpich.hostfile", false, no_mac},
+       write_mpich_hostfile, "mpich.hostfile", false, no_mac, "mpi"},
       {"deepspeed-hostfile",
        "DeepSpeed hostfile: `host slots=N` in rank order, N = GPUs per host (else 1), launch "
        "command as a comment",
-       write_deepspeed_hostfile, "deepspeed.hostfile", false, no_mac},
+       write_deepspeed_hostfile, "deepspeed.hostfile", false, no_mac, "deepspeed"},
       {"deepspeed-env",
        "DeepSpeed's .deepspeed_env: KEY=VALUE lines only (NCCL/Gloo interfaces, --env)",
-       write_deepspeed_env, ".deepspeed_env", false, no_mac},
+       write_deepspeed_env, ".deepspeed_env", false, no_mac, "deepspeed"},
       {"torchrun",
        "per node, the torchrun command (static rendezvous on rank 0) with its NCCL/Gloo variables",
-       write_torchrun, "torchrun.sh", false, no_mac},
+       write_torchrun, "torchrun.sh", false, no_mac, "torchrun"},
       {"nccl-env",
        "per rank, NCCL_SOCKET_IFNAME / NCCL_IB_HCA in exact = forms and GLOO_SOCKET_IFNAME",
-       write_nccl_env, "nccl-env.sh", false, no_mac},
+       write_nccl_env, "nccl-env.sh", false, no_mac, "vllm torchrun deepspeed mpi"},
       {"llama-rpc",
        "llama.cpp: rpc-server per rank, then llama-server with --rpc and --tensor-split (needs "
        "--plan)",
-       write_llama_rpc, "llama-rpc.sh", true, split_by_layers},
+       write_llama_rpc, "llama-rpc.sh", true, split_by_layers, "llama-rpc"},
       {"exo-env", "per host, the exo command with its --namespace and ports", write_exo_env,
-       "exo.sh"},
+       "exo.sh", false, nullptr, "exo"},
       {"vllm",
        "per node, vllm serve with -tp, -pp, --nnodes, --node-rank, --master-addr (needs --plan); "
        "-tp is the GPUs each layer is split over, -pp the pipeline's stages (hosts, or a host's "
        "groups of GPUs)",
-       write_vllm, "vllm.sh", true, no_mac},
+       write_vllm, "vllm.sh", true, no_mac, "vllm"},
       {"ray-cluster",
        "Ray local-provider YAML for ray up, the ray start line of each host and, on NVIDIA hosts, "
        "vLLM on Ray",
-       write_ray_cluster, "ray-cluster.yaml", false, ray_applies},
+       write_ray_cluster, "ray-cluster.yaml", false, ray_applies, "vllm"},
       {"ansible-inventory",
        "Ansible YAML inventory: hosts with their variables, groups head, workers and by OS",
        write_ansible_inventory, "inventory.yaml"},
@@ -160,9 +160,21 @@ const std::vector<EmitFormat>& emit_formats() {
       {"slurm",
        "sbatch script: the plan's nodes in rank order, GPUs per node, and per node through srun "
        "its NCCL/Gloo variables and engine (--engine vllm, torchrun or llama-rpc; needs --plan)",
-       write_slurm_batch, "slurm.sbatch", true, slurm_applies},
+       write_slurm_batch, "slurm.sbatch", true, slurm_applies, "vllm llama-rpc torchrun"},
   };
   return table;
+}
+
+bool format_serves_engine(const EmitFormat& format, std::string_view engine) {
+  if (engine.empty() || format.engines.empty()) return true;
+  std::string_view rest = format.engines;
+  while (!rest.empty()) {
+    const size_t space = rest.find(' ');
+    if (rest.substr(0, space) == engine) return true;
+    if (space == std::string_view::npos) break;
+    rest.remove_prefix(space + 1);
+  }
+  return false;
 }
 
 const EmitFormat* find_emit_format(std::string_view name) {

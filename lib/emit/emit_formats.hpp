@@ -39,7 +39,14 @@ struct EmitFormat {
   bool needs_plan = false;  // refuses to run without --plan (ranks' layer ranges or strategy)
   // Whether `emit all` writes it for this plan; nullptr = always.
   bool (*applies)(const EmitInput& input) = nullptr;
+  // The engines (lib/plan/engines.hpp) it launches, space-separated: `emit all` on a plan made
+  // for an engine writes that engine's formats and the ones with none (every cluster's).
+  std::string_view engines = {};
 };
+
+// Whether `emit all` writes `format` for a plan made for `engine` ("" = no engine named: every
+// format that applies).
+bool format_serves_engine(const EmitFormat& format, std::string_view engine);
 
 const std::vector<EmitFormat>& emit_formats();
 // nullptr for an unknown name.

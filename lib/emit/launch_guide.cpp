@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/core/error.hpp"
 #include "lib/emit/emit_formats.hpp"
 #include "lib/emit/mlx_launch.hpp"
 #include "lib/emit/ray_cluster.hpp"
@@ -115,9 +116,20 @@ std::map<std::string, std::string> emit_all(const EmitInput& in) {
     files["LAUNCH.md"] = guide;
     return files;
   }
+  const std::string& engine = in.plan->engine;
+  if (engine.empty() && in.plan->engine_reason.rfind("none:", 0) == 0)
+    throw failure(
+        "the plan names no engine that runs it ({}); plan again with --engine NAME for a layout "
+        "an engine runs, or write one format by name (emit --list)",
+        in.plan->engine_reason.substr(6));
+  // The Slurm job starts the plan's engine where it starts one.
+  EmitInput input = in;
+  if (input.launch.engine.empty() && (engine == "vllm" || engine == "llama-rpc"))
+    input.launch.engine = engine;
   for (const EmitFormat& f : emit_formats())
-    if (!f.applies || f.applies(in)) files[std::string(f.file)] = f.write(in);
-  files["LAUNCH.md"] = render_launch_guide(in, files);
+    if (format_serves_engine(f, engine) && (!f.applies || f.applies(input)))
+      files[std::string(f.file)] = f.write(input);
+  files["LAUNCH.md"] = render_launch_guide(input, files);
   return files;
 }
 

@@ -1,5 +1,7 @@
 #include "lib/plan/plan_ranks.hpp"
 
+#include "lib/plan/engines.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -135,6 +137,12 @@ PlanRanks read_plan_ranks(const DocNode& root) {
   if (auto* b = root.find("backend"); b && b->is_string()) out.backend = b->text();
   if (auto* s = root.find("strategy"); s && s->is_string()) out.strategy = s->text();
   if (auto* t = root.find("transport"); t && t->is_string()) out.transport = t->text();
+  if (auto* e = root.find("engine"); e && !e->is_null()) {
+    out.engine = e->as_string();
+    if (!find_engine(out.engine))
+      e->fail(fmt::format("expected an engine: {}, or null", engine_names()));
+  }
+  if (auto* e = root.find("engine_reason"); e && e->is_string()) out.engine_reason = e->text();
   if (auto* m = root.find("made_for")) out.made_for = read_made_for(*m);
   if (auto* r = root.find("routing")) out.routing = read_routing(*r);
   const DocNode& ranks = root.at("ranks").require_array();

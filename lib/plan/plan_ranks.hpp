@@ -37,6 +37,10 @@ struct PlanRanks {
   std::string backend;    // the plan's backend, "" when absent
   std::string strategy;   // "pipeline", "tensor", "expert", "hybrid", "" when absent
   std::string transport;  // "rdma", "thunderbolt", "network", "local", "" when absent
+  // The engine the plan was made for ("" when absent or null) and how it was chosen; a reason
+  // starting "none:" says no engine of its hosts runs it.
+  std::string engine;
+  std::string engine_reason;
   std::optional<ClusterPrint> made_for;  // the hardware it was made for, when recorded
   std::vector<PlanRank> ranks;           // in rank order
   std::optional<RoutingInfo> routing;    // routed plans: hosts' flows and the links' flows
