@@ -108,6 +108,20 @@ bool runs_on(const Engine& engine, const Cluster& cluster, const Catalog& catalo
   return true;
 }
 
+std::string_view default_engine(const Cluster& cluster, const Catalog& catalog,
+                                const std::vector<std::string>& hosts) {
+  bool macs = true, nvidia = true;
+  for (const std::string& name : hosts) {
+    const int i = cluster.host_index(name);
+    const Platform p =
+        i < 0 ? Platform::kCpu : host_platform(cluster.hosts[static_cast<size_t>(i)], catalog);
+    macs = macs && p == Platform::kMac;
+    nvidia = nvidia && p == Platform::kNvidia;
+  }
+  if (hosts.empty()) return "llama-rpc";
+  return macs ? "mlx-lm" : nvidia ? "vllm" : "llama-rpc";
+}
+
 std::vector<std::string> engine_verdicts(const Plan& plan, const Cluster& cluster,
                                          const Catalog& catalog) {
   std::vector<std::string> hosts;

@@ -48,6 +48,11 @@ Platform host_platform(const Host& host, const Catalog& catalog);
 bool runs_on(const Engine& engine, const Cluster& cluster, const Catalog& catalog,
              const std::vector<std::string>& hosts);
 
+// The engine a launch of `hosts` uses when the plan names none: mlx-lm when all are Macs, vLLM
+// when all are NVIDIA Linux hosts, else llama.cpp RPC (it runs on every platform).
+std::string_view default_engine(const Cluster& cluster, const Catalog& catalog,
+                                const std::vector<std::string>& hosts);
+
 // One line per engine of the cluster, for the plan's hosts: "mlx-lm: runs it as planned",
 // "exo: runs a pipeline with its own split", "vLLM: cannot (its hosts are Macs)".
 std::vector<std::string> engine_verdicts(const Plan& plan, const Cluster& cluster,
