@@ -17,6 +17,7 @@ struct EmitInput;
 // mlx-lm's [start, end) for `rank` of `size` over `layers` layers, as pipeline.py computes it.
 std::pair<int, int> mlx_lm_pipeline_range(int layers, int size, int rank);  // end clamped to layers
 
+inline constexpr int kMlxLmServerPort = 8080;  // mlx_lm.server --port default
 std::string write_mlx_launch(const EmitInput& in);
 
 // "" when mlx-lm would load the plan's layers on every rank, else one line saying it cannot.
