@@ -2,6 +2,8 @@
 // way `emit` builds it (the plan's backend checked over its hosts in rank order).
 #pragma once
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,6 +65,23 @@ inline std::vector<std::string> command_lines(const std::string& text) {
     start = end + 1;
   }
   return out;
+}
+
+// Runs an sbatch `script` with a stand-in `srun` that starts the node script on each listed node
+// with SLURMD_NODENAME set, as slurmd does, and the engine replaced by a recorder
+// (MESHPLAN_ENGINE); returns what was recorded.
+inline std::string run_with_fake_srun(const std::string& script) {
+  std::string dir = temp_dir();
+  std::filesystem::create_directories(dir + "/bin");
+  std::ofstream(dir + "/bin/srun")
+      << "#!/bin/sh\nnodes=\n"
+         "while [ $# -gt 0 ]; do case \"$1\" in --nodelist=*) nodes=${1#--nodelist=}; shift ;;\n"
+         "  --*) shift ;; *) break ;; esac; done\n"
+         "echo \"srun $nodes\" >>\"$RECORD\"\n"
+         "for n in $(echo \"$nodes\" | tr , ' '); do SLURMD_NODENAME=$n \"$@\" || exit 1; done\n";
+  std::filesystem::permissions(dir + "/bin/srun", std::filesystem::perms::owner_all);
+  return run_recorded(dir, "export MESHPLAN_ENGINE=\"$PWD/bin/engine\"\n" + script + "wait\n",
+                      {"engine"});
 }
 
 }  // namespace meshplan::testing

@@ -17,6 +17,22 @@ namespace meshplan {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// A name inside a folder being written: relative, in subfolders at most ("replica-1/vllm.sh"),
+// never leaving the folder.
+void check_entry_name(const std::string& folder, const std::string& name) {
+  fs::path p(name);
+  bool ok = !name.empty() && p.is_relative() && name.back() != '/';
+  for (const auto& part : p)
+    ok = ok && !part.empty() && part != "." && part != "..";
+  if (!ok)
+    throw input_error("{}: cannot write \"{}\": expected a relative file name inside the folder",
+                      folder, name);
+}
+
+}  // namespace
+
 std::string read_bounded(std::istream& in, const std::string& name) {
   std::string text;
   char buffer[1 << 16];
@@ -114,8 +130,13 @@ void RealFileSystem::write_directory_atomic(const std::string& path,
     throw input_error("{}: cannot create folder: {}", tmp.string(),
                       ec ? ec.message() : std::string("it exists"));
   try {
-    for (const auto& [name, content] : files)
-      write_file_atomic((tmp / name).string(), content);
+    for (const auto& [name, content] : files) {
+      check_entry_name(path, name);
+      fs::path file = tmp / name;
+      // Subfolders (replica-1/...) are made inside the temporary folder, so they appear with it.
+      if (fs::path(name).has_parent_path()) make_directories(file.parent_path().string());
+      write_file_atomic(file.string(), content);
+    }
     if (::rename(tmp.c_str(), target.c_str()) != 0)
       throw input_error("{}: cannot create: {}", path, std::strerror(errno));
   } catch (...) {
@@ -195,6 +216,8 @@ void MemoryFileSystem::write_directory_atomic(const std::string& path,
                                               const std::map<std::string, std::string>& add) {
   if (files.count(path) || is_directory(path))
     throw input_error("{}: already exists and is not an empty folder; name a new one", path);
+  for (const auto& [name, _] : add)
+    check_entry_name(path, name);
   for (const auto& [name, content] : add)
     files[path + "/" + name] = content;
 }

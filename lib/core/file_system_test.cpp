@@ -45,6 +45,37 @@ TEST(file_system_test, a_folder_is_written_whole_and_only_where_nothing_is) {
   EXPECT_THROW(memory.write_directory_atomic("d", {{"y", "2"}}), Error);
 }
 
+// `emit all` of a replica plan writes replica-1/, replica-2/ ... inside its folder.
+TEST(file_system_test, a_folder_may_hold_subfolders_and_nothing_outside_it) {
+  const std::map<std::string, std::string> files = {
+      {"nginx.conf", "N"}, {"replica-1/mlx-launch.sh", "M1"}, {"replica-2/deep/vllm.sh", "V2"}};
+  RealFileSystem real;
+  std::string base = testing::temp_dir();
+  real.write_directory_atomic(base + "/launch", files);
+  EXPECT_EQ(real.read_file(base + "/launch/nginx.conf"), "N");
+  EXPECT_EQ(real.read_file(base + "/launch/replica-1/mlx-launch.sh"), "M1");
+  EXPECT_EQ(real.read_file(base + "/launch/replica-2/deep/vllm.sh"), "V2");
+  EXPECT_EQ(real.list_directory(base + "/launch"),
+            (std::vector<std::string>{"nginx.conf", "replica-1", "replica-2"}));
+  for (const std::string bad : {"../escape.sh", "/etc/escape.sh", "a/../../b", ""}) {
+    EXPECT_THROW(real.write_directory_atomic(base + "/bad", {{"ok.txt", "1"}, {bad, "2"}}), Error)
+        << bad;
+    EXPECT_FALSE(fs::exists(base + "/bad")) << "nothing is written when a name is refused";
+  }
+  EXPECT_FALSE(fs::exists(base + "/escape.sh"));
+  EXPECT_EQ(real.list_directory(base), (std::vector<std::string>{"launch"}));
+
+  MemoryFileSystem memory;
+  memory.write_directory_atomic("launch", files);
+  EXPECT_EQ(memory.read_file("launch/replica-2/deep/vllm.sh"), "V2");
+  EXPECT_TRUE(memory.is_directory("launch/replica-1"));
+  EXPECT_EQ(memory.list_directory("launch"),
+            (std::vector<std::string>{"nginx.conf", "replica-1", "replica-2"}));
+  EXPECT_EQ(memory.list_directory("launch/replica-1"), (std::vector<std::string>{"mlx-launch.sh"}));
+  EXPECT_THROW(memory.write_directory_atomic("other", {{"../x", "1"}}), Error);
+  EXPECT_FALSE(memory.exists("x"));
+}
+
 // An input past kMaxInputFileBytes is refused before it is read (a sparse file: no disk used), and
 // a stream without a size (a pipe, standard input) is cut off once it passes the limit.
 TEST(file_system_test, inputs_larger_than_the_limit_are_refused) {

@@ -110,6 +110,15 @@ std::string write_cluster_dot_artifact(const EmitInput& in) {
       o.host_notes[r.host] = rank_note(plan, r);
       if (!r.gpu_stages.empty()) o.gpu_notes[r.host] = gpu_notes(r);
     }
+    // Replicas: each host's replica, its share of the requests and its own rank.
+    for (size_t k = 0; k < plan.replicas.size(); ++k) {
+      const PlanReplica& rep = plan.replicas[k];
+      PlanRanks one;
+      one.strategy = rep.strategy;
+      for (const auto& r : rep.ranks)
+        o.host_notes[r.host] = fmt::format("replica {} ({:.0f} % of the requests)\n{}", k + 1,
+                                           rep.request_share * 100, rank_note(one, r));
+    }
     if (plan.routing) {
       // Routed: each host's range and the tokens/s it carries; arrows for the flow between hosts.
       for (const RoutedHostInfo& h : plan.routing->hosts) {

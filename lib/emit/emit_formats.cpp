@@ -18,6 +18,7 @@
 #include "lib/emit/mpi_hostfiles.hpp"
 #include "lib/emit/nccl_env.hpp"
 #include "lib/emit/ray_cluster.hpp"
+#include "lib/emit/replica_launch.hpp"
 #include "lib/emit/routing_table.hpp"
 #include "lib/emit/setup_commands.hpp"
 #include "lib/emit/slurm_batch.hpp"
@@ -82,6 +83,11 @@ bool over_thunderbolt(const EmitInput& in) {
 
 std::string routing(const EmitInput& in) {
   return write_routing_table(in.plan);
+}
+
+// nginx balances over replicas: `emit all` writes it for plans of several copies only.
+bool has_replicas(const EmitInput& in) {
+  return in.plan && !launch_replicas(*in.plan).empty();
 }
 
 bool routed(const EmitInput& in) {
@@ -157,6 +163,10 @@ const std::vector<EmitFormat>& emit_formats() {
        "routed plans: the routing table (entry hosts, next hosts with weights) as JSON for a "
        "request scheduler (needs --plan)",
        routing, "routing.json", true, routed},
+      {"nginx",
+       "replica plans: nginx.conf, nginx in front of the replicas' HTTP servers, weighted by the "
+       "plan's request shares (nginx -p \"$PWD\" -c nginx.conf; needs --plan)",
+       write_nginx, "nginx.conf", true, has_replicas},
       {"slurm",
        "sbatch script: the plan's nodes in rank order, GPUs per node, and per node through srun "
        "its NCCL/Gloo variables and engine (--engine vllm, torchrun or llama-rpc; needs --plan)",

@@ -14,7 +14,9 @@ std::string write_exo_env(const EmitInput& in) {
   // exo's ports sit side by side: API, zenoh one below, discovery (UDP) two below.
   int api = launch_port(in, kExoDefaultApiPort);
   if (api < 3) throw input_error("--port {}: exo needs the two ports below its API port", api);
-  std::string ns = in.cluster.name.empty() ? "meshplan" : in.cluster.name;
+  std::string ns = !in.launch.exo_namespace.empty() ? in.launch.exo_namespace
+                   : in.cluster.name.empty()        ? "meshplan"
+                                                    : in.cluster.name;
   std::string out = fmt::format(
       "# exo on {} hosts, namespace {}: run each host's line (rank 0 first); exo places layers "
       "itself.\n",

@@ -6,6 +6,7 @@
 #include "lib/emit/emit_formats.hpp"
 #include "lib/emit/mlx_launch.hpp"
 #include "lib/emit/ray_cluster.hpp"
+#include "lib/emit/replica_launch.hpp"
 
 namespace meshplan {
 namespace {
@@ -97,6 +98,9 @@ std::string render_launch_guide(const EmitInput& in,
 
 std::map<std::string, std::string> emit_all(const EmitInput& in) {
   require_plan(in, "emit all", "it writes the artifacts of one plan");
+  // Several copies of the model (replicas, or a routed plan of whole copies): a launch each.
+  const std::vector<ReplicaLaunch> replicas = replica_launches(in);
+  if (!replicas.empty()) return emit_replica_launches(in, replicas);
   std::map<std::string, std::string> files;
   if (in.plan->routing) {
     // A routed plan is served by one engine per host on its layer range, with a scheduler that

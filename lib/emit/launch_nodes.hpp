@@ -23,6 +23,9 @@ struct LaunchOptions {
   std::string model;    // the model path for llama.cpp, vLLM and mlx-lm ("MODEL" when empty)
   std::string user;     // ssh user for Ray and Ansible when the ssh target names none
   std::string engine;   // what `emit slurm` starts: vllm (when empty), torchrun or llama-rpc
+  // exo's --namespace: "" = the cluster's name; each replica of a plan gets its own, so that two
+  // replicas on one network do not discover each other.
+  std::string exo_namespace;
   // The Slurm allocation's nodes (--allocation, else SLURM_JOB_NODELIST), expanded; empty: none.
   std::vector<std::string> allocation;
 };

@@ -17,6 +17,7 @@ namespace meshplan {
 
 struct EmitInput;
 
+inline constexpr int kMlxLmServerPort = 8080;  // mlx_lm.server --port default
 std::string write_mlx_launch(const EmitInput& in);
 
 // The check report whose ranks the MLX hostfile lists. mlx-lm's rank 0 holds the last layers, so

@@ -10,6 +10,7 @@
 #include "lib/emit/emit_formats.hpp"
 #include "lib/emit/llama_rpc.hpp"
 #include "lib/emit/nccl_env.hpp"
+#include "lib/emit/slurm_hetjob.hpp"
 #include "lib/emit/torchrun_launch.hpp"
 #include "lib/emit/vllm_launch.hpp"
 
@@ -56,16 +57,25 @@ std::string node_script(const std::vector<NodeArm>& arms, const std::vector<std:
   return s;
 }
 
+}  // namespace
+
 // `srun` over some of the job's nodes, one task each. --ntasks is given because srun otherwise
 // takes SLURM_NTASKS of the whole job from the batch environment.
-std::string srun_line(const std::vector<std::string>& nodes, bool background) {
+std::string srun_line(const SlurmStep& step, const std::string& script_var, int het_group) {
   return fmt::format(
-      "srun --nodes={0} --ntasks={0} --ntasks-per-node=1 --nodelist={1} --kill-on-bad-exit=1 "
-      "/bin/bash -c \"$node_script\"{2}\n",
-      nodes.size(), fmt::join(nodes, ","), background ? " &" : "");
+      "srun{3} --nodes={0} --ntasks={0} --ntasks-per-node=1 --nodelist={1} --kill-on-bad-exit=1 "
+      "/bin/bash -c \"${2}\"{4}\n",
+      step.nodes.size(), fmt::join(step.nodes, ","), script_var,
+      het_group >= 0 ? fmt::format(" --het-group={}", het_group) : "", step.background ? " &" : "");
 }
 
-}  // namespace
+std::string sbatch_node_lines(const SlurmLaunch& launch) {
+  std::string out = fmt::format("#SBATCH --nodes={}\n", launch.nodes.size());
+  out += fmt::format("#SBATCH --nodelist={}\n", fmt::join(launch.nodes, ","));
+  out += "#SBATCH --ntasks-per-node=1\n";
+  if (launch.gpus > 0) out += fmt::format("#SBATCH --gpus-per-node={}\n", launch.gpus);
+  return out;
+}
 
 bool slurm_applies(const EmitInput& in) {
   LaunchLayout layout = build_launch_layout(in);
@@ -74,7 +84,7 @@ bool slurm_applies(const EmitInput& in) {
                       [gpus](const LaunchNode& n) { return n.mac || n.cuda_gpus() != gpus; });
 }
 
-std::string write_slurm_batch(const EmitInput& in) {
+SlurmLaunch slurm_launch(const EmitInput& in) {
   require_plan(in, "slurm", "the job's nodes, their order and the engine's split come from it");
   LaunchLayout layout = build_launch_layout(in);
   const size_t n = layout.nodes.size();
@@ -110,7 +120,7 @@ std::string write_slurm_batch(const EmitInput& in) {
           layout.nodes.front().host->name, gpus, node.host->name, node.cuda_gpus());
 
   std::vector<NodeArm> arms;
-  std::string launch;
+  std::vector<SlurmStep> launch;
   std::string title;
   if (engine == "vllm") {
     require_plan(in, "vllm", "-tp and -pp come from the plan's strategy and ranks");
@@ -118,7 +128,7 @@ std::string write_slurm_batch(const EmitInput& in) {
     for (size_t i = 0; i < n; ++i)
       arms.push_back({nodes[i], static_cast<int>(i), vllm_node_env(layout, i, shape),
                       vllm_node_words(in, layout, shape, i), ""});
-    launch = srun_line(nodes, false);
+    launch = {SlurmStep{nodes, false}};
     title = fmt::format("vLLM over {} node{}, rank 0 serving on port 8000", n, n == 1 ? "" : "s");
   } else if (engine == "torchrun") {
     std::string master =
@@ -139,7 +149,7 @@ std::string write_slurm_batch(const EmitInput& in) {
                                         program};
       arms.push_back({nodes[i], static_cast<int>(i), nccl_variables(layout, i), words, ""});
     }
-    launch = srun_line(nodes, false);
+    launch = {SlurmStep{nodes, false}};
     title = fmt::format("torchrun over {} node{}, c10d rendezvous on {}:{}", n, n == 1 ? "" : "s",
                         master, port);
   } else {
@@ -168,32 +178,45 @@ std::string write_slurm_batch(const EmitInput& in) {
     }
     arms.push_back({nodes[main], static_cast<int>(main), {}, rpc.main, before});
     if (main > 0)
-      launch = srun_line(std::vector<std::string>(nodes.begin(), nodes.begin() + main), true);
-    launch += srun_line({nodes[main]}, false);
+      launch.push_back({std::vector<std::string>(nodes.begin(), nodes.begin() + main), true});
+    launch.push_back({{nodes[main]}, false});
     title = fmt::format("llama.cpp RPC over {} node{}: rpc-servers first, llama-server on {}", n,
                         n == 1 ? "" : "s", nodes[main]);
   }
 
+  SlurmLaunch out;
+  out.engine = engine;
+  out.nodes = nodes;
+  out.gpus = gpus;
+  out.title = title;
+  out.strategy = layout.strategy;
+  out.node_script = node_script(arms, in.envs);
+  out.steps = std::move(launch);
+  return out;
+}
+
+std::string write_slurm_batch(const EmitInput& in) {
+  if (in.plan && !launch_replicas(*in.plan).empty()) return write_slurm_hetjob(in);
+  const SlurmLaunch job = slurm_launch(in);
+  const size_t n = job.nodes.size();
   std::string out = "#!/bin/bash\n";
-  out += fmt::format("#SBATCH --job-name=meshplan-{}\n", engine);
-  out += fmt::format("#SBATCH --nodes={}\n", n);
-  out += fmt::format("#SBATCH --nodelist={}\n", fmt::join(nodes, ","));
-  out += "#SBATCH --ntasks-per-node=1\n";
-  if (gpus > 0) out += fmt::format("#SBATCH --gpus-per-node={}\n", gpus);
-  out += fmt::format("# meshplan: {} ({} plan). Submit with: sbatch FILE\n", title,
-                     layout.strategy.empty() ? "no" : layout.strategy);
+  out += fmt::format("#SBATCH --job-name=meshplan-{}\n", job.engine);
+  out += sbatch_node_lines(job);
+  out += fmt::format("# meshplan: {} ({} plan). Submit with: sbatch FILE\n", job.title,
+                     job.strategy.empty() ? "no" : job.strategy);
   out += "# Ranks in order:";
   for (size_t i = 0; i < n; ++i)
-    out += fmt::format(" {}={}", i, nodes[i]);
+    out += fmt::format(" {}={}", i, job.nodes[i]);
   out +=
       "\n# Slurm sorts --nodelist, so each node finds its rank by name (SLURMD_NODENAME).\n"
       "# MESHPLAN_ENGINE, when set, runs instead of the engine, with its command line as "
       "arguments.\n"
       "set -eu\n"
       "node_script=$(cat <<'MESHPLAN_NODE'\n";
-  out += node_script(arms, in.envs);
+  out += job.node_script;
   out += "MESHPLAN_NODE\n)\n";
-  out += launch;
+  for (const SlurmStep& step : job.steps)
+    out += srun_line(step, "node_script");
   return out;
 }
 

@@ -13,21 +13,6 @@
 namespace meshplan {
 namespace {
 
-// Runs `script` with the fake srun and the engine replaced by a recorder (MESHPLAN_ENGINE).
-std::string run_with_fake_srun(const std::string& script) {
-  std::string dir = testing::temp_dir();
-  std::filesystem::create_directories(dir + "/bin");
-  std::ofstream(dir + "/bin/srun")
-      << "#!/bin/sh\nnodes=\n"
-         "while [ $# -gt 0 ]; do case \"$1\" in --nodelist=*) nodes=${1#--nodelist=}; shift ;;\n"
-         "  --*) shift ;; *) break ;; esac; done\n"
-         "echo \"srun $nodes\" >>\"$RECORD\"\n"
-         "for n in $(echo \"$nodes\" | tr , ' '); do SLURMD_NODENAME=$n \"$@\" || exit 1; done\n";
-  std::filesystem::permissions(dir + "/bin/srun", std::filesystem::perms::owner_all);
-  return testing::run_recorded(
-      dir, "export MESHPLAN_ENGINE=\"$PWD/bin/engine\"\n" + script + "wait\n", {"engine"});
-}
-
 TEST(slurm_batch_test, vllm_job_asks_for_the_plans_nodes_and_runs_each_rank_by_name) {
   auto in = testing::launch_inputs(testing::kLoopback, testing::kLoopbackPlan);
   std::string script = write_slurm_batch(in->input());
@@ -36,7 +21,7 @@ TEST(slurm_batch_test, vllm_job_asks_for_the_plans_nodes_and_runs_each_rank_by_n
             std::string::npos)
       << script;
   EXPECT_EQ(script.find("--gpus-per-node"), std::string::npos) << script;  // no GPUs
-  std::string rec = run_with_fake_srun(script);
+  std::string rec = testing::run_with_fake_srun(script);
   // node-b is rank 0 and the master; node-a, rank 2, a headless worker with its own variables.
   EXPECT_NE(rec.find("run engine\narg <vllm>\narg <serve>\narg <MODEL>\narg <-tp>\narg <1>\n"
                      "arg <-pp>\narg <3>\narg <--nnodes>\narg <3>\narg <--node-rank>\narg <0>\n"
@@ -54,7 +39,7 @@ TEST(slurm_batch_test, vllm_job_asks_for_the_plans_nodes_and_runs_each_rank_by_n
 TEST(slurm_batch_test, torchrun_rendezvous_on_rank_0) {
   auto in = testing::launch_inputs(testing::kLoopback, testing::kLoopbackPlan);
   in->launch.engine = "torchrun";
-  std::string rec = run_with_fake_srun(write_slurm_batch(in->input()));
+  std::string rec = testing::run_with_fake_srun(write_slurm_batch(in->input()));
   EXPECT_NE(rec.find("arg <torchrun>\narg <--nnodes=3>\narg <--nproc_per_node=1>\n"
                      "arg <--node_rank=1>\narg <--rdzv_backend=c10d>\n"
                      "arg <--rdzv_endpoint=127.0.0.2:29500>\n"),
@@ -76,7 +61,7 @@ TEST(slurm_batch_test, llama_rpc_servers_then_the_main_process) {
   ASSERT_NE(servers, std::string::npos) << script;
   ASSERT_NE(main, std::string::npos) << script;
   EXPECT_LT(servers, main);
-  std::string rec = run_with_fake_srun(script);
+  std::string rec = testing::run_with_fake_srun(script);
   EXPECT_NE(rec.find("arg <rpc-server>\narg <-H>\narg <127.0.0.2>\n"), std::string::npos) << rec;
   EXPECT_NE(rec.find("arg <llama-server>"), std::string::npos) << rec;
 }

@@ -37,6 +37,7 @@ std::vector<std::string> vllm_node_words(const EmitInput& in, const LaunchLayout
 // With Ray's executor (vLLM on a running Ray cluster): the one `vllm serve` line, run on the head.
 std::string vllm_ray_command(const EmitInput& in, const LaunchLayout& layout);
 
+inline constexpr int kVllmServePort = 8000;           // vllm serve --port default (its HTTP API)
 inline constexpr int kVllmDefaultMasterPort = 29501;  // vllm/config/parallel.py master_port
 
 std::string write_vllm(const EmitInput& in);

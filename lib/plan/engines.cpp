@@ -226,6 +226,13 @@ const Engine* infer_engine(const Cluster& cluster, const Catalog& catalog,
   return nullptr;
 }
 
+std::string_view default_engine(const Cluster& cluster, const Catalog& catalog,
+                                const std::vector<std::string>& hosts) {
+  std::string why;
+  const Engine* e = hosts.empty() ? nullptr : infer_engine(cluster, catalog, hosts, why);
+  return e ? e->name : std::string_view("llama-rpc");
+}
+
 std::vector<std::string> engine_verdicts(const Plan& plan, const Cluster& cluster,
                                          const Catalog& catalog) {
   const std::vector<std::string> hosts = distinct_hosts(plan);

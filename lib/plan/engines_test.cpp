@@ -75,5 +75,34 @@ TEST(engines_test, hosts_are_macs_nvidia_or_cpus) {
   EXPECT_EQ(host_platform(studio, Catalog::builtin()), Platform::kMac);
 }
 
+TEST(engines_test, a_launch_without_a_named_engine_takes_the_one_its_hosts_run) {
+  Cluster c;
+  auto add = [&](const std::string& name, const std::string& os, int gpus) {
+    Host h;
+    h.name = name;
+    h.os.kind = os;
+    h.gpus.resize(static_cast<size_t>(gpus));
+    c.hosts.push_back(h);
+  };
+  add("mac-1", "macos", 0);
+  add("mac-2", "macos", 0);
+  add("gpu-1", "linux", 8);
+  add("gpu-2", "linux", 1);
+  add("cpu-1", "linux", 0);
+  const Catalog& cat = Catalog::builtin();
+  EXPECT_EQ(default_engine(c, cat, {"mac-1", "mac-2"}), "mlx-lm");
+  EXPECT_EQ(default_engine(c, cat, {"gpu-1", "gpu-2"}), "vllm");
+  EXPECT_EQ(default_engine(c, cat, {"mac-1", "gpu-1"}), "llama-rpc");
+  EXPECT_EQ(default_engine(c, cat, {"gpu-1", "cpu-1"}), "llama-rpc");
+  EXPECT_EQ(default_engine(c, cat, {"cpu-1"}), "llama-rpc");
+  // Each default is an engine of the table that runs on those hosts.
+  for (const auto& hosts :
+       std::vector<std::vector<std::string>>{{"mac-1"}, {"gpu-2"}, {"mac-2", "cpu-1"}}) {
+    const Engine* e = find_engine(default_engine(c, cat, hosts));
+    ASSERT_NE(e, nullptr);
+    EXPECT_TRUE(runs_on(*e, c, cat, hosts)) << e->name;
+  }
+}
+
 }  // namespace
 }  // namespace meshplan

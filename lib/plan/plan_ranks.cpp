@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
+#include "lib/plan/engines.hpp"
 #include "lib/plan/plan.hpp"
 #include "lib/plan/plan_serving.hpp"
 
@@ -89,6 +91,144 @@ RoutingInfo read_routing(const DocNode& node) {
   return r;
 }
 
+// One entry of a "ranks" array, the i-th: its host, layers and what its strategy adds.
+PlanRank read_rank(const DocNode& n, size_t i) {
+  n.require_object();
+  PlanRank r;
+  r.rank = static_cast<int>(i);
+  if (auto* v = n.find("rank")) {
+    if (v->as_int() != static_cast<int64_t>(i))
+      v->fail(fmt::format("expected rank {} (ranks are listed in order)", i));
+  }
+  r.host = n.at("host").as_string();
+  if (auto* l = n.find("layers"); l && !l->is_null()) {
+    const auto& items = l->require_array().items();
+    if (items.size() != 2) l->fail("expected layers as [start, end)");
+    int64_t a = items[0].as_int(), b = items[1].as_int();
+    if (a < 0 || b < a) l->fail(fmt::format("expected 0 <= start <= end, got [{}, {})", a, b));
+    r.layers = {static_cast<int>(a), static_cast<int>(b)};
+  }
+  if (auto* w = n.find("wired_limit_mb")) {
+    r.wired_limit_mb = w->as_int();
+    if (r.wired_limit_mb < 0) w->fail("expected a number of MiB, at least 0");
+  }
+  if (auto* v = n.find("share"); v && !v->is_null()) {
+    double share = v->as_number();
+    if (!(share > 0 && share <= 1))
+      v->fail("expected the rank's share of a layer, above 0 up to 1");
+    r.share = share;
+  }
+  if (auto* g = n.find("tp_group"); g && !g->is_null()) {
+    for (const auto& h : g->require_array().items())
+      r.tp_group.push_back(h.as_string());
+    if (r.tp_group.size() < 2 ||
+        std::find(r.tp_group.begin(), r.tp_group.end(), r.host) == r.tp_group.end())
+      g->fail(fmt::format("expected the hosts this rank's layers are split over, {} among them",
+                          r.host));
+  }
+  if (auto* e = n.find("experts"); e && !e->is_null()) {
+    for (const auto& layer : e->require_array().items()) {
+      std::vector<int> ids;
+      for (const auto& id : layer.require_array().items()) {
+        int64_t x = id.as_int();
+        if (x < 0) id.fail("expected an expert index, 0 or more");
+        ids.push_back(static_cast<int>(x));
+      }
+      r.experts.push_back(std::move(ids));
+    }
+  }
+  if (auto* v = n.find("tp")) {
+    const int64_t tp = v->as_int();
+    if (tp < 1 || tp > 64) v->fail("expected the GPUs each layer is split over, 1 to 64");
+    r.tp = static_cast<int>(tp);
+  }
+  if (auto* g = n.find("gpu_stages"); g && !g->is_null()) {
+    int next = r.layers ? r.layers->first : 0;
+    for (const auto& stage : g->require_array().items()) {
+      const DocNode& l = stage.require_object().at("layers");
+      const auto& items = l.require_array().items();
+      if (items.size() != 2) l.fail("expected layers as [start, end)");
+      const int64_t a = items[0].as_int(), b = items[1].as_int();
+      if (a != next || b <= a)
+        l.fail(
+            fmt::format("expected [{}, end) with end above {}: the groups of GPUs hold the "
+                        "rank's layers in order",
+                        next, next));
+      r.gpu_stages.emplace_back(static_cast<int>(a), static_cast<int>(b));
+      next = static_cast<int>(b);
+    }
+    if (r.layers && next != r.layers->second)
+      g->fail(fmt::format("expected the groups of GPUs to end at layer {}, the rank's end",
+                          r.layers->second));
+  }
+  return r;
+}
+
+// The "replicas" array of a serving plan (plan_serving.cpp writes it): disjoint groups of hosts,
+// each a whole copy of the model with its ranks in order and its share of the requests.
+std::vector<PlanReplica> read_replicas(const DocNode& node) {
+  std::vector<PlanReplica> out;
+  const auto& items = node.require_array().items();
+  if (items.empty()) node.fail("expected at least one replica");
+  double shares = 0;
+  for (const DocNode& item : items) {
+    item.require_object();
+    PlanReplica rep;
+    const DocNode& hosts = item.at("hosts").require_array();
+    for (const DocNode& h : hosts.items()) {
+      std::string name = h.as_string();
+      if (std::find(rep.hosts.begin(), rep.hosts.end(), name) != rep.hosts.end())
+        h.fail(fmt::format("host {} appears twice in one replica", name));
+      for (const PlanReplica& prev : out)
+        if (std::find(prev.hosts.begin(), prev.hosts.end(), name) != prev.hosts.end())
+          h.fail(fmt::format("expected disjoint replicas; host {} is in two", name));
+      rep.hosts.push_back(std::move(name));
+    }
+    if (rep.hosts.empty()) hosts.fail("expected the replica's hosts, at least one");
+    rep.strategy = item.at("strategy").as_string();
+    rep.backend = item.at("backend").as_string();
+    const DocNode& share = item.at("request_share");
+    rep.request_share = share.as_number();
+    if (!(rep.request_share > 0 && rep.request_share <= 1))
+      share.fail("expected the replica's fraction of the requests, above 0 up to 1");
+    shares += rep.request_share;
+    const DocNode& ranks = item.at("ranks").require_array();
+    for (size_t i = 0; i < ranks.items().size(); ++i) {
+      const DocNode& n = ranks.items()[i];
+      PlanRank r = read_rank(n, i);
+      if (std::find(rep.hosts.begin(), rep.hosts.end(), r.host) == rep.hosts.end())
+        n.at("host").fail(fmt::format("expected a host of the replica's hosts, got {}", r.host));
+      for (const PlanRank& prev : rep.ranks)
+        if (prev.host == r.host) n.at("host").fail(fmt::format("host {} has two ranks", r.host));
+      if (!r.layers) n.fail("expected the rank's \"layers\" as [start, end)");
+      rep.ranks.push_back(std::move(r));
+    }
+    if (rep.ranks.size() != rep.hosts.size())
+      ranks.fail(
+          fmt::format("expected a rank for each of the replica's {} hosts", rep.hosts.size()));
+    out.push_back(std::move(rep));
+  }
+  // The writer rounds each share to 4 decimals.
+  if (std::abs(shares - 1) > 0.01)
+    node.fail(fmt::format("expected request shares that sum to 1, got {:.4f}", shares));
+  return out;
+}
+
+// The engine a plan names: one of the engine table's.
+std::string read_engine(const DocNode& node) {
+  std::string name = node.as_string();
+  if (find_engine(name)) return name;
+  std::string names;
+  const auto& table = engines();
+  for (size_t i = 0; i < table.size(); ++i)
+    names += fmt::format("{}{}",
+                         i == 0                  ? ""
+                         : i + 1 == table.size() ? " or "
+                                                 : ", ",
+                         table[i].name);
+  node.fail(fmt::format("expected the engine, one of {}; got \"{}\"", names, name));
+}
+
 }  // namespace
 
 namespace {
@@ -112,11 +252,9 @@ PlanRanks read_workload_ranks(const DocNode& root) {
     ModelHosts m;
     m.model = plan.at("model").require_object().at("name").as_string();
     m.hosts = one.hosts();
-    if (auto* replicas = plan.find("replicas"))
-      for (const DocNode& rep : replicas->require_array().items())
-        for (const DocNode& h : rep.require_object().at("hosts").require_array().items())
-          if (std::find(m.hosts.begin(), m.hosts.end(), h.as_string()) == m.hosts.end())
-            m.hosts.push_back(h.as_string());
+    for (const PlanReplica& rep : one.replicas)
+      for (const std::string& h : rep.hosts)
+        if (std::find(m.hosts.begin(), m.hosts.end(), h) == m.hosts.end()) m.hosts.push_back(h);
     for (const auto& h : m.hosts)
       add_rank(h);
     out.models.push_back(std::move(m));
@@ -145,81 +283,44 @@ PlanRanks read_plan_ranks(const DocNode& root) {
   if (auto* e = root.find("engine_reason"); e && e->is_string()) out.engine_reason = e->text();
   if (auto* m = root.find("made_for")) out.made_for = read_made_for(*m);
   if (auto* r = root.find("routing")) out.routing = read_routing(*r);
+  if (auto* e = root.find("engine"); e && !e->is_null()) out.engine = read_engine(*e);
+  if (auto* r = root.find("replicas"); r && !r->is_null()) out.replicas = read_replicas(*r);
   const DocNode& ranks = root.at("ranks").require_array();
   if (ranks.items().empty()) ranks.fail("expected at least one rank");
   for (size_t i = 0; i < ranks.items().size(); ++i) {
-    const DocNode& n = ranks.items()[i].require_object();
-    PlanRank r;
-    r.rank = static_cast<int>(i);
-    if (auto* v = n.find("rank")) {
-      if (v->as_int() != static_cast<int64_t>(i))
-        v->fail(fmt::format("expected rank {} (ranks are listed in order)", i));
-    }
-    r.host = n.at("host").as_string();
-    if (auto* l = n.find("layers"); l && !l->is_null()) {
-      const auto& items = l->require_array().items();
-      if (items.size() != 2) l->fail("expected layers as [start, end)");
-      int64_t a = items[0].as_int(), b = items[1].as_int();
-      if (a < 0 || b < a) l->fail(fmt::format("expected 0 <= start <= end, got [{}, {})", a, b));
-      r.layers = {static_cast<int>(a), static_cast<int>(b)};
-    }
-    if (auto* w = n.find("wired_limit_mb")) {
-      r.wired_limit_mb = w->as_int();
-      if (r.wired_limit_mb < 0) w->fail("expected a number of MiB, at least 0");
-    }
-    if (auto* v = n.find("share"); v && !v->is_null()) {
-      double share = v->as_number();
-      if (!(share > 0 && share <= 1))
-        v->fail("expected the rank's share of a layer, above 0 up to 1");
-      r.share = share;
-    }
-    if (auto* g = n.find("tp_group"); g && !g->is_null()) {
-      for (const auto& h : g->require_array().items())
-        r.tp_group.push_back(h.as_string());
-      if (r.tp_group.size() < 2 ||
-          std::find(r.tp_group.begin(), r.tp_group.end(), r.host) == r.tp_group.end())
-        g->fail(fmt::format("expected the hosts this rank's layers are split over, {} among them",
-                            r.host));
-    }
-    if (auto* e = n.find("experts"); e && !e->is_null()) {
-      for (const auto& layer : e->require_array().items()) {
-        std::vector<int> ids;
-        for (const auto& id : layer.require_array().items()) {
-          int64_t x = id.as_int();
-          if (x < 0) id.fail("expected an expert index, 0 or more");
-          ids.push_back(static_cast<int>(x));
-        }
-        r.experts.push_back(std::move(ids));
-      }
-    }
-    if (auto* v = n.find("tp")) {
-      const int64_t tp = v->as_int();
-      if (tp < 1 || tp > 64) v->fail("expected the GPUs each layer is split over, 1 to 64");
-      r.tp = static_cast<int>(tp);
-    }
-    if (auto* g = n.find("gpu_stages"); g && !g->is_null()) {
-      int next = r.layers ? r.layers->first : 0;
-      for (const auto& stage : g->require_array().items()) {
-        const DocNode& l = stage.require_object().at("layers");
-        const auto& items = l.require_array().items();
-        if (items.size() != 2) l.fail("expected layers as [start, end)");
-        const int64_t a = items[0].as_int(), b = items[1].as_int();
-        if (a != next || b <= a)
-          l.fail(
-              fmt::format("expected [{}, end) with end above {}: the groups of GPUs hold the "
-                          "rank's layers in order",
-                          next, next));
-        r.gpu_stages.emplace_back(static_cast<int>(a), static_cast<int>(b));
-        next = static_cast<int>(b);
-      }
-      if (r.layers && next != r.layers->second)
-        g->fail(fmt::format("expected the groups of GPUs to end at layer {}, the rank's end",
-                            r.layers->second));
-    }
+    const DocNode& n = ranks.items()[i];
+    PlanRank r = read_rank(n, i);
     for (const auto& prev : out.ranks)
       if (prev.host == r.host)
         n.at("host").fail(fmt::format("host {} appears in two ranks", r.host));
     out.ranks.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<PlanReplica> launch_replicas(const PlanRanks& plan) {
+  if (!plan.replicas.empty()) return plan.replicas;
+  if (!plan.routing || plan.routing->hosts.empty()) return {};
+  // Routed: whole copies only when every host holds the same [0, L) (a routed plan covers every
+  // layer, so L is the model's); any host on a part of the layers needs the routing table.
+  const auto& hosts = plan.routing->hosts;
+  double total = 0;
+  for (const RoutedHostInfo& h : hosts) {
+    if (h.layer_start != 0 || h.layer_end != hosts.front().layer_end) return {};
+    total += h.flow;
+  }
+  std::vector<PlanReplica> out;
+  for (const RoutedHostInfo& h : hosts) {
+    PlanReplica rep;
+    rep.hosts = {h.host};
+    rep.strategy = "pipeline";
+    rep.backend = plan.backend;
+    // By flow: the tokens/s this copy carries of the plan's whole.
+    rep.request_share = total > 0 ? h.flow / total : 1.0 / static_cast<double>(hosts.size());
+    PlanRank& r = rep.ranks.emplace_back();
+    r.host = h.host;
+    r.layers.emplace(0, h.layer_end);
+    out.push_back(std::move(rep));
   }
   return out;
 }

@@ -27,6 +27,16 @@ struct PlanRank {
   std::vector<std::string> tp_group;
 };
 
+// One replica of a serving plan: a whole copy of the model on its own hosts, launched on its own,
+// which a load balancer in front of all replicas sends `request_share` of the requests.
+struct PlanReplica {
+  std::vector<std::string> hosts;
+  std::string strategy;
+  std::string backend;
+  double request_share = 0;     // above 0 up to 1; the replicas' shares sum to 1
+  std::vector<PlanRank> ranks;  // in rank order, each with its layers
+};
+
 // One model of a workload plan and the hosts that serve it (its ranks and its replicas').
 struct ModelHosts {
   std::string model;
@@ -44,6 +54,10 @@ struct PlanRanks {
   std::optional<ClusterPrint> made_for;  // the hardware it was made for, when recorded
   std::vector<PlanRank> ranks;           // in rank order
   std::optional<RoutingInfo> routing;    // routed plans: hosts' flows and the links' flows
+  // The engine the plan was made for (mlx-lm, exo, llama-rpc, vllm); "" in plans that name none.
+  std::string engine;
+  // Serving plans that split the hosts into replicas (`ranks` is then the first one's).
+  std::vector<PlanReplica> replicas;
   // Workload plans (meshplan.workload-plan/1): each model's hosts; `ranks` is then their union,
   // without layers, and the strategy and backend are empty.
   std::vector<ModelHosts> models;
@@ -53,5 +67,9 @@ struct PlanRanks {
 // A plan file, or a workload's plans (each read as a plan). Other keys of the plan are left
 // alone (they belong to the planner).
 PlanRanks read_plan_ranks(const DocNode& root);
+
+// The whole copies of the model a launch starts: the plan's replicas; for a routed plan whose
+// every host holds all layers [0, L), one replica per host with its share of the flow; else none.
+std::vector<PlanReplica> launch_replicas(const PlanRanks& plan);
 
 }  // namespace meshplan

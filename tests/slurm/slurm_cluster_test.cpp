@@ -123,6 +123,49 @@ TEST_F(SlurmClusterTest, controller_accepts_the_multi_node_script) {
   EXPECT_NE(out.err.find("gpu02 is not in the Slurm allocation"), std::string::npos) << out.err;
 }
 
+// A plan of two replicas (gpu01 + gpu02, and gpu03) is one heterogeneous job: slurmctld accepts
+// it, each component on its replica's nodes, and refuses it with a node it does not know.
+TEST_F(SlurmClusterTest, controller_accepts_the_heterogeneous_job_of_a_replica_plan) {
+  std::string dir = farm_->dir();
+  std::ofstream(dir + "/three.yaml")
+      << "schema: meshplan.cluster/1\nname: three\nhosts:\n"
+         "  - {name: gpu01, os: {kind: linux}, gpus: \"8 x h100-sxm\", memory: 1TiB, slurm: true,\n"
+         "     interfaces: [{name: ib0, kind: ethernet, ipv4: 10.1.0.1, prefix: 24}]}\n"
+         "  - {name: gpu02, os: {kind: linux}, gpus: \"8 x h100-sxm\", memory: 1TiB, slurm: true,\n"
+         "     interfaces: [{name: ib0, kind: ethernet, ipv4: 10.1.0.2, prefix: 24}]}\n"
+         "  - {name: gpu03, os: {kind: linux}, gpus: \"8 x h100-sxm\", memory: 1TiB, slurm: true,\n"
+         "     interfaces: [{name: ib0, kind: ethernet, ipv4: 10.1.0.3, prefix: 24}]}\n"
+         "links:\n  - {topology: switch, kind: 100gbe, hosts: all, subnet: 10.1.0.0/24}\n";
+  std::ofstream(dir + "/replicas_plan.json")
+      << R"({"schema": "meshplan.plan/1", "strategy": "pipeline", "backend": "ethernet",
+ "transport": "network", "ranks": [{"rank": 0, "host": "gpu02", "layers": [0, 40]},
+ {"rank": 1, "host": "gpu01", "layers": [40, 80]}],
+ "replicas": [
+  {"hosts": ["gpu02", "gpu01"], "strategy": "pipeline", "backend": "ethernet",
+   "request_share": 0.6, "ranks": [{"rank": 0, "host": "gpu02", "layers": [0, 40]},
+   {"rank": 1, "host": "gpu01", "layers": [40, 80]}]},
+  {"hosts": ["gpu03"], "strategy": "pipeline", "backend": "none", "request_share": 0.4,
+   "ranks": [{"rank": 0, "host": "gpu03", "layers": [0, 80]}]}]})";
+  RunResult r = run_meshplan({"emit", "slurm", "-c", dir + "/three.yaml", "--plan",
+                              dir + "/replicas_plan.json", "-o", dir + "/replicas.sbatch"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string script = read_text(dir + "/replicas.sbatch");
+  EXPECT_NE(script.find("#SBATCH --nodelist=gpu02,gpu01\n#SBATCH --ntasks-per-node=1\n"
+                        "#SBATCH --gpus-per-node=8\n#SBATCH hetjob\n#SBATCH --nodes=1\n"
+                        "#SBATCH --nodelist=gpu03\n"),
+            std::string::npos)
+      << script;
+  EXPECT_NE(script.find("srun --het-group=1 --nodes=1"), std::string::npos) << script;
+  ShellResult t = shell("sbatch --test-only " + dir + "/replicas.sbatch", farm_->conf());
+  EXPECT_EQ(t.status, 0) << t.out << farm_->logs();
+  EXPECT_NE(t.out.find("to start at"), std::string::npos) << t.out;
+  std::string bad = script;
+  bad.replace(bad.find("--nodelist=gpu03"), 16, "--nodelist=gpu99");
+  write(dir + "/bad_replicas.sbatch", bad);
+  ShellResult b = shell("sbatch --test-only " + dir + "/bad_replicas.sbatch", farm_->conf());
+  EXPECT_NE(b.status, 0) << b.out;
+}
+
 // A one-node plan's script runs under slurmd to the end, the stub engine showing the rank, node
 // and variables the plan set.
 TEST_F(SlurmClusterTest, one_node_script_runs_to_completion_with_the_stub_engine) {

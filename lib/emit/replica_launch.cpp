@@ -1,0 +1,176 @@
+#include "lib/emit/replica_launch.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "lib/core/error.hpp"
+#include "lib/emit/ansible_inventory.hpp"
+#include "lib/emit/cluster_dot.hpp"
+#include "lib/emit/exo_env.hpp"
+#include "lib/emit/llama_rpc.hpp"
+#include "lib/emit/mlx_launch.hpp"
+#include "lib/emit/nginx_upstream.hpp"
+#include "lib/emit/plan_match.hpp"
+#include "lib/emit/replica_guide.hpp"
+#include "lib/emit/vllm_launch.hpp"
+#include "lib/plan/engines.hpp"
+
+namespace meshplan {
+
+std::string replica_engine(const EmitInput& in, const PlanReplica& replica) {
+  const Catalog& catalog = in.topology.catalog;
+  if (in.plan->engine.empty())
+    return std::string(default_engine(in.cluster, catalog, replica.hosts));
+  const Engine* e = find_engine(in.plan->engine);
+  if (!e || !runs_on(*e, in.cluster, catalog, replica.hosts))
+    throw input_error(
+        "the plan's engine {} does not run on every host of its replica of {}; plan again with "
+        "an engine those hosts run",
+        in.plan->engine, fmt::join(replica.hosts, ", "));
+  return in.plan->engine;
+}
+
+std::vector<std::string_view> engine_format_names(std::string_view engine) {
+  if (engine == "mlx-lm") return {"mlx-hostfile", "mlx-env", "mlx-launch"};
+  if (engine == "vllm") return {"vllm"};
+  if (engine == "exo") return {"exo-env"};
+  return {"llama-rpc"};
+}
+
+EmitInput replica_input(const EmitInput& in, const ReplicaLaunch& r) {
+  return EmitInput{in.cluster,           in.topology, r.report,       r.plan,
+                   in.requested_backend, in.envs,     in.env_options, r.launch};
+}
+
+namespace {
+
+// The replica as a plan of its own: its hosts, ranks and backend; the top-level transport only
+// where the plan's own ranks are this replica's (the replicas record none), "local" on one host.
+PlanRanks replica_plan(const PlanRanks& plan, const PlanReplica& replica,
+                       const std::string& engine) {
+  PlanRanks out;
+  out.backend = replica.backend;
+  out.strategy = replica.strategy;
+  out.engine = engine;
+  out.ranks = replica.ranks;
+  if (out.ranks.size() == 1)
+    out.transport = "local";  // nothing between hosts: no cables to set up
+  else if (out.hosts() == plan.hosts())
+    out.transport = plan.transport;
+  return out;
+}
+
+// The host whose HTTP server answers for the replica and its port: mlx.launch's rank 0 (it runs
+// mlx_lm.server), vLLM's node 0, llama-server on the last rank, exo's first host.
+void place_server(const EmitInput& in, ReplicaLaunch& r) {
+  LaunchLayout layout = build_launch_layout(in);
+  // mlx.launch lists a pipeline's last stage first (mlx_rank_report): its rank 0 is the last node.
+  const bool last = r.engine == "llama-rpc" || (r.engine == "mlx-lm" && mlx_ranks_reversed(in));
+  const size_t node = last ? layout.nodes.size() - 1 : 0;
+  r.serving_host = layout.nodes[node].host->name;
+  r.address = layout.reachable(node, "nginx sends the replica its requests there");
+  r.port = r.engine == "vllm"     ? kVllmServePort
+           : r.engine == "exo"    ? launch_port(in, kExoDefaultApiPort)
+           : r.engine == "mlx-lm" ? kMlxLmServerPort
+                                  : kLlamaServerPort;
+}
+
+// Every replica's hosts as one plan without layers, checked with the requested backend: the
+// hosts the Ansible inventory lists. nullopt when no backend holds them all.
+std::optional<std::map<std::string, std::string>> whole_cluster_files(
+    const EmitInput& in, const std::vector<ReplicaLaunch>& replicas) {
+  std::optional<PlanRanks> all = PlanRanks{};
+  all->engine = in.plan->engine;
+  for (const ReplicaLaunch& r : replicas)
+    for (const PlanRank& k : r.replica.ranks) {
+      PlanRank x;
+      x.rank = static_cast<int>(all->ranks.size());
+      x.host = k.host;
+      all->ranks.push_back(x);
+    }
+  CheckOptions o;
+  o.hosts = all->hosts();
+  try {
+    CheckReport report = check_cluster(in.topology, o);
+    EmitInput whole{in.cluster, in.topology, report,         all,
+                    "auto",     in.envs,     in.env_options, in.launch};
+    return std::map<std::string, std::string>{{"inventory.yaml", write_ansible_inventory(whole)}};
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::vector<ReplicaLaunch> replica_launches(const EmitInput& in) {
+  std::vector<ReplicaLaunch> out;
+  if (!in.plan) return out;
+  std::vector<PlanReplica> replicas = launch_replicas(*in.plan);
+  out.reserve(replicas.size());  // inputs refer into the elements
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    ReplicaLaunch r;
+    r.index = i + 1;
+    r.replica = replicas[i];
+    r.engine = replica_engine(in, r.replica);
+    r.plan = replica_plan(*in.plan, r.replica, r.engine);
+    CheckOptions o;
+    o.backend = backend_for_plan(in.requested_backend, r.plan);
+    o.hosts = r.plan->hosts();
+    o.fixed_order = true;
+    r.report = check_cluster(in.topology, o);
+    r.launch = in.launch;
+    r.launch.exo_namespace = fmt::format(
+        "{}-replica-{}", in.cluster.name.empty() ? "meshplan" : in.cluster.name, r.index);
+    out.push_back(std::move(r));
+  }
+  for (ReplicaLaunch& r : out)
+    place_server(replica_input(in, r), r);
+  return out;
+}
+
+std::string write_nginx(const EmitInput& in) {
+  require_plan(in, "nginx", "it balances over the plan's replicas");
+  std::vector<ReplicaLaunch> replicas = replica_launches(in);
+  if (replicas.empty())
+    throw input_error(
+        "nginx: the plan is one copy of the model; nginx balances over a serving plan's replicas "
+        "(plan --objective throughput) or a routed plan whose hosts all hold every layer");
+  std::vector<NginxServer> servers;
+  for (const ReplicaLaunch& r : replicas)
+    servers.push_back(
+        {r.address, r.port, nginx_weight(r.replica.request_share),
+         fmt::format("replica {}: {} ({}), {:.1f} % of the requests", r.index,
+                     fmt::join(r.replica.hosts, ", "), r.engine, r.replica.request_share * 100)});
+  return render_nginx_conf(servers, kNginxListenPort);
+}
+
+std::map<std::string, std::string> emit_replica_launches(
+    const EmitInput& in, const std::vector<ReplicaLaunch>& replicas) {
+  std::map<std::string, std::string> files;
+  bool thunderbolt = false;
+  for (const ReplicaLaunch& r : replicas) {
+    EmitInput one = replica_input(in, r);
+    const std::string folder = fmt::format("replica-{}/", r.index);
+    for (std::string_view name : engine_format_names(r.engine)) {
+      const EmitFormat* f = find_emit_format(name);
+      files[folder + std::string(f->file)] = f->write(one);
+    }
+    const std::string t = build_launch_layout(one).transport;
+    if (!thunderbolt && (t == "thunderbolt" || t == "rdma")) {
+      // The cables' addresses are the cluster's (one /30 plan): one setup for every replica.
+      thunderbolt = true;
+      for (const char* name : {"setup", "teardown"}) {
+        const EmitFormat* f = find_emit_format(name);
+        files[std::string(f->file)] = f->write(one);
+      }
+    }
+  }
+  files["nginx.conf"] = write_nginx(in);
+  files["cluster.dot"] = write_cluster_dot_artifact(in);
+  auto whole = whole_cluster_files(in, replicas);
+  if (whole) files.insert(whole->begin(), whole->end());
+  files["LAUNCH.md"] = render_replica_guide(in, replicas, files);
+  return files;
+}
+
+}  // namespace meshplan

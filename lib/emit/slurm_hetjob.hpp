@@ -1,0 +1,15 @@
+// `emit slurm` of a plan of several replicas: one heterogeneous job, a component per replica
+// (`#SBATCH hetjob` between them, sbatch(1) "HETEROGENEOUS JOB SUPPORT"), each asking for its
+// replica's nodes and GPUs per node; each replica's engine starts with `srun --het-group=K` over
+// its own node script, all replicas at once, and the job ends when they all have.
+#pragma once
+
+#include <string>
+
+namespace meshplan {
+
+struct EmitInput;
+
+std::string write_slurm_hetjob(const EmitInput& in);
+
+}  // namespace meshplan
