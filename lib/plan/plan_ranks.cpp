@@ -217,16 +217,8 @@ std::vector<PlanReplica> read_replicas(const DocNode& node) {
 // The engine a plan names: one of the engine table's.
 std::string read_engine(const DocNode& node) {
   std::string name = node.as_string();
-  if (find_engine(name)) return name;
-  std::string names;
-  const auto& table = engines();
-  for (size_t i = 0; i < table.size(); ++i)
-    names += fmt::format("{}{}",
-                         i == 0                  ? ""
-                         : i + 1 == table.size() ? " or "
-                                                 : ", ",
-                         table[i].name);
-  node.fail(fmt::format("expected the engine, one of {}; got \"{}\"", names, name));
+  if (!find_engine(name)) node.fail(fmt::format("expected {}, or null", engine_names()));
+  return name;
 }
 
 }  // namespace
@@ -275,11 +267,6 @@ PlanRanks read_plan_ranks(const DocNode& root) {
   if (auto* b = root.find("backend"); b && b->is_string()) out.backend = b->text();
   if (auto* s = root.find("strategy"); s && s->is_string()) out.strategy = s->text();
   if (auto* t = root.find("transport"); t && t->is_string()) out.transport = t->text();
-  if (auto* e = root.find("engine"); e && !e->is_null()) {
-    out.engine = e->as_string();
-    if (!find_engine(out.engine))
-      e->fail(fmt::format("expected an engine: {}, or null", engine_names()));
-  }
   if (auto* e = root.find("engine_reason"); e && e->is_string()) out.engine_reason = e->text();
   if (auto* m = root.find("made_for")) out.made_for = read_made_for(*m);
   if (auto* r = root.find("routing")) out.routing = read_routing(*r);

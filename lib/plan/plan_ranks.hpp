@@ -54,8 +54,6 @@ struct PlanRanks {
   std::optional<ClusterPrint> made_for;  // the hardware it was made for, when recorded
   std::vector<PlanRank> ranks;           // in rank order
   std::optional<RoutingInfo> routing;    // routed plans: hosts' flows and the links' flows
-  // The engine the plan was made for (mlx-lm, exo, llama-rpc, vllm); "" in plans that name none.
-  std::string engine;
   // Serving plans that split the hosts into replicas (`ranks` is then the first one's).
   std::vector<PlanReplica> replicas;
   // Workload plans (meshplan.workload-plan/1): each model's hosts; `ranks` is then their union,
