@@ -217,6 +217,12 @@ const Engine* infer_engine(const Cluster& cluster, const Catalog& catalog,
     why = "every host has NVIDIA GPUs";
     return find_engine("vllm");
   }
+  // A mix, or CPU hosts: llama.cpp RPC runs everywhere and takes the planned split.
+  const Engine* llama = find_engine("llama-rpc");
+  if (runs_on(*llama, cluster, catalog, hosts)) {
+    why = "it runs on every host, Macs and Linux alike, and takes the planned split";
+    return llama;
+  }
   for (const Engine& e : engines())
     if (runs_on(e, cluster, catalog, hosts)) {
       why = "the first engine that runs on every host";

@@ -66,8 +66,8 @@ bool runs_on(const Engine& engine, const Cluster& cluster, const Catalog& catalo
              const std::vector<std::string>& hosts);
 
 // The engine a plan over `hosts` is made for when none is asked for: all Macs, mlx-lm; Linux with
-// NVIDIA GPUs, vLLM; otherwise the first engine of the table that runs on every host (a mix of
-// Macs and Linux hosts: exo). nullptr when none does; `why` says how it was chosen or why none.
+// NVIDIA GPUs, vLLM; otherwise (a mix, CPU hosts) llama.cpp RPC, which runs everywhere and takes
+// the planned split. nullptr when none does; `why` says how it was chosen or why none.
 const Engine* infer_engine(const Cluster& cluster, const Catalog& catalog,
                            const std::vector<std::string>& hosts, std::string& why);
 
