@@ -333,6 +333,9 @@ EngineChoice choose_engine(const Cluster& cluster, const Catalog& catalog,
     for (const Engine& other : engines())
       if (&other != e && runs_on(other, cluster, catalog, hosts)) tries.push_back(&other);
   }
+  // Macs or NVIDIA hosts have their engine; on a mix or CPU hosts, the engine that runs on every
+  // host with the fastest layout is chosen.
+  const bool fastest = request.engine.empty() && !one_platform_engine(cluster, catalog, hosts);
   std::string refused;
   for (const Engine* e : tries) {
     std::vector<const Outcome*> view;
@@ -343,7 +346,16 @@ EngineChoice choose_engine(const Cluster& cluster, const Catalog& catalog,
     std::vector<const Outcome*> runnable;
     for (const Outcome* o : view)
       if (o->plan && layout_refusal(*e, *o->plan).empty()) runnable.push_back(o);
-    if (const Outcome* best = best_of(runnable, scorer)) {
+    const Outcome* best = best_of(runnable, scorer);
+    if (best && fastest) {
+      if (!c.outcome || scorer.of(*best) > scorer.of(*c.outcome) * (1 + 1e-9)) {
+        c.engine = e;
+        c.outcome = best;
+        c.considered = view;
+      }
+      continue;
+    }
+    if (best) {
       if (e != tries.front())
         c.reason = fmt::format("{} runs no layout that fits ({}); {} runs on every host",
                                tries.front()->title, refused, e->title);
@@ -353,6 +365,13 @@ EngineChoice choose_engine(const Cluster& cluster, const Catalog& catalog,
       return c;
     }
     if (refused.empty()) refused = runs_nothing(*e, view);
+  }
+  if (c.outcome) {
+    std::string names;
+    for (const Engine* e : tries)
+      names += fmt::format("{}{}", names.empty() ? "" : ", ", e->name);
+    c.reason = fmt::format("the fastest layout of the engines that run on every host ({})", names);
+    return c;
   }
   if (!request.engine.empty())
     throw failure("{} runs no layout that fits these hosts: {}", tries.front()->title, refused);

@@ -199,9 +199,11 @@ bool runs_on(const Engine& engine, const Cluster& cluster, const Catalog& catalo
   return platform_refusal(engine, cluster, catalog, hosts).empty();
 }
 
-const Engine* infer_engine(const Cluster& cluster, const Catalog& catalog,
-                           const std::vector<std::string>& hosts, std::string& why) {
-  bool macs = true, nvidia = true;
+namespace {
+
+void platforms_of(const Cluster& cluster, const Catalog& catalog,
+                  const std::vector<std::string>& hosts, bool& macs, bool& nvidia) {
+  macs = nvidia = true;
   for (const std::string& name : hosts) {
     const int i = cluster.host_index(name);
     if (i < 0) continue;
@@ -209,6 +211,21 @@ const Engine* infer_engine(const Cluster& cluster, const Catalog& catalog,
     macs = macs && p == Platform::kMac;
     nvidia = nvidia && p == Platform::kNvidia;
   }
+}
+
+}  // namespace
+
+bool one_platform_engine(const Cluster& cluster, const Catalog& catalog,
+                         const std::vector<std::string>& hosts) {
+  bool macs = true, nvidia = true;
+  platforms_of(cluster, catalog, hosts, macs, nvidia);
+  return macs || nvidia;
+}
+
+const Engine* infer_engine(const Cluster& cluster, const Catalog& catalog,
+                           const std::vector<std::string>& hosts, std::string& why) {
+  bool macs = true, nvidia = true;
+  platforms_of(cluster, catalog, hosts, macs, nvidia);
   if (macs) {
     why = "every host is a Mac";
     return find_engine("mlx-lm");

@@ -71,6 +71,11 @@ bool runs_on(const Engine& engine, const Cluster& cluster, const Catalog& catalo
 const Engine* infer_engine(const Cluster& cluster, const Catalog& catalog,
                            const std::vector<std::string>& hosts, std::string& why);
 
+// Whether `hosts` are all Macs or all NVIDIA hosts, whose engine infer_engine names outright
+// (mlx-lm, vLLM); on a mix or CPU hosts the planner compares every engine that runs on them.
+bool one_platform_engine(const Cluster& cluster, const Catalog& catalog,
+                         const std::vector<std::string>& hosts);
+
 // Why `engine` cannot run on every one of `hosts` ("spark is an NVIDIA host"), "" when it can.
 std::string platform_refusal(const Engine& engine, const Cluster& cluster, const Catalog& catalog,
                              const std::vector<std::string>& hosts);
