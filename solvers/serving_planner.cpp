@@ -1,6 +1,9 @@
 #include "solvers/serving_planner.hpp"
 
+#include "lib/plan/engines.hpp"
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -41,6 +44,74 @@ std::pair<double, std::string> aggregate_bound(const Plan& plan, const ModelDesc
 
 // Routed serving beside the plan: kept when it serves more tokens/s in all, the other recorded
 // as an alternative either way.
+// Why `engine` cannot serve prefill on one host and decode on another as `shape` places them, or
+// "" when it can.
+std::string disaggregation_refusal(const std::string& engine, const ShapeInfo& shape,
+                                   const Cluster& cluster, const Catalog& catalog) {
+  const Engine* e = find_engine(engine);
+  if (!e) return "the plan names no engine";
+  std::vector<std::string> hosts = shape.prefill_hosts;
+  hosts.insert(hosts.end(), shape.decode_hosts.begin(), shape.decode_hosts.end());
+  if (!e->disaggregated)
+    return fmt::format("{} does not hand a request from a prefill host to a decode host it is "
+                       "told (vLLM does, with a KV connector, on NVIDIA hosts)",
+                       e->title);
+  if (std::string why = platform_refusal(*e, cluster, catalog, hosts); !why.empty())
+    return fmt::format("{} cannot run on them ({})", e->title, why);
+  return "";
+}
+
+// The fastest shape, when it is one the engine cannot run: what it would gain and why not.
+void note_unlaunched_shape(Plan& plan, const Cluster& cluster, const Catalog& catalog) {
+  const ShapeInfo* fastest = nullptr;
+  const ShapeInfo* chosen = nullptr;
+  for (const ShapeInfo& s : plan.shapes) {
+    if (!fastest || s.end_to_end_s < fastest->end_to_end_s) fastest = &s;
+    if (s.chosen) chosen = &s;
+  }
+  if (!fastest || !chosen || fastest == chosen || fastest->shape != "disaggregated") return;
+  plan.notes.push_back(fmt::format(
+      "prefill on {} with decode on {} would take {:.1f} s a request against {:.1f} s ({:.2f}x); "
+      "it is not chosen: {}",
+      fmt::join(fastest->prefill_hosts, "+"), fmt::join(fastest->decode_hosts, "+"),
+      fastest->end_to_end_s, chosen->end_to_end_s, chosen->end_to_end_s / fastest->end_to_end_s,
+      disaggregation_refusal(plan.engine, *fastest, cluster, catalog)));
+}
+
+// Every routed host holds the whole model: the plan is replicas with shares by flow.
+bool whole_copies(const Plan& p) {
+  if (!p.routing || p.routing->hosts.empty()) return false;
+  for (const RoutedHostInfo& h : p.routing->hosts)
+    if (h.layer_start != 0 || h.layer_end != p.num_layers) return false;
+  return true;
+}
+
+// --strategy routed: whole copies run on the hosts' engine, behind a load balancer; partial
+// ranges on no engine we launch.
+void name_routed_engine(Plan& plan, const Cluster& cluster, const Catalog& catalog,
+                        const PlanRequest& request) {
+  if (request.engine == "any") {
+    plan.engine_reason = "any (--engine any): the fastest layout, whatever runs it";
+    return;
+  }
+  std::vector<std::string> hosts;
+  for (const RoutedHostInfo& h : plan.routing->hosts)
+    hosts.push_back(h.host);
+  if (!whole_copies(plan)) {
+    plan.engine_reason =
+        "none: partial layer ranges need a scheduler that follows the routing table (emit "
+        "routing writes it), which no engine we launch has";
+    return;
+  }
+  if (const Engine* e = request.engine.empty() ? infer_engine(cluster, catalog, hosts,
+                                                              plan.engine_reason)
+                                               : find_engine(request.engine)) {
+    plan.engine = std::string(e->name);
+    if (!request.engine.empty()) plan.engine_reason = "asked for";
+    plan.engine_reason += "; whole copies served as replicas behind nginx";
+  }
+}
+
 void consider_routed(Plan& plan, const Cluster& cluster, const Catalog& catalog,
                      const ModelDesc& model, const PlanRequest& request,
                      const RoutedRequest& routed, const Clock& clock) {
@@ -55,7 +126,25 @@ void consider_routed(Plan& plan, const Cluster& cluster, const Catalog& catalog,
     Plan r = plan_routed(cluster, catalog, model, request, routed, clock);
     const double mine = plan.serving->aggregate_tokens_per_s;
     const double theirs = r.serving->aggregate_tokens_per_s;
-    if (theirs > mine * 1.000001) {
+    // Partial layer ranges need a request scheduler that follows the routing table, which no
+    // engine we launch has: such a plan is chosen only for --engine any. Whole copies are
+    // replicas, launched one by one behind a load balancer.
+    const bool launchable = request.engine == "any" || whole_copies(r);
+    if (theirs > mine * 1.000001 && !launchable) {
+      alt = {"routed",
+             true,
+             0,
+             theirs,
+             "none",
+             hosts_of(r),
+             fmt::format("{:.1f} tokens/s in all against {:.1f} ({:.2f}x), but its partial layer "
+                         "ranges need a scheduler that follows the routing table, which {} does "
+                         "not have (--engine any plans it)",
+                         theirs, mine, theirs / mine,
+                         plan.engine.empty() ? std::string("no engine") : plan.engine)};
+    } else if (theirs > mine * 1.000001) {
+      r.engine = plan.engine;
+      r.engine_reason = plan.engine_reason;
       alt = {plan.strategy,
              true,
              0,
@@ -147,8 +236,11 @@ PlanScore serving_score(const ModelDesc& model, const PlanRequest& request) {
 
 Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
                   const PlanRequest& request, const Clock& clock, const RoutedRequest& routed) {
-  if (request.strategy == "routed")
-    return plan_routed(cluster, catalog, model, request, routed, clock);
+  if (request.strategy == "routed") {
+    Plan r = plan_routed(cluster, catalog, model, request, routed, clock);
+    name_routed_engine(r, cluster, catalog, request);
+    return r;
+  }
   Plan plan = plan_model(cluster, catalog, model, request, clock, serving_score(model, request));
   apply_serving(plan, model, request);
   const bool throughput = objective_of(request) == "throughput";
@@ -212,6 +304,7 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
   if (plan.hosts.size() >= 2) {
     plan.shapes = compare_shapes(cluster, catalog, model, request, plan, clock);
     plan.output_tokens = request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens;
+    note_unlaunched_shape(plan, cluster, catalog);
   }
   return plan;
 }
@@ -280,10 +373,16 @@ std::vector<ShapeInfo> compare_shapes(const Cluster& cluster, const Catalog& cat
       shapes.push_back(s);
     }
   }
-  auto best = std::min_element(shapes.begin(), shapes.end(), [](const auto& a, const auto& b) {
-    return a.end_to_end_s < b.end_to_end_s;
-  });
-  if (best != shapes.end()) best->chosen = true;
+  // Prefill and decode on two hosts is chosen only where the plan's engine runs that shape on
+  // them (vLLM's KV connectors); otherwise the plan notes what it would gain.
+  auto launchable = [&](const ShapeInfo& s) {
+    if (s.shape != "disaggregated" || request.engine == "any") return true;
+    return disaggregation_refusal(whole.engine, s, cluster, catalog).empty();
+  };
+  ShapeInfo* best = nullptr;
+  for (ShapeInfo& s : shapes)
+    if (launchable(s) && (!best || s.end_to_end_s < best->end_to_end_s)) best = &s;
+  if (best) best->chosen = true;
   return shapes;
 }
 

@@ -225,9 +225,21 @@ TEST(serving_cli_test, workload_file_errors_name_file_position_and_form) {
 }
 
 TEST(serving_cli_test, long_prompt_picks_disaggregation_and_a_short_one_does_not) {
-  // exo 1.0's setup: Llama 3.1 8B FP16, an 8192-token prompt, prefill on the Spark.
+  // exo 1.0's setup: Llama 3.1 8B FP16, an 8192-token prompt, prefill on the Spark. No engine of a
+  // Spark and a Mac hands a request from one to the other as told: the plan for the hosts' engine
+  // keeps its shape and says what prefill on the Spark would gain.
+  auto table = run_meshplan({"plan", "-c", kSpark, "-m", "llama-3.1-8b-fp16", "--prompt", "8192",
+                             "--output-tokens", "32", "--objective", "latency"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("Note: prefill on spark with decode on studio would take"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("it is not chosen: llama.cpp RPC does not hand a request"),
+            std::string::npos)
+      << table.out;
+  // --engine any chooses the fastest shape, whatever runs it.
   json p = plan({"-c", kSpark, "-m", "llama-3.1-8b-fp16", "--prompt", "8192", "--output-tokens",
-                 "32", "--objective", "latency"});
+                 "32", "--objective", "latency", "--engine", "any"});
   ASSERT_FALSE(p["shapes"].empty());
   EXPECT_EQ(p["output_tokens"], 32);
   json chosen, spark, studio;
