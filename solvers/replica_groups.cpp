@@ -1,5 +1,7 @@
 #include "solvers/replica_groups.hpp"
 
+#include "lib/plan/engines.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,6 +22,9 @@ std::optional<Plan> plan_group(const Cluster& cluster, const Catalog& catalog,
   r.hosts = hosts;
   r.min_hosts = r.max_hosts = 0;
   r.pins.clear();
+  // Every replica runs the whole plan's engine: a group it does not run on is no replica.
+  if (const Engine* e = find_engine(r.engine); e && !runs_on(*e, cluster, catalog, hosts))
+    return std::nullopt;
   try {
     Plan p = plan_model(cluster, catalog, model, r, clock, serving_score(model, r));
     apply_serving(p, model, r);

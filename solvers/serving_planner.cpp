@@ -273,7 +273,11 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
       prop.note = e.what();
     }
 
-    std::optional<ReplicaSet> set = best_replicas(cluster, catalog, model, request, plan, clock);
+    // Replicas run the engine chosen for all the hosts.
+    PlanRequest same_engine = request;
+    if (same_engine.engine.empty() && !plan.engine.empty()) same_engine.engine = plan.engine;
+    std::optional<ReplicaSet> set =
+        best_replicas(cluster, catalog, model, same_engine, plan, clock);
     if (set && set->aggregate_tokens_per_s > plan.serving->aggregate_tokens_per_s * 1.000001) {
       Plan first = set->plans.front();
       ServingInfo s = *first.serving;
@@ -286,6 +290,8 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
           std::max(plan.serving->bound_aggregate_tokens_per_s, s.aggregate_tokens_per_s);
       first.serving = s;
       first.replicas = set->replicas;
+      first.engine = plan.engine;
+      first.engine_reason = plan.engine_reason;
       first.notes.push_back(fmt::format(
           "{} replicas serve {:.1f} tokens/s in all against {:.1f} for one copy over the hosts",
           set->replicas.size(), set->aggregate_tokens_per_s, plan.serving->aggregate_tokens_per_s));

@@ -133,8 +133,14 @@ bool runs_on_platform(const Engine& e, Platform p) {
 
 std::vector<std::string> distinct_hosts(const Plan& plan) {
   std::vector<std::string> hosts;
+  auto add = [&](const std::string& h) {
+    if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+  };
   for (const RankPlan& r : plan.ranks)
-    if (std::find(hosts.begin(), hosts.end(), r.host) == hosts.end()) hosts.push_back(r.host);
+    add(r.host);
+  for (const ReplicaInfo& replica : plan.replicas)  // every replica runs the plan's engine
+    for (const std::string& h : replica.hosts)
+      add(h);
   return hosts;
 }
 
