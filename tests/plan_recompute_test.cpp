@@ -100,3 +100,46 @@ TEST(plan_recompute_test, multi_rank_ring_recomputes_including_hops) {
 
 }  // namespace
 }  // namespace meshplan
+
+namespace meshplan {
+namespace {
+
+// mlx-lm's own split (--engine mlx-lm): Llama 3.3 70B has 80 layers, so 4 ranks hold 20 each
+// (mlx_lm/models/pipeline.py), every rank loads the embedding and LM head, and the prediction
+// is the same formulas over those ranges.
+TEST(plan_recompute_test, mlx_lm_even_split_prediction_is_the_hand_computation) {
+  auto r = testing::run_meshplan(
+      {"plan", "-c", testing::source_path("examples/clusters/mac-mini-m4-pro-x4.yaml"), "-m",
+       "llama-3.3-70b-8bit", "--strategy", "pipeline", "--engine", "mlx-lm", "--min-hosts", "4",
+       "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json plan = json::parse(r.out);
+  EXPECT_EQ(plan["engine"], "mlx-lm");
+  EXPECT_EQ(plan["solver"]["name"], "even");
+  ASSERT_EQ(plan["ranks"].size(), 4u);
+  for (size_t j = 0; j < 4; ++j) {
+    EXPECT_EQ(plan["ranks"][j]["layers"][0].get<int>(), static_cast<int>(j) * 20);
+    EXPECT_EQ(plan["ranks"][j]["layers"][1].get<int>(), static_cast<int>(j + 1) * 20);
+  }
+  const double predicted = plan["predicted"]["token_latency_ms"].get<double>();
+  EXPECT_NEAR(recompute_token_ms(plan), predicted, 2e-3 + 1e-6 * predicted);
+  // Equal ranges on equal Minis: every rank holds the same weights, the head included.
+  const double w0 = plan["ranks"][0]["weight_bytes"].get<double>();
+  for (const json& rank : plan["ranks"])
+    EXPECT_NEAR(rank["weight_bytes"].get<double>(), w0, 1e-6 * w0) << rank["host"];
+}
+
+// 61 layers (DeepSeek-V3.1) divide over no number of Studios but one, and one holds it only at 4
+// bits: mlx-lm runs no pipeline there, and says why instead of planning one it would run wrongly.
+TEST(plan_recompute_test, mlx_lm_refuses_a_split_that_leaves_layers_on_no_rank) {
+  auto r = testing::run_meshplan(
+      {"plan", "-c", testing::source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml"), "-m",
+       "deepseek-v3.1-8bit", "--strategy", "pipeline", "--engine", "mlx-lm"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.err.find("mlx-lm's equal split of 61 layers runs on 1 host(s) here"),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace meshplan

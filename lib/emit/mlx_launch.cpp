@@ -108,7 +108,9 @@ std::string write_mlx_launch(const EmitInput& in) {
   for (const std::string& w :
        {std::string("--"), std::string("mlx_lm.server"), std::string("--model"), model})
     words.push_back(w);
-  if (pipeline) words.push_back("--pipeline");
+  // One rank holds every layer: nothing to split.
+  if (pipeline && layout.nodes.size() * static_cast<size_t>(per_host) > 1)
+    words.push_back("--pipeline");
   // mlx_lm.server answers on 127.0.0.1 unless told otherwise: other hosts could not reach it.
   words.push_back("--host");
   words.push_back("0.0.0.0");
@@ -129,7 +131,9 @@ std::string write_mlx_launch(const EmitInput& in) {
       const int rank = static_cast<int>(k) * per_host + g;
       out += fmt::format("# rank {}: {} MLX_RANK={}", rank, n.host->name, rank);
       if (nccl) out += fmt::format(" CUDA_VISIBLE_DEVICES={}", g);
-      if (pipeline && n.layers && !nccl) {
+      if (size == 1) {
+        // One rank: it loads every layer.
+      } else if (pipeline && n.layers && !nccl) {
         auto [a, b] = mlx_lm_pipeline_range(total, size, rank);
         out += fmt::format("; plan layers [{}, {}), mlx-lm --pipeline loads [{}, {}){}",
                            n.layers->first, n.layers->second, a, b,
