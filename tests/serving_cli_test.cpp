@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -279,6 +280,68 @@ TEST(serving_cli_test, plain_plans_have_no_serving_keys) {
   auto r = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.3-70b-4bit", "--concurrency", "4"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Serving (latency): 4 streams per replica"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace meshplan
+
+namespace meshplan {
+namespace {
+
+// vLLM on two GPU hosts, a long prompt: prefill on the RTX PRO 6000 (more FLOP/s), decode on the
+// A100 (more bandwidth) is chosen, and `emit all` starts exactly that pair: each vllm serve with
+// the NixlConnector (docs/features/nixl_connector_usage.md) on its data address, and
+// vllm-router --pd-disaggregation (vllm-project/router) in front.
+TEST(serving_cli_test, vllm_prefill_and_decode_apart_launch_as_chosen) {
+  const std::string cluster = testing::source_path("tests/fixtures/clusters/pro6000-a100-pair.yaml");
+  const std::string plan_file = testing::temp_dir() + "/pd.json";
+  auto p = testing::run_meshplan({"plan", "-c", cluster, "-m", "llama-3.1-8b-bf16", "--prompt",
+                                  "16384", "--context", "20000", "--output-tokens", "256", "-o",
+                                  plan_file});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.out.rfind("llama-3.1-8b-bf16 served with prefill on pro6000 and decode on a100", 0),
+            0u)
+      << p.out;
+  const nlohmann::json plan = nlohmann::json::parse(testing::read_text(plan_file));
+  EXPECT_EQ(plan["engine"], "vllm");
+  const std::string dir = testing::temp_dir() + "/pd-launch";
+  auto e = testing::run_meshplan({"emit", "all", "-c", cluster, "--plan", plan_file, "--model",
+                                  "meta-llama/Llama-3.1-8B", "-o", dir});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  // One vLLM over the ranks would not be the chosen shape: only the pair is started.
+  EXPECT_FALSE(std::filesystem::exists(dir + "/vllm.sh"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/slurm.sbatch"));
+  const std::string sh = testing::read_text(dir + "/vllm-disaggregated.sh");
+  const std::string kv = R"('{"kv_connector":"NixlConnector","kv_role":"kv_both"}')";
+  EXPECT_NE(sh.find("# prefill on pro6000 (1 GPU):\nVLLM_NIXL_SIDE_CHANNEL_HOST=10.20.0.1 "
+                    "VLLM_NIXL_SIDE_CHANNEL_PORT=5600 UCX_NET_DEVICES=mlx5_0:1 vllm serve "
+                    "meta-llama/Llama-3.1-8B --host 0.0.0.0 --port 8100 --tensor-parallel-size 1 "
+                    "--kv-transfer-config " +
+                    kv),
+            std::string::npos)
+      << sh;
+  EXPECT_NE(sh.find("# decode on a100 (1 GPU):\nVLLM_NIXL_SIDE_CHANNEL_HOST=10.20.0.2 "),
+            std::string::npos)
+      << sh;
+  EXPECT_NE(sh.find("vllm-router --pd-disaggregation --prefill http://192.168.7.10:8100 --decode "
+                    "http://192.168.7.11:8200 --host 0.0.0.0 --port 8000\n"),
+            std::string::npos)
+      << sh;
+  const std::string guide = testing::read_text(dir + "/LAUNCH.md");
+  EXPECT_NE(guide.find("vLLM, prefill and decode apart"), std::string::npos) << guide;
+  EXPECT_NE(guide.find("`curl http://192.168.7.11:8000/v1/models` (on a100)"), std::string::npos)
+      << guide;
+  // A plan that keeps prefill and decode together has no such launch.
+  const std::string together = testing::temp_dir() + "/together.json";
+  ASSERT_EQ(testing::run_meshplan({"plan", "-c", cluster, "-m", "llama-3.1-8b-bf16", "-o",
+                                   together})
+                .exit_code,
+            0);
+  auto refused = testing::run_meshplan({"emit", "vllm-disagg", "-c", cluster, "--plan", together});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("does not choose prefill on one host and decode on another"),
+            std::string::npos)
+      << refused.err;
 }
 
 }  // namespace

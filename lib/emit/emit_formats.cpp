@@ -23,6 +23,7 @@
 #include "lib/emit/setup_commands.hpp"
 #include "lib/emit/slurm_batch.hpp"
 #include "lib/emit/torchrun_launch.hpp"
+#include "lib/emit/vllm_disaggregated.hpp"
 #include "lib/emit/vllm_launch.hpp"
 
 namespace meshplan {
@@ -63,6 +64,16 @@ bool no_mac(const EmitInput& in) {
   for (const LaunchNode& n : build_launch_layout(in).nodes)
     if (n.mac) return false;
   return true;
+}
+
+// One vLLM instance over the plan's ranks, unless its chosen shape splits prefill from decode.
+bool one_vllm_instance(const EmitInput& in) {
+  return no_mac(in) && !plan_disaggregates(in);
+}
+
+// The Slurm job starts one engine over the plan's ranks: not the prefill/decode pair.
+bool slurm_over_the_ranks(const EmitInput& in) {
+  return slurm_applies(in) && !plan_disaggregates(in);
 }
 
 // MLX runs on all Macs (or CPUs), or on NVIDIA hosts of one GPU count, not on a mix.
@@ -151,7 +162,11 @@ const std::vector<EmitFormat>& emit_formats() {
        "per node, vllm serve with -tp, -pp, --nnodes, --node-rank, --master-addr (needs --plan); "
        "-tp is the GPUs each layer is split over, -pp the pipeline's stages (hosts, or a host's "
        "groups of GPUs)",
-       write_vllm, "vllm.sh", true, no_mac, "vllm"},
+       write_vllm, "vllm.sh", true, one_vllm_instance, "vllm"},
+      {"vllm-disagg",
+       "vLLM with prefill and decode on different hosts (the plan's chosen shape): vllm serve with "
+       "the NixlConnector per host, then vllm-router --pd-disaggregation in front",
+       write_vllm_disaggregated, "vllm-disaggregated.sh", true, plan_disaggregates, "vllm"},
       {"ray-cluster",
        "Ray local-provider YAML for ray up, the ray start line of each host and, on NVIDIA hosts, "
        "vLLM on Ray",
@@ -170,7 +185,7 @@ const std::vector<EmitFormat>& emit_formats() {
       {"slurm",
        "sbatch script: the plan's nodes in rank order, GPUs per node, and per node through srun "
        "its NCCL/Gloo variables and engine (--engine vllm, torchrun or llama-rpc; needs --plan)",
-       write_slurm_batch, "slurm.sbatch", true, slurm_applies, "vllm llama-rpc torchrun"},
+       write_slurm_batch, "slurm.sbatch", true, slurm_over_the_ranks, "vllm llama-rpc torchrun"},
   };
   return table;
 }

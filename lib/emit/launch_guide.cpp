@@ -5,6 +5,10 @@
 #include "lib/core/error.hpp"
 #include "lib/emit/emit_formats.hpp"
 #include "lib/emit/mlx_launch.hpp"
+#include "lib/emit/exo_env.hpp"
+#include "lib/emit/llama_rpc.hpp"
+#include "lib/emit/vllm_launch.hpp"
+#include "lib/emit/vllm_disaggregated.hpp"
 #include "lib/emit/ray_cluster.hpp"
 #include "lib/emit/replica_launch.hpp"
 
@@ -38,6 +42,10 @@ constexpr GuideStep kSteps[] = {
      "On {first}: `mpirun --hostfile openmpi.hostfile -np {n} PROGRAM` (`mpich.hostfile` with "
      "`mpiexec -f mpich.hostfile -n {n} PROGRAM` for MPICH)."},
     {"vllm.sh", "vLLM", "Run node 0's line on {first}, then each other node's line on its host."},
+    {"vllm-disaggregated.sh", "vLLM, prefill and decode apart",
+     "Copy the model to both hosts. Start the prefill line on its host and the decode line on "
+     "its host (either first), wait until both answer `curl http://HOST:PORT/v1/models`, then "
+     "start `vllm-router` on the decode host."},
     {"slurm.sbatch", "Slurm",
      "`sbatch slurm.sbatch` asks Slurm for the {n} nodes ({first} first) and starts vLLM on each "
      "with srun (`emit slurm --engine torchrun` or `llama-rpc` for the others); run "
@@ -52,6 +60,38 @@ constexpr GuideStep kSteps[] = {
     {"inventory.yaml", "Ansible",
      "`ansible -i inventory.yaml all -m ping` checks that every host answers."},
 };
+
+// The last step: ask the engine's HTTP server for its models, where the plan's engine answers.
+std::string check_step(const EmitInput& in, const LaunchLayout& layout,
+                       const std::map<std::string, std::string>& files, int step) {
+  const std::string& engine = in.plan ? in.plan->engine : std::string();
+  size_t node = 0;
+  int port = 0;
+  if (files.count("vllm-disaggregated.sh")) {
+    // The router on the decode host.
+    for (size_t i = 0; i < layout.nodes.size(); ++i)
+      if (layout.nodes[i].host->name == in.plan->disaggregated->decode_hosts.back()) node = i;
+    port = kVllmRouterPort;
+  } else if (engine == "vllm" && files.count("vllm.sh")) {
+    port = kVllmServePort;
+  } else if (engine == "mlx-lm" && files.count("mlx-launch.sh")) {
+    node = mlx_ranks_reversed(in) ? layout.nodes.size() - 1 : 0;  // mlx.launch's rank 0
+    port = kMlxLmServerPort;
+  } else if (engine == "llama-rpc" && files.count("llama-rpc.sh")) {
+    node = layout.nodes.size() - 1;
+    port = kLlamaServerPort;
+  } else if (engine == "exo" && files.count("exo.sh")) {
+    port = launch_port(in, kExoDefaultApiPort);
+  } else {
+    return "";
+  }
+  const LaunchNode& n = layout.nodes[node];
+  const std::string host = n.address.empty() ? n.host->name : n.address;
+  return fmt::format(
+      "\n## {}. Check that it answers\n\n`curl http://{}:{}/v1/models` (on {}) lists the model "
+      "once it has loaded.\n",
+      step, host, port, n.host->name);
+}
 
 }  // namespace
 
@@ -86,7 +126,8 @@ std::string render_launch_guide(const EmitInput& in,
       if (!note.empty()) out += "\n" + note + "\n";
     }
   }
-  if (!files.count("llama-rpc.sh"))
+  out += check_step(in, layout, files, step);
+  if (!files.count("llama-rpc.sh") && in.plan->engine.empty())
     out += "\nllama.cpp RPC is not written: it splits by layers and this plan does not.\n";
   if (!files.count("ray-cluster.yaml"))
     out += ray_runs_an_engine(in)

@@ -272,6 +272,20 @@ PlanRanks read_plan_ranks(const DocNode& root) {
   if (auto* r = root.find("routing")) out.routing = read_routing(*r);
   if (auto* e = root.find("engine"); e && !e->is_null()) out.engine = read_engine(*e);
   if (auto* r = root.find("replicas"); r && !r->is_null()) out.replicas = read_replicas(*r);
+  if (auto* shapes = root.find("shapes"); shapes && !shapes->is_null())
+    for (const DocNode& s : shapes->require_array().items()) {
+      s.require_object();
+      const DocNode* chosen = s.find("chosen");
+      if (!chosen || !chosen->as_bool() || s.at("shape").as_string() != "disaggregated") continue;
+      PlanDisaggregation d;
+      for (const DocNode& h : s.at("prefill_hosts").require_array().items())
+        d.prefill_hosts.push_back(h.as_string());
+      for (const DocNode& h : s.at("decode_hosts").require_array().items())
+        d.decode_hosts.push_back(h.as_string());
+      if (d.prefill_hosts.empty() || d.decode_hosts.empty())
+        s.fail("expected prefill_hosts and decode_hosts, one host or more each");
+      out.disaggregated = d;
+    }
   const DocNode& ranks = root.at("ranks").require_array();
   if (ranks.items().empty()) ranks.fail("expected at least one rank");
   for (size_t i = 0; i < ranks.items().size(); ++i) {

@@ -37,6 +37,12 @@ struct PlanReplica {
   std::vector<PlanRank> ranks;  // in rank order, each with its layers
 };
 
+// The serving shape a plan chose when it is prefill on some hosts and decode on others.
+struct PlanDisaggregation {
+  std::vector<std::string> prefill_hosts;
+  std::vector<std::string> decode_hosts;
+};
+
 // One model of a workload plan and the hosts that serve it (its ranks and its replicas').
 struct ModelHosts {
   std::string model;
@@ -56,6 +62,7 @@ struct PlanRanks {
   std::optional<RoutingInfo> routing;    // routed plans: hosts' flows and the links' flows
   // Serving plans that split the hosts into replicas (`ranks` is then the first one's).
   std::vector<PlanReplica> replicas;
+  std::optional<PlanDisaggregation> disaggregated;  // its chosen shape, when prefill and decode split
   // Workload plans (meshplan.workload-plan/1): each model's hosts; `ranks` is then their union,
   // without layers, and the strategy and backend are empty.
   std::vector<ModelHosts> models;

@@ -58,6 +58,15 @@ std::string experts_held(const RankPlan& r) {
 
 std::string render_plan(const Plan& plan) {
   std::string out;
+  // The chosen shape first when it serves prefill and decode on different hosts: the table below
+  // is then the plan over all the candidates it was compared with.
+  for (const ShapeInfo& s : plan.shapes)
+    if (s.chosen && s.shape == "disaggregated")
+      out += fmt::format(
+          "{} served with prefill on {} and decode on {}: {:.2f} s a request of {} tokens (the "
+          "Shape lines compare it); the plan over the hosts:\n",
+          plan.model_name, fmt::join(s.prefill_hosts, ", "), fmt::join(s.decode_hosts, ", "),
+          s.end_to_end_s, plan.output_tokens);
   out += fmt::format(
       "{} ({} layers, {}) as {} over {} host{}, backend {}, context {} tokens\n\n", plan.model_name,
       plan.num_layers, format_gib(static_cast<double>(plan.total_bytes)),
