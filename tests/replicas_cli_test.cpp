@@ -119,6 +119,32 @@ TEST(replicas_cli_test, a_routed_plan_of_whole_copies_launches_one_replica_per_h
   }
 }
 
+// Linux GPU replicas under vLLM: emit all also writes the Slurm heterogeneous job, one component
+// per replica on its own node, which `emit slurm` writes too.
+TEST(replicas_cli_test, linux_replicas_come_with_their_slurm_heterogeneous_job) {
+  const std::string cluster = source_path("tests/fixtures/clusters/pro6000-a100-pair.yaml");
+  const std::string plan = temp_dir() + "/gpu-replicas.json";
+  auto p = run_meshplan({"plan", "-c", cluster, "-m", "llama-3.1-8b-bf16", "--objective",
+                         "throughput", "-o", plan});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  ASSERT_EQ(json::parse(read_text(plan))["replicas"].size(), 2u);
+  const std::string dir = temp_dir() + "/gpu-replicas";
+  auto e = run_meshplan({"emit", "all", "-c", cluster, "--plan", plan, "-o", dir});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  const std::string job = read_text(dir + "/slurm.sbatch");
+  EXPECT_NE(job.find("#SBATCH hetjob"), std::string::npos) << job;
+  EXPECT_NE(job.find("--het-group=0"), std::string::npos) << job;
+  EXPECT_NE(job.find("--het-group=1"), std::string::npos) << job;
+  EXPECT_NE(job.find("vllm serve"), std::string::npos) << job;
+  auto alone = run_meshplan({"emit", "slurm", "-c", cluster, "--plan", plan});
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_EQ(alone.out, job);
+  EXPECT_NE(read_text(dir + "/LAUNCH.md").find("`sbatch slurm.sbatch` starts every replica"),
+            std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/replica-1/vllm.sh"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/replica-2/vllm.sh"));
+}
+
 TEST(replicas_cli_test, emit_nginx_refuses_a_plan_of_one_copy) {
   const std::string path = temp_dir() + "/plan.json";
   auto p = run_meshplan(

@@ -92,6 +92,11 @@ std::string render_replica_guide(const EmitInput& in, const std::vector<ReplicaL
   else
     out += "\nNo inventory.yaml: no backend holds every replica's hosts at once. ";
   out += "cluster.dot draws each host's replica.\n";
+  if (files.count("slurm.sbatch"))
+    out +=
+        "\nUnder Slurm instead of the replica steps: `sbatch --test-only slurm.sbatch` has the "
+        "controller check it, then `sbatch slurm.sbatch` starts every replica as one heterogeneous "
+        "job (a component per replica, on its nodes); nginx stays as above.\n";
   return out;
 }
 

@@ -1,6 +1,8 @@
 #include "lib/emit/replica_launch.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <fmt/ranges.h>
 
 #include "lib/core/error.hpp"
@@ -12,6 +14,7 @@
 #include "lib/emit/nginx_upstream.hpp"
 #include "lib/emit/plan_match.hpp"
 #include "lib/emit/replica_guide.hpp"
+#include "lib/emit/slurm_hetjob.hpp"
 #include "lib/emit/vllm_launch.hpp"
 #include "lib/plan/engines.hpp"
 
@@ -164,6 +167,18 @@ std::map<std::string, std::string> emit_replica_launches(
         files[std::string(f->file)] = f->write(one);
       }
     }
+  }
+  // Linux replicas of an engine Slurm starts: the heterogeneous job, a component per replica.
+  const bool linux_only = std::none_of(replicas.begin(), replicas.end(), [&](const ReplicaLaunch& r) {
+    const LaunchLayout layout = build_launch_layout(replica_input(in, r));
+    return std::any_of(layout.nodes.begin(), layout.nodes.end(),
+                       [](const LaunchNode& n) { return n.mac; });
+  });
+  const std::string& engine = replicas.front().engine;
+  if (linux_only && (engine == "vllm" || engine == "llama-rpc")) {
+    EmitInput job = in;
+    if (job.launch.engine.empty()) job.launch.engine = engine;
+    files["slurm.sbatch"] = write_slurm_hetjob(job);
   }
   files["nginx.conf"] = write_nginx(in);
   files["cluster.dot"] = write_cluster_dot_artifact(in);
