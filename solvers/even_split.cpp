@@ -35,9 +35,9 @@ struct Search {
       const double need = cost.stage_memory(a.cuts[j], a.cuts[j + 1], true);
       if (need > h.usable_bytes) {
         if (memory_short.empty())
-          memory_short = fmt::format(
-              "{} needs {} for {} layers and the embedding/LM head but has {} usable", h.name,
-              format_gib(need), per_rank, format_gib(h.usable_bytes));
+          memory_short =
+              fmt::format("{} needs {} for {} layers and the embedding/LM head but has {} usable",
+                          h.name, format_gib(need), per_rank, format_gib(h.usable_bytes));
         return;
       }
     }
@@ -78,8 +78,8 @@ EvenSplitResult best_even_split(const PipelineCostModel& cost, const PipelineCon
     hosts.resize(kEvenSplitExactHosts);
   }
   Search search{cost, std::numeric_limits<double>::infinity(), {}, {}};
-  const size_t most = c.max_hosts > 0 ? std::min(hosts.size(), static_cast<size_t>(c.max_hosts))
-                                      : hosts.size();
+  const size_t most =
+      c.max_hosts > 0 ? std::min(hosts.size(), static_cast<size_t>(c.max_hosts)) : hosts.size();
   std::vector<int> counts;
   for (size_t k = static_cast<size_t>(std::max(1, c.min_hosts)); k <= most; ++k) {
     if (layers % static_cast<int>(k) != 0) continue;

@@ -53,9 +53,10 @@ std::string disaggregation_refusal(const std::string& engine, const ShapeInfo& s
   std::vector<std::string> hosts = shape.prefill_hosts;
   hosts.insert(hosts.end(), shape.decode_hosts.begin(), shape.decode_hosts.end());
   if (!e->disaggregated)
-    return fmt::format("{} does not hand a request from a prefill host to a decode host it is "
-                       "told (vLLM does, with a KV connector, on NVIDIA hosts)",
-                       e->title);
+    return fmt::format(
+        "{} does not hand a request from a prefill host to a decode host it is "
+        "told (vLLM does, with a KV connector, on NVIDIA hosts)",
+        e->title);
   if (std::string why = platform_refusal(*e, cluster, catalog, hosts); !why.empty())
     return fmt::format("{} cannot run on them ({})", e->title, why);
   return "";
@@ -103,9 +104,9 @@ void name_routed_engine(Plan& plan, const Cluster& cluster, const Catalog& catal
         "routing writes it), which no engine we launch has";
     return;
   }
-  if (const Engine* e = request.engine.empty() ? infer_engine(cluster, catalog, hosts,
-                                                              plan.engine_reason)
-                                               : find_engine(request.engine)) {
+  if (const Engine* e = request.engine.empty()
+                            ? infer_engine(cluster, catalog, hosts, plan.engine_reason)
+                            : find_engine(request.engine)) {
     plan.engine = std::string(e->name);
     if (!request.engine.empty()) plan.engine_reason = "asked for";
     plan.engine_reason += "; whole copies served as replicas behind nginx";

@@ -69,7 +69,9 @@ void expect_engine_files(const fs::path& dir, const std::string& engine, const j
   } else if (engine == "llama-rpc") {
     const std::string launch = read_text((dir / "llama-rpc.sh").string());
     EXPECT_NE(launch.find("llama-server"), std::string::npos) << where << launch;
-    if (ranks > 1) EXPECT_NE(launch.find("--tensor-split"), std::string::npos) << where;
+    if (ranks > 1) {
+      EXPECT_NE(launch.find("--tensor-split"), std::string::npos) << where;
+    }
   } else if (engine == "exo") {
     EXPECT_TRUE(fs::exists(dir / "exo.sh")) << where;
   } else if (engine == "vllm") {
@@ -86,8 +88,8 @@ void check_example(const std::string& cluster, const std::string& model,
   const std::string dir = testing::temp_dir() + "/" + fs::path(cluster).stem().string() + "-" +
                           model + "-" + objective + "-" + strategy.back();
   const std::string plan_file = dir + ".json";
-  std::vector<std::string> args = {"plan",        "-c",      cluster,   "-m", model,
-                                   "--objective", objective, "-o",      plan_file};
+  std::vector<std::string> args = {"plan",        "-c",      cluster, "-m",     model,
+                                   "--objective", objective, "-o",    plan_file};
   args.insert(args.end(), strategy.begin(), strategy.end());
   auto p = run_meshplan(args);
   if (p.exit_code == 1 && p.err.find("does not fit") != std::string::npos) return;

@@ -21,8 +21,8 @@ const std::string kEth = source_path("examples/clusters/ethernet-5-node.yaml");
 
 // For llama.cpp RPC, which takes the planned split (mlx-lm, inferred for Macs, loads its own).
 json plan_json(const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"plan", "--json", "--strategy", "pipeline", "--engine",
-                                   "llama-rpc"};
+  std::vector<std::string> args = {"plan",     "--json",   "--strategy",
+                                   "pipeline", "--engine", "llama-rpc"};
   args.insert(args.end(), extra.begin(), extra.end());
   auto r = run_meshplan(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -108,10 +108,10 @@ namespace {
 // (mlx_lm/models/pipeline.py), every rank loads the embedding and LM head, and the prediction
 // is the same formulas over those ranges.
 TEST(plan_recompute_test, mlx_lm_even_split_prediction_is_the_hand_computation) {
-  auto r = testing::run_meshplan(
-      {"plan", "-c", testing::source_path("examples/clusters/mac-mini-m4-pro-x4.yaml"), "-m",
-       "llama-3.3-70b-8bit", "--strategy", "pipeline", "--engine", "mlx-lm", "--min-hosts", "4",
-       "--json"});
+  auto r = testing::run_meshplan({"plan", "-c",
+                                  testing::source_path("examples/clusters/mac-mini-m4-pro-x4.yaml"),
+                                  "-m", "llama-3.3-70b-8bit", "--strategy", "pipeline", "--engine",
+                                  "mlx-lm", "--min-hosts", "4", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json plan = json::parse(r.out);
   EXPECT_EQ(plan["engine"], "mlx-lm");

@@ -124,8 +124,8 @@ TEST(replicas_cli_test, a_routed_plan_of_whole_copies_launches_one_replica_per_h
 TEST(replicas_cli_test, linux_replicas_come_with_their_slurm_heterogeneous_job) {
   const std::string cluster = source_path("tests/fixtures/clusters/pro6000-a100-pair.yaml");
   const std::string plan = temp_dir() + "/gpu-replicas.json";
-  auto p = run_meshplan({"plan", "-c", cluster, "-m", "llama-3.1-8b-bf16", "--objective",
-                         "throughput", "-o", plan});
+  auto p = run_meshplan(
+      {"plan", "-c", cluster, "-m", "llama-3.1-8b-bf16", "--objective", "throughput", "-o", plan});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   ASSERT_EQ(json::parse(read_text(plan))["replicas"].size(), 2u);
   const std::string dir = temp_dir() + "/gpu-replicas";

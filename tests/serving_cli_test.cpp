@@ -293,11 +293,12 @@ namespace {
 // the NixlConnector (docs/features/nixl_connector_usage.md) on its data address, and
 // vllm-router --pd-disaggregation (vllm-project/router) in front.
 TEST(serving_cli_test, vllm_prefill_and_decode_apart_launch_as_chosen) {
-  const std::string cluster = testing::source_path("tests/fixtures/clusters/pro6000-a100-pair.yaml");
+  const std::string cluster =
+      testing::source_path("tests/fixtures/clusters/pro6000-a100-pair.yaml");
   const std::string plan_file = testing::temp_dir() + "/pd.json";
-  auto p = testing::run_meshplan({"plan", "-c", cluster, "-m", "llama-3.1-8b-bf16", "--prompt",
-                                  "16384", "--context", "20000", "--output-tokens", "256", "-o",
-                                  plan_file});
+  auto p =
+      testing::run_meshplan({"plan", "-c", cluster, "-m", "llama-3.1-8b-bf16", "--prompt", "16384",
+                             "--context", "20000", "--output-tokens", "256", "-o", plan_file});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   EXPECT_EQ(p.out.rfind("llama-3.1-8b-bf16 served with prefill on pro6000 and decode on a100", 0),
             0u)
@@ -333,10 +334,10 @@ TEST(serving_cli_test, vllm_prefill_and_decode_apart_launch_as_chosen) {
       << guide;
   // A plan that keeps prefill and decode together has no such launch.
   const std::string together = testing::temp_dir() + "/together.json";
-  ASSERT_EQ(testing::run_meshplan({"plan", "-c", cluster, "-m", "llama-3.1-8b-bf16", "-o",
-                                   together})
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      testing::run_meshplan({"plan", "-c", cluster, "-m", "llama-3.1-8b-bf16", "-o", together})
+          .exit_code,
+      0);
   auto refused = testing::run_meshplan({"emit", "vllm-disagg", "-c", cluster, "--plan", together});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("does not choose prefill on one host and decode on another"),

@@ -4,13 +4,13 @@
 
 #include "lib/core/error.hpp"
 #include "lib/emit/emit_formats.hpp"
-#include "lib/emit/mlx_launch.hpp"
 #include "lib/emit/exo_env.hpp"
 #include "lib/emit/llama_rpc.hpp"
-#include "lib/emit/vllm_launch.hpp"
-#include "lib/emit/vllm_disaggregated.hpp"
+#include "lib/emit/mlx_launch.hpp"
 #include "lib/emit/ray_cluster.hpp"
 #include "lib/emit/replica_launch.hpp"
+#include "lib/emit/vllm_disaggregated.hpp"
+#include "lib/emit/vllm_launch.hpp"
 
 namespace meshplan {
 namespace {

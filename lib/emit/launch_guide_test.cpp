@@ -17,10 +17,9 @@ TEST(launch_guide_test, emit_all_writes_each_applicable_file_and_a_guide_in_orde
   EXPECT_TRUE(files.count("llama-rpc.sh"));
   // The ranks talk over a network: no Thunderbolt setup; a pipeline plan has no routing table.
   for (const EmitFormat& f : emit_formats())
-    EXPECT_EQ(files.count(std::string(f.file)) == 1, f.name != "ray-cluster" && f.name != "setup" &&
-                                                         f.name != "teardown" &&
-                                                         f.name != "routing" && f.name != "nginx" &&
-                  f.name != "vllm-disagg")
+    EXPECT_EQ(files.count(std::string(f.file)) == 1,
+              f.name != "ray-cluster" && f.name != "setup" && f.name != "teardown" &&
+                  f.name != "routing" && f.name != "nginx" && f.name != "vllm-disagg")
         << f.name;
   const std::string& guide = files.at("LAUNCH.md");
   EXPECT_NE(guide.find("Ray is not written"), std::string::npos);

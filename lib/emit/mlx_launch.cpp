@@ -60,9 +60,8 @@ std::string mlx_lm_split_note(const EmitInput& in) {
         "mlx-lm 0.32.0 computes {} on no rank: {} ranks do not divide {} layers, and the model "
         "then answers wrongly without an error; plan with --engine mlx-lm, which uses only host "
         "counts that divide the layers. ",
-        orphaned.size() == 1
-            ? fmt::format("layer {}", orphaned.front())
-            : fmt::format("layers {}-{}", orphaned.front(), orphaned.back()),
+        orphaned.size() == 1 ? fmt::format("layer {}", orphaned.front())
+                             : fmt::format("layers {}-{}", orphaned.front(), orphaned.back()),
         size, total);
   if (per_host > 1)
     return out +

@@ -42,8 +42,7 @@ TEST(mlx_launch_test, command_uses_the_hostfile_backend_envs_and_pipeline) {
             std::string::npos)
       << text;
   // 3 ranks over 32 layers: pipeline.py's ranges leave layer 10 to no rank.
-  EXPECT_NE(mlx_lm_split_note(in->input()).find("computes layer 10 on no rank"),
-            std::string::npos);
+  EXPECT_NE(mlx_lm_split_note(in->input()).find("computes layer 10 on no rank"), std::string::npos);
 }
 
 TEST(mlx_launch_test, tensor_plans_run_without_pipeline) {

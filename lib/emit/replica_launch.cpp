@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <fmt/ranges.h>
+#include <algorithm>
 
 #include "lib/core/error.hpp"
 #include "lib/emit/ansible_inventory.hpp"
@@ -169,11 +169,12 @@ std::map<std::string, std::string> emit_replica_launches(
     }
   }
   // Linux replicas of an engine Slurm starts: the heterogeneous job, a component per replica.
-  const bool linux_only = std::none_of(replicas.begin(), replicas.end(), [&](const ReplicaLaunch& r) {
-    const LaunchLayout layout = build_launch_layout(replica_input(in, r));
-    return std::any_of(layout.nodes.begin(), layout.nodes.end(),
-                       [](const LaunchNode& n) { return n.mac; });
-  });
+  const bool linux_only =
+      std::none_of(replicas.begin(), replicas.end(), [&](const ReplicaLaunch& r) {
+        const LaunchLayout layout = build_launch_layout(replica_input(in, r));
+        return std::any_of(layout.nodes.begin(), layout.nodes.end(),
+                           [](const LaunchNode& n) { return n.mac; });
+      });
   const std::string& engine = replicas.front().engine;
   if (linux_only && (engine == "vllm" || engine == "llama-rpc")) {
     EmitInput job = in;

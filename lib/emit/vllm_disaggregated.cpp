@@ -21,8 +21,8 @@ PairLaunch pair_launch(const EmitInput& in) {
   PairLaunch p;
   p.plan = PlanRanks{};
   p.plan->engine = "vllm";
-  for (const auto* hosts : {&in.plan->disaggregated->prefill_hosts,
-                            &in.plan->disaggregated->decode_hosts})
+  for (const auto* hosts :
+       {&in.plan->disaggregated->prefill_hosts, &in.plan->disaggregated->decode_hosts})
     for (const std::string& h : *hosts) {
       PlanRank r;
       r.rank = static_cast<int>(p.plan->ranks.size());
@@ -46,13 +46,12 @@ std::string ucx_device(const LaunchNode& n) {
 std::string serve_line(const LaunchNode& n, const std::string& model, int port,
                        const std::string& address) {
   const std::string gpus = std::to_string(std::max(1, n.cuda_gpus()));
-  return shell_command(
-      {{"VLLM_NIXL_SIDE_CHANNEL_HOST", address},
-       {"VLLM_NIXL_SIDE_CHANNEL_PORT", std::to_string(kVllmNixlSideChannelPort)},
-       {"UCX_NET_DEVICES", ucx_device(n)}},
-      {"vllm", "serve", model, "--host", "0.0.0.0", "--port", std::to_string(port),
-       "--tensor-parallel-size", gpus, "--kv-transfer-config",
-       R"({"kv_connector":"NixlConnector","kv_role":"kv_both"})"});
+  return shell_command({{"VLLM_NIXL_SIDE_CHANNEL_HOST", address},
+                        {"VLLM_NIXL_SIDE_CHANNEL_PORT", std::to_string(kVllmNixlSideChannelPort)},
+                        {"UCX_NET_DEVICES", ucx_device(n)}},
+                       {"vllm", "serve", model, "--host", "0.0.0.0", "--port", std::to_string(port),
+                        "--tensor-parallel-size", gpus, "--kv-transfer-config",
+                        R"({"kv_connector":"NixlConnector","kv_role":"kv_both"})"});
 }
 
 }  // namespace
@@ -68,13 +67,12 @@ std::string write_vllm_disaggregated(const EmitInput& in) {
         "vllm-disagg: the plan does not choose prefill on one host and decode on another (plan "
         "with --prompt 8192 or more on NVIDIA hosts compares that shape)");
   PairLaunch pair = pair_launch(in);
-  const EmitInput sub{in.cluster, in.topology, pair.report,   pair.plan,
+  const EmitInput sub{in.cluster, in.topology, pair.report,    pair.plan,
                       "auto",     in.envs,     in.env_options, in.launch};
   const LaunchLayout layout = build_launch_layout(sub);
   for (const LaunchNode& n : layout.nodes)
     if (n.mac)
-      throw input_error("vllm-disagg: {} is a Mac; vLLM runs on NVIDIA Linux hosts",
-                        n.host->name);
+      throw input_error("vllm-disagg: {} is a Mac; vLLM runs on NVIDIA Linux hosts", n.host->name);
   const std::string model = in.launch.model.empty() ? "MODEL" : in.launch.model;
   const size_t prefills = in.plan->disaggregated->prefill_hosts.size();
   std::string out = fmt::format(
@@ -89,11 +87,13 @@ std::string write_vllm_disaggregated(const EmitInput& in) {
         !n.data_address.empty() ? n.data_address
                                 : layout.reachable(i, "the other instance reaches its KV there");
     const int port = prefill ? kVllmPrefillPort : kVllmDecodePort;
-    const std::string url = fmt::format("http://{}:{}", layout.reachable(i, "the router sends it "
-                                                                            "requests there"),
+    const std::string url = fmt::format("http://{}:{}",
+                                        layout.reachable(i,
+                                                         "the router sends it "
+                                                         "requests there"),
                                         port);
-    (prefill ? prefill_urls : decode_urls) += fmt::format(" --{} {}", prefill ? "prefill" : "decode",
-                                                          url);
+    (prefill ? prefill_urls : decode_urls) +=
+        fmt::format(" --{} {}", prefill ? "prefill" : "decode", url);
     out += fmt::format("\n# {} on {} ({} GPU{}):\n{}\n", prefill ? "prefill" : "decode",
                        n.host->name, std::max(1, n.cuda_gpus()), n.cuda_gpus() > 1 ? "s" : "",
                        serve_line(n, model, port, address));
@@ -102,8 +102,7 @@ std::string write_vllm_disaggregated(const EmitInput& in) {
   out += fmt::format(
       "\n# the router, on {} once both answer on /v1/models; clients use port {}:\n"
       "vllm-router --pd-disaggregation{}{} --host 0.0.0.0 --port {}\n",
-      layout.nodes[router].host->name, kVllmRouterPort, prefill_urls, decode_urls,
-      kVllmRouterPort);
+      layout.nodes[router].host->name, kVllmRouterPort, prefill_urls, decode_urls, kVllmRouterPort);
   return out;
 }
 

@@ -284,15 +284,13 @@ std::vector<std::string> engine_verdicts(const Plan& plan, const Cluster& cluste
 std::string render_engine_verdicts(const Plan& plan, const Cluster& cluster,
                                    const Catalog& catalog) {
   std::string out;
-  if (const Engine* e = find_engine(plan.engine))
-  {
+  if (const Engine* e = find_engine(plan.engine)) {
     std::string others;
     for (const Engine& o : engines())
       if (&o != e) others += fmt::format("{}{}", others.empty() ? "" : ", ", o.name);
     out = fmt::format("Engine: {} ({}; another with --engine {} or any)\n", e->title,
                       plan.engine_reason, others);
-  }
-  else if (!plan.engine_reason.empty())
+  } else if (!plan.engine_reason.empty())
     out = fmt::format("Engine: {}\n", plan.engine_reason);
   out += "Engines:";
   const auto verdicts = engine_verdicts(plan, cluster, catalog);

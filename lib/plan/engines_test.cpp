@@ -49,10 +49,10 @@ TEST(engines_test, verdicts_say_who_runs_the_plan_as_planned) {
             "mlx-lm through mlx.launch runs a pipeline with its own equal split (rank 0 the last "
             "layers)");
   EXPECT_EQ(pipeline[2], "llama.cpp RPC runs it as planned");
-  EXPECT_NE(render_engine_verdicts(plan_for(macs, "kimi-k2-4bit", "pipeline"), macs,
-                                   Catalog::builtin())
-                .find("\nEngines: mlx-lm through mlx.launch runs a pipeline"),
-            std::string::npos);
+  EXPECT_NE(
+      render_engine_verdicts(plan_for(macs, "kimi-k2-4bit", "pipeline"), macs, Catalog::builtin())
+          .find("\nEngines: mlx-lm through mlx.launch runs a pipeline"),
+      std::string::npos);
 }
 
 TEST(engines_test, hosts_are_macs_nvidia_or_cpus) {

@@ -31,10 +31,11 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
   j["strategy"] = plan.strategy;
   j["backend"] = plan.backend;
   // The engine it is made for; null when no engine of its hosts runs it (engine_reason says why).
-  if (!plan.engine.empty() || !plan.engine_reason.empty()) {
-    j["engine"] = plan.engine.empty() ? nlohmann::ordered_json() : ojson(plan.engine);
-    j["engine_reason"] = plan.engine_reason;
-  }
+  if (!plan.engine.empty())
+    j["engine"] = plan.engine;
+  else if (!plan.engine_reason.empty())
+    j["engine"] = nullptr;
+  if (!plan.engine_reason.empty()) j["engine_reason"] = plan.engine_reason;
   if (!plan.transport.empty()) j["transport"] = plan.transport;
   ojson ranks = ojson::array();
   for (const auto& r : plan.ranks) {

@@ -62,7 +62,8 @@ struct PlanRanks {
   std::optional<RoutingInfo> routing;    // routed plans: hosts' flows and the links' flows
   // Serving plans that split the hosts into replicas (`ranks` is then the first one's).
   std::vector<PlanReplica> replicas;
-  std::optional<PlanDisaggregation> disaggregated;  // its chosen shape, when prefill and decode split
+  std::optional<PlanDisaggregation>
+      disaggregated;  // its chosen shape, when prefill and decode split
   // Workload plans (meshplan.workload-plan/1): each model's hosts; `ranks` is then their union,
   // without layers, and the strategy and backend are empty.
   std::vector<ModelHosts> models;
