@@ -1,5 +1,6 @@
 // `meshplan plan` with the optimal solver, as a user runs it: host selection, pins, host-count
 // limits, baselines and the infeasible cases (exit 1 with the fix, exit 2 for bad options).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -493,6 +494,49 @@ TEST(plan_cli_test, the_main_job_ends_with_a_launch_command_that_works_as_printe
                              kM3 + " --plan plan.json -o launch/\n"),
             std::string::npos)
       << unsaved.out;
+}
+
+}  // namespace
+}  // namespace meshplan
+
+namespace meshplan {
+namespace {
+
+// Two unequal Macs and Qwen3 235B at 8 bits: mlx-lm's equal split does not fit (the Ultra cannot
+// hold 94 layers, the Max not 47 with the head), exo's placement does and is planned; the planned
+// split, which llama.cpp RPC takes, is faster, and the note's figures are those of the plan made
+// with --engine llama-rpc.
+TEST(plan_cli_test, a_faster_layout_another_engine_runs_is_named_with_its_figures) {
+  const std::string pair = testing::source_path("tests/fixtures/clusters/unequal-pair.yaml");
+  const std::vector<std::string> base = {
+      "plan",       "-c",       pair,        "-m",  "qwen3-235b-a22b-8bit",
+      "--strategy", "pipeline", "--context", "32k", "--json"};
+  auto r = testing::run_meshplan(base);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json exo = json::parse(r.out);
+  EXPECT_EQ(exo["engine"], "exo");
+  EXPECT_EQ(exo["solver"]["name"], "proportional");
+  EXPECT_NE(
+      exo["engine_reason"].get<std::string>().find("mlx-lm through mlx.launch runs no layout"),
+      std::string::npos);
+  std::string note;
+  for (const auto& n : exo["notes"])
+    if (n.get<std::string>().rfind("the planned split is ", 0) == 0) note = n;
+  ASSERT_FALSE(note.empty()) << exo["notes"];
+  EXPECT_NE(note.find("llama.cpp RPC runs it (--engine llama-rpc)"), std::string::npos) << note;
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--engine", "llama-rpc"});
+  auto q = testing::run_meshplan(args);
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  const json llama = json::parse(q.out);
+  EXPECT_EQ(llama["solver"]["name"], "optimal");
+  const double fast = llama["predicted"]["decode_tokens_per_s"].get<double>();
+  const double slow = exo["predicted"]["decode_tokens_per_s"].get<double>();
+  EXPECT_GT(fast, slow);
+  EXPECT_NE(note.find(fmt::format("is {:.2f}x faster ({:.1f} tokens/s against {:.1f})", fast / slow,
+                                  fast, slow)),
+            std::string::npos)
+      << note;
 }
 
 }  // namespace
