@@ -36,6 +36,21 @@ class SlurmClusterTest : public ::testing::Test {
     std::ofstream(path) << text;
   }
   static std::string env() { return "SLURM_CONF=" + farm_->conf(); }
+  // The controller accepts `script` (sbatch --test-only), and refuses it with `known` replaced by
+  // `unknown` (a node it does not have).
+  static void expect_checked(const std::string& dir, const std::string& name,
+                             const std::string& script, const std::string& known,
+                             const std::string& unknown) {
+    write(dir + "/" + name, script);
+    ShellResult t = shell("sbatch --test-only " + dir + "/" + name, farm_->conf());
+    EXPECT_EQ(t.status, 0) << t.out << farm_->logs();
+    EXPECT_NE(t.out.find("to start at"), std::string::npos) << t.out;
+    std::string bad = script;
+    bad.replace(bad.find(known), known.size(), unknown);
+    write(dir + "/bad-" + name, bad);
+    ShellResult b = shell("sbatch --test-only " + dir + "/bad-" + name, farm_->conf());
+    EXPECT_NE(b.status, 0) << b.out;
+  }
 
   static inline std::string skip_, error_;
   static inline std::unique_ptr<SlurmFarm> farm_;
@@ -107,15 +122,8 @@ TEST_F(SlurmClusterTest, controller_accepts_the_multi_node_script) {
   std::string script = read_text(dir + "/two.sbatch");
   EXPECT_NE(script.find("#SBATCH --nodelist=gpu02,gpu01\n"), std::string::npos) << script;
   EXPECT_NE(script.find("#SBATCH --gpus-per-node=8\n"), std::string::npos) << script;
-  ShellResult t = shell("sbatch --test-only " + dir + "/two.sbatch", farm_->conf());
-  EXPECT_EQ(t.status, 0) << t.out << farm_->logs();
-  EXPECT_NE(t.out.find("to start at"), std::string::npos) << t.out;
   // The same script with a node the controller does not know is refused by it.
-  std::string bad = script;
-  bad.replace(bad.find("gpu02,gpu01"), 11, "gpu02,gpu99");
-  write(dir + "/bad.sbatch", bad);
-  ShellResult b = shell("sbatch --test-only " + dir + "/bad.sbatch", farm_->conf());
-  EXPECT_NE(b.status, 0) << b.out;
+  expect_checked(dir, "two.sbatch", script, "gpu02,gpu01", "gpu02,gpu99");
   // A plan host outside the allocation: exit 2 before anything is written.
   RunResult out = run_meshplan({"emit", "slurm", "-c", dir + "/two.yaml", "--plan",
                                 dir + "/two_plan.json", "--allocation", "gpu[01,03]"});
@@ -156,14 +164,7 @@ TEST_F(SlurmClusterTest, controller_accepts_the_heterogeneous_job_of_a_replica_p
             std::string::npos)
       << script;
   EXPECT_NE(script.find("srun --het-group=1 --nodes=1"), std::string::npos) << script;
-  ShellResult t = shell("sbatch --test-only " + dir + "/replicas.sbatch", farm_->conf());
-  EXPECT_EQ(t.status, 0) << t.out << farm_->logs();
-  EXPECT_NE(t.out.find("to start at"), std::string::npos) << t.out;
-  std::string bad = script;
-  bad.replace(bad.find("--nodelist=gpu03"), 16, "--nodelist=gpu99");
-  write(dir + "/bad_replicas.sbatch", bad);
-  ShellResult b = shell("sbatch --test-only " + dir + "/bad_replicas.sbatch", farm_->conf());
-  EXPECT_NE(b.status, 0) << b.out;
+  expect_checked(dir, "replicas.sbatch", script, "--nodelist=gpu03", "--nodelist=gpu99");
 }
 
 // A one-node plan's script runs under slurmd to the end, the stub engine showing the rank, node
