@@ -159,6 +159,15 @@ std::string layout_how(const Engine& e, const Plan& plan) {
 
 std::string layout_refusal(const Engine& e, const Plan& plan) {
   if (plan.routing) return "no engine follows a routing table";
+  // vLLM runs one tensor-parallel degree on every pipeline stage (-tp, -pp).
+  if (e.name == "vllm" && (plan.strategy == "pipeline" || plan.strategy == "hybrid"))
+    for (const RankPlan& r : plan.ranks) {
+      auto degree = [](const RankPlan& x) {
+        return x.tp_group.empty() ? x.tp : static_cast<int>(x.tp_group.size());
+      };
+      if (degree(r) != degree(plan.ranks.front()))
+        return "one tensor-parallel degree on every stage only";
+    }
   if (plan.strategy == "pipeline") {
     if (e.pipeline == PipelineSplit::kNone) return "no pipeline across hosts";
     if (e.pipeline != PipelineSplit::kExplicit && plan.ranks.size() > 1 &&

@@ -106,3 +106,31 @@ TEST(engines_test, a_launch_without_a_named_engine_takes_the_one_its_hosts_run) 
 
 }  // namespace
 }  // namespace meshplan
+
+namespace meshplan {
+namespace {
+
+// vLLM's -tp is one number for every pipeline stage: a hybrid plan of a group of two and a single
+// host is not a layout it loads, one of two groups of two is.
+TEST(engines_test, vllm_takes_one_tensor_degree_for_every_stage) {
+  Plan plan;
+  plan.strategy = "hybrid";
+  RankPlan a, b, c;
+  a.host = "a";
+  b.host = "b";
+  c.host = "c";
+  a.tp_group = b.tp_group = {"a", "b"};
+  plan.ranks = {a, b, c};
+  const Engine& vllm = *find_engine("vllm");
+  EXPECT_EQ(layout_refusal(vllm, plan), "one tensor-parallel degree on every stage only");
+  RankPlan d = c;
+  d.host = "d";
+  c.tp_group = d.tp_group = {"c", "d"};
+  plan.ranks = {a, b, c, d};
+  EXPECT_EQ(layout_refusal(vllm, plan), "");
+  EXPECT_EQ(layout_refusal(*find_engine("mlx-lm"), plan),
+            "no tensor-parallel groups as pipeline stages");
+}
+
+}  // namespace
+}  // namespace meshplan
