@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "lib/models/model_catalog.hpp"
 #include "solvers/strategy_planner.hpp"
 #include "tests/plan_fixtures.hpp"
@@ -130,6 +132,39 @@ TEST(engines_test, vllm_takes_one_tensor_degree_for_every_stage) {
   EXPECT_EQ(layout_refusal(vllm, plan), "");
   EXPECT_EQ(layout_refusal(*find_engine("mlx-lm"), plan),
             "no tensor-parallel groups as pipeline stages");
+}
+
+}  // namespace
+}  // namespace meshplan
+
+namespace meshplan {
+namespace {
+
+// The README's Engines table is the table's facts with their sources: a row per engine, titled as
+// the table titles it, saying where it runs and citing the source the table cites.
+TEST(engines_test, the_readme_table_has_a_row_per_engine_with_its_source) {
+  const std::string readme = testing::read_text(testing::source_path("README.md"));
+  const size_t table = readme.find("| engine | runs on | pipeline |");
+  ASSERT_NE(table, std::string::npos);
+  const std::string rows = readme.substr(table, readme.find("\n\n", table) - table);
+  for (const Engine& e : engines()) {
+    const std::string title(e.title.substr(0, e.title.find(" through")));
+    const size_t row = rows.find("\n| " + title);
+    ASSERT_NE(row, std::string::npos) << title;
+    const std::string line = rows.substr(row + 1, rows.find('\n', row + 1) - row - 1);
+    EXPECT_EQ(line.find("Macs") != std::string::npos, e.macs) << line;
+    EXPECT_EQ(line.find("NVIDIA") != std::string::npos, e.nvidia) << line;
+    EXPECT_EQ(line.find("(mixed)") != std::string::npos, e.mixes) << line;
+    // The file the engine table cites is cited in the row.
+    const std::map<std::string_view, std::string_view> cited = {
+        {"mlx-lm", "mlx_lm/models/pipeline.py"},
+        {"exo", "src/exo/master/placement"},
+        {"llama-rpc", "tools/rpc/README.md"},
+        {"vllm", "config/parallel.py"}};
+    ASSERT_TRUE(cited.count(e.name)) << e.name << ": a new engine needs its cited source here";
+    EXPECT_NE(line.find(cited.at(e.name)), std::string::npos) << line;
+    EXPECT_NE(std::string(e.source).find(cited.at(e.name)), std::string::npos) << e.source;
+  }
 }
 
 }  // namespace
