@@ -141,9 +141,7 @@ void note_faster_elsewhere(Plan& plan, const EngineChoice& pick,
   if (!best || best == pick.outcome) return;
   const double mine = scorer.of(*pick.outcome), theirs = scorer.of(*best);
   if (mine <= 0 || theirs <= mine * 1.005) return;
-  std::vector<std::string> hosts;
-  for (const RankPlan& r : best->plan->ranks)
-    if (std::find(hosts.begin(), hosts.end(), r.host) == hosts.end()) hosts.push_back(r.host);
+  const std::vector<std::string> hosts = plan_hosts(*best->plan);
   const Engine* runner = nullptr;
   for (const Engine& e : engines())
     if (!runner && runs_on(e, cluster, catalog, hosts) && layout_refusal(e, *best->plan).empty())

@@ -72,18 +72,14 @@ std::string check_step(const EmitInput& in, const LaunchLayout& layout,
     for (size_t i = 0; i < layout.nodes.size(); ++i)
       if (layout.nodes[i].host->name == in.plan->disaggregated->decode_hosts.back()) node = i;
     port = kVllmRouterPort;
-  } else if (engine == "vllm" && files.count("vllm.sh")) {
-    port = kVllmServePort;
-  } else if (engine == "mlx-lm" && files.count("mlx-launch.sh")) {
-    node = mlx_ranks_reversed(in) ? layout.nodes.size() - 1 : 0;  // mlx.launch's rank 0
-    port = kMlxLmServerPort;
-  } else if (engine == "llama-rpc" && files.count("llama-rpc.sh")) {
-    node = layout.nodes.size() - 1;
-    port = kLlamaServerPort;
-  } else if (engine == "exo" && files.count("exo.sh")) {
-    port = launch_port(in, kExoDefaultApiPort);
   } else {
-    return "";
+    // The engine's own launch file must have been written for it to answer.
+    const std::vector<std::string_view> formats = engine_format_names(engine);
+    const EmitFormat* launch = find_emit_format(formats.back());
+    if (engine.empty() || !launch || !files.count(std::string(launch->file))) return "";
+    const ServingEndpoint at = serving_endpoint(in, layout, engine);
+    node = at.node;
+    port = at.port;
   }
   const LaunchNode& n = layout.nodes[node];
   const std::string host = n.address.empty() ? n.host->name : n.address;

@@ -33,6 +33,17 @@ std::string replica_engine(const EmitInput& in, const PlanReplica& replica) {
   return in.plan->engine;
 }
 
+ServingEndpoint serving_endpoint(const EmitInput& in, const LaunchLayout& layout,
+                                 std::string_view engine) {
+  // mlx.launch lists a pipeline's last stage first (mlx_rank_report): its rank 0 is the last node.
+  const bool last = engine == "llama-rpc" || (engine == "mlx-lm" && mlx_ranks_reversed(in));
+  const int port = engine == "vllm"     ? kVllmServePort
+                   : engine == "exo"    ? launch_port(in, kExoDefaultApiPort)
+                   : engine == "mlx-lm" ? kMlxLmServerPort
+                                        : kLlamaServerPort;
+  return {last ? layout.nodes.size() - 1 : 0, port};
+}
+
 std::vector<std::string_view> engine_format_names(std::string_view engine) {
   if (engine == "mlx-lm") return {"mlx-hostfile", "mlx-env", "mlx-launch"};
   if (engine == "vllm") return {"vllm"};
@@ -63,19 +74,13 @@ PlanRanks replica_plan(const PlanRanks& plan, const PlanReplica& replica,
   return out;
 }
 
-// The host whose HTTP server answers for the replica and its port: mlx.launch's rank 0 (it runs
-// mlx_lm.server), vLLM's node 0, llama-server on the last rank, exo's first host.
+// The host whose HTTP server answers for the replica, and its port.
 void place_server(const EmitInput& in, ReplicaLaunch& r) {
   LaunchLayout layout = build_launch_layout(in);
-  // mlx.launch lists a pipeline's last stage first (mlx_rank_report): its rank 0 is the last node.
-  const bool last = r.engine == "llama-rpc" || (r.engine == "mlx-lm" && mlx_ranks_reversed(in));
-  const size_t node = last ? layout.nodes.size() - 1 : 0;
-  r.serving_host = layout.nodes[node].host->name;
-  r.address = layout.reachable(node, "nginx sends the replica its requests there");
-  r.port = r.engine == "vllm"     ? kVllmServePort
-           : r.engine == "exo"    ? launch_port(in, kExoDefaultApiPort)
-           : r.engine == "mlx-lm" ? kMlxLmServerPort
-                                  : kLlamaServerPort;
+  const ServingEndpoint at = serving_endpoint(in, layout, r.engine);
+  r.serving_host = layout.nodes[at.node].host->name;
+  r.address = layout.reachable(at.node, "nginx sends the replica its requests there");
+  r.port = at.port;
 }
 
 // Every replica's hosts as one plan without layers, checked with the requested backend: the

@@ -27,6 +27,15 @@ struct ReplicaLaunch {
   int port = 0;                   // and the engine's HTTP port
 };
 
+// Where `engine`'s HTTP server answers in `layout`: the node (mlx.launch's rank 0, which runs
+// mlx_lm.server; vLLM's node 0; llama-server on the last rank; exo's first host) and the port.
+struct ServingEndpoint {
+  size_t node = 0;
+  int port = 0;
+};
+ServingEndpoint serving_endpoint(const EmitInput& in, const LaunchLayout& layout,
+                                 std::string_view engine);
+
 // The engine of a replica: the plan's when it names one (an input error when it does not run on
 // the replica's hosts), else the one its hosts run (`default_engine`).
 std::string replica_engine(const EmitInput& in, const PlanReplica& replica);

@@ -131,19 +131,6 @@ bool runs_on_platform(const Engine& e, Platform p) {
   return p == Platform::kMac ? e.macs : p == Platform::kNvidia ? e.nvidia : e.cpu;
 }
 
-std::vector<std::string> distinct_hosts(const Plan& plan) {
-  std::vector<std::string> hosts;
-  auto add = [&](const std::string& h) {
-    if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
-  };
-  for (const RankPlan& r : plan.ranks)
-    add(r.host);
-  for (const ReplicaInfo& replica : plan.replicas)  // every replica runs the plan's engine
-    for (const std::string& h : replica.hosts)
-      add(h);
-  return hosts;
-}
-
 // How `e` runs `plan` when it does: "runs it as planned" or with a split of its own.
 std::string layout_how(const Engine& e, const Plan& plan) {
   if (plan.strategy != "pipeline" || e.pipeline == PipelineSplit::kExplicit ||
@@ -271,9 +258,22 @@ std::string_view default_engine(const Cluster& cluster, const Catalog& catalog,
   return e ? e->name : std::string_view("llama-rpc");
 }
 
+std::vector<std::string> plan_hosts(const Plan& plan) {
+  std::vector<std::string> hosts;
+  auto add = [&](const std::string& h) {
+    if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+  };
+  for (const RankPlan& r : plan.ranks)
+    add(r.host);
+  for (const ReplicaInfo& replica : plan.replicas)  // every replica runs the plan's engine
+    for (const std::string& h : replica.hosts)
+      add(h);
+  return hosts;
+}
+
 std::vector<std::string> engine_verdicts(const Plan& plan, const Cluster& cluster,
                                          const Catalog& catalog) {
-  const std::vector<std::string> hosts = distinct_hosts(plan);
+  const std::vector<std::string> hosts = plan_hosts(plan);
   std::vector<std::string> out;
   for (const Engine& e : engines()) {
     std::string why = platform_refusal(e, cluster, catalog, hosts);
@@ -281,9 +281,11 @@ std::vector<std::string> engine_verdicts(const Plan& plan, const Cluster& cluste
     if (why.empty() && plan.strategy != "pipeline") why = layout_refusal(e, plan);
     if (why.empty() && plan.strategy == "pipeline" && e.pipeline == PipelineSplit::kNone)
       why = "no pipeline across hosts";
-    std::string how = why.empty() ? layout_how(e, plan) : "";
-    if (why.empty() && plan.replicas.size() >= 2 && !e.replicas)
-      how += ", one launch per replica behind nginx";
+    const bool behind_nginx = plan.replicas.size() >= 2 && !e.replicas;
+    const std::string how =
+        why.empty() ? fmt::format("{}{}", layout_how(e, plan),
+                                  behind_nginx ? ", one launch per replica behind nginx" : "")
+                    : "";
     out.push_back(why.empty() ? fmt::format("{} {}", e.title, how)
                               : fmt::format("{} cannot ({})", e.title, why));
   }

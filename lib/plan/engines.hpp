@@ -88,6 +88,9 @@ std::string layout_refusal(const Engine& engine, const Plan& plan);
 std::string_view default_engine(const Cluster& cluster, const Catalog& catalog,
                                 const std::vector<std::string>& hosts);
 
+// The hosts of a plan, each once: its ranks' and every replica's (all run the plan's engine).
+std::vector<std::string> plan_hosts(const Plan& plan);
+
 // One line per engine of the cluster, for the plan's hosts: "mlx-lm: runs it as planned",
 // "exo: runs a pipeline with its own split", "vLLM: cannot (its hosts are Macs)".
 std::vector<std::string> engine_verdicts(const Plan& plan, const Cluster& cluster,
