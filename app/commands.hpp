@@ -32,6 +32,7 @@ void add_setup_command(CLI::App& app, AppContext& ctx);
 void add_teardown_command(CLI::App& app, AppContext& ctx);
 void add_discover_command(CLI::App& app, AppContext& ctx);
 void add_profile_command(CLI::App& app, AppContext& ctx);
+void add_advise_command(CLI::App& app, AppContext& ctx);
 
 // Shared by commands: reads a file or "-" for stdin.
 std::string read_input(AppContext& ctx, const std::string& path);

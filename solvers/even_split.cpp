@@ -49,6 +49,58 @@ struct Search {
   }
 };
 
+// Every order of `set` (sorted), as std::next_permutation would visit them, but depth first with
+// the orders that cannot beat the best so far cut off: the stages still to place cost at least
+// their cheapest host each, and hops cost nothing or more. The orders that remain go through
+// try_order, so the result (ties to the first) is that of trying them all.
+void try_every_order(Search& search, const std::vector<size_t>& set, int per_rank) {
+  const PipelineCostModel& cost = search.cost;
+  const size_t k = set.size();
+  std::vector<double> rest(k + 1, 0);  // rest[j]: the least the stages j.. can cost
+  for (size_t j = k; j-- > 0;) {
+    double least = std::numeric_limits<double>::infinity();
+    for (size_t h : set)
+      least = std::min(least, cost.stage_time(h, static_cast<int>(j) * per_rank,
+                                              static_cast<int>(j + 1) * per_rank));
+    rest[j] = rest[j + 1] + least;
+  }
+  std::vector<size_t> order;
+  std::vector<char> used(k, 0);
+  auto visit = [&](auto&& self, size_t j, double partial) -> void {
+    if (j == k) {
+      search.try_order(order, per_rank);
+      return;
+    }
+    const int start = static_cast<int>(j) * per_rank, end = start + per_rank;
+    for (size_t i = 0; i < k; ++i) {
+      if (used[i]) continue;
+      const size_t h = set[i];
+      const HostFigures& figures = cost.host(h);
+      const double need = cost.stage_memory(start, end, true);
+      if (need > figures.usable_bytes) {
+        if (search.memory_short.empty())
+          search.memory_short = fmt::format(
+              "{} needs {} for {} layers and the embedding/LM head but has {} usable", figures.name,
+              format_gib(need), per_rank, format_gib(figures.usable_bytes));
+        continue;
+      }
+      double add = cost.stage_time(h, start, end);
+      if (j == 0) add += cost.head_time(h);
+      if (j > 0) {
+        if (!cost.link(order.back(), h)) continue;
+        add += cost.hop_time(order.back(), h);
+      }
+      if (partial + add + rest[j + 1] > search.best * (1 + 1e-12)) continue;
+      used[i] = 1;
+      order.push_back(h);
+      self(self, j + 1, partial + add);
+      order.pop_back();
+      used[i] = 0;
+    }
+  };
+  visit(visit, 0, 0.0);
+}
+
 // Calls `f` with every k-subset of `items` in increasing index order.
 template <typename F>
 void for_each_subset(const std::vector<size_t>& items, size_t k, F&& f) {
@@ -87,9 +139,7 @@ EvenSplitResult best_even_split(const PipelineCostModel& cost, const PipelineCon
     const int per_rank = layers / static_cast<int>(k);
     for_each_subset(hosts, k, [&](std::vector<size_t> set) {
       if (k <= kAllOrdersUpTo) {
-        do {
-          search.try_order(set, per_rank);
-        } while (std::next_permutation(set.begin(), set.end()));
+        try_every_order(search, set, per_rank);
       } else {
         for (size_t r = 0; r < k; ++r) {
           search.try_order(set, per_rank);

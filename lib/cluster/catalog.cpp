@@ -69,6 +69,8 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
         m.ethernet = *kind;
       }
       m.management_interface = j.at("management_interface");
+      for (int gib : j.at("memory_GiB").get<std::vector<int>>())
+        m.memory_options.push_back(static_cast<uint64_t>(gib) << 30);
       m.sources = j.at("sources").get<std::vector<std::string>>();
       c.machines_.push_back(std::move(m));
     }

@@ -40,6 +40,7 @@ struct MachineSpec {
   std::vector<std::string> tb_interfaces;  // interface of "Thunderbolt 1", "Thunderbolt 2", ...
   std::optional<LinkKind> ethernet;
   std::string management_interface;
+  std::vector<uint64_t> memory_options;  // bytes, the sizes it is sold with, smallest first
   std::vector<std::string> sources;
 };
 

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 
 #include "lib/emit/dot_writer.hpp"
 
@@ -88,6 +89,11 @@ std::vector<std::string> gpu_notes(const PlanRank& r) {
 }  // namespace
 
 std::string write_cluster_dot_artifact(const EmitInput& in) {
+  return write_cluster_dot_artifact(in, {});
+}
+
+std::string write_cluster_dot_artifact(const EmitInput& in,
+                                       const std::vector<std::pair<int, AdviceCable>>& advice) {
   const CheckReport& report = in.report;
   const std::string& backend = in.requested_backend;
   DotOptions o;
@@ -136,6 +142,21 @@ std::string write_cluster_dot_artifact(const EmitInput& in) {
                             plan.backend.empty() ? "?" : plan.backend,
                             plan.transport.empty() ? "" : " (" + plan.transport + ")");
   }
+  // One edge per cable, naming every advice row that plugs it in.
+  std::map<std::string, size_t> seen;
+  for (const auto& [row, c] : advice) {
+    std::string key = fmt::format("{}:{}:{}|{}:{}:{}|{}", c.a_host, c.a_port, c.a_interface,
+                                  c.b_host, c.b_port, c.b_interface, c.kind);
+    auto [it, fresh] = seen.emplace(key, o.proposed.size());
+    if (!fresh) {
+      o.proposed[it->second].label += fmt::format(", {}", row);
+      continue;
+    }
+    CableToAdd cable{
+        {c.a_host, c.a_port, c.a_interface}, {c.b_host, c.b_port, c.b_interface}, c.kind};
+    o.proposed.push_back({cable, fmt::format("advice {}", row)});
+  }
+  if (!advice.empty()) o.title += " (dashed orange: cables the advice proposes)";
   return write_cluster_dot(in.cluster, in.topology.graph, o);
 }
 

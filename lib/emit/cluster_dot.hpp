@@ -5,9 +5,14 @@
 #include <string>
 
 #include "lib/emit/emit_formats.hpp"
+#include "lib/plan/advice.hpp"
 
 namespace meshplan {
 
 std::string write_cluster_dot_artifact(const EmitInput& input);
+// With `meshplan advise`'s cables drawn dashed (dot --advice), each labelled with its advice row;
+// hosts the advice buys are drawn as dashed boxes.
+std::string write_cluster_dot_artifact(const EmitInput& input,
+                                       const std::vector<std::pair<int, AdviceCable>>& advice);
 
 }  // namespace meshplan

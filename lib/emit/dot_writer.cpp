@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include "lib/core/text_template.hpp"
 
 namespace meshplan {
@@ -175,6 +177,25 @@ std::string write_cluster_dot(const Cluster& cluster, const LinkGraph& graph, co
     body +=
         fmt::format("  {} -- {} [label={}, color=red, fontcolor=red, style=dashed, penwidth=2];\n",
                     dot_quote(m.a.host), dot_quote(m.b.host), dot_quote(label));
+  }
+  std::set<std::string> bought;
+  for (const auto& p : o.proposed)
+    for (const CablePlug* end : {&p.cable.a, &p.cable.b})
+      if (!cluster.find_host(end->host) && bought.insert(end->host).second)
+        body += fmt::format(
+            "  {} [label={}, shape=box, style=dashed, color=darkorange, fontcolor=darkorange];\n",
+            dot_quote(end->host), dot_quote(end->host + "\n(to buy)"));
+  for (const auto& p : o.proposed) {
+    std::string kind = p.cable.kind == "tb5" ? "TB5" : p.cable.kind;
+    std::string label =
+        fmt::format("{}: {}\n{} / {}", p.label, kind, plug_label(p.cable.a), plug_label(p.cable.b));
+    if (p.cable.a.port.empty() && !p.cable.a.interface.empty())
+      label =
+          fmt::format("{}: {}\n{} / {}", p.label, kind, p.cable.a.interface, p.cable.b.interface);
+    body += fmt::format(
+        "  {} -- {} [label={}, color=darkorange, fontcolor=darkorange, style=dashed, "
+        "penwidth=2];\n",
+        dot_quote(p.cable.a.host), dot_quote(p.cable.b.host), dot_quote(label));
   }
   for (const auto& f : o.flows)
     body +=

@@ -28,6 +28,12 @@ struct DotOptions {
     std::string from, to, label;
   };
   std::vector<Flow> flows;
+  // `meshplan advise`'s cables (dot --advice): dashed orange edges labelled with their advice row.
+  struct Proposed {
+    CableToAdd cable;
+    std::string label;  // "advice 1"
+  };
+  std::vector<Proposed> proposed;
 };
 
 std::string write_cluster_dot(const Cluster& cluster, const LinkGraph& graph,

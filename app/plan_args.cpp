@@ -1,0 +1,170 @@
+#include "app/plan_args.hpp"
+
+#include "app/commands.hpp"
+#include "lib/core/error.hpp"
+#include "lib/core/units.hpp"
+#include "lib/plan/engines.hpp"
+
+namespace meshplan {
+namespace {
+
+std::vector<std::string> engine_choices() {
+  std::vector<std::string> names = engine_name_list();
+  names.insert(names.end(), {"any"});
+  return names;
+}
+
+// "m3-ultra-1=0-20" -> host m3-ultra-1, layers [0, 21).
+LayerPin parse_pin(const std::string& text) {
+  auto eq = text.find('=');
+  auto dash = text.find('-', eq == std::string::npos ? 0 : eq);
+  if (eq == std::string::npos || dash == std::string::npos || eq == 0)
+    throw input_error(
+        "--pin {}: expected HOST=FIRST-LAST, e.g. m3-ultra-1=0-20 (layers 0 to 20 inclusive)",
+        text);
+  LayerPin pin;
+  pin.host = text.substr(0, eq);
+  try {
+    size_t used = 0;
+    std::string a = text.substr(eq + 1, dash - eq - 1), b = text.substr(dash + 1);
+    pin.start = std::stoi(a, &used);
+    if (used != a.size()) throw std::invalid_argument(a);
+    pin.end = std::stoi(b, &used) + 1;
+    if (used != b.size()) throw std::invalid_argument(b);
+  } catch (const std::exception&) {
+    throw input_error("--pin {}: expected HOST=FIRST-LAST with layer numbers, e.g. m3-ultra-1=0-20",
+                      text);
+  }
+  if (pin.start < 0 || pin.end <= pin.start)
+    throw input_error("--pin {}: the last layer must not be before the first", text);
+  return pin;
+}
+
+// "10%", "0.1" (a fraction of each host's usable memory) or "8GiB" (bytes per host).
+void parse_headroom(const std::string& text, PlanRequest& r) {
+  std::string t = trim(text);
+  const char* form =
+      "expected a fraction of each host's usable memory (0.1 or 10%) or a size "
+      "(8GiB)";
+  if (!t.empty() && t.back() == '%') {
+    try {
+      size_t used = 0;
+      double v = std::stod(t.substr(0, t.size() - 1), &used);
+      if (used != t.size() - 1 || v < 0 || v >= 100) throw std::invalid_argument(t);
+      r.headroom_fraction = v / 100;
+      return;
+    } catch (const std::exception&) {
+      throw input_error("--headroom {}: {}", text, form);
+    }
+  }
+  if (t.find_first_not_of("0123456789.") == std::string::npos && !t.empty()) {
+    double v = 0;
+    try {
+      v = std::stod(t);
+    } catch (const std::exception&) {
+      throw input_error("--headroom {}: {}", text, form);
+    }
+    if (v < 0 || v >= 1) throw input_error("--headroom {}: {}; a fraction is below 1", text, form);
+    r.headroom_fraction = v;
+    return;
+  }
+  auto bytes = parse_bytes(t);
+  if (!bytes || *bytes < 0) throw input_error("--headroom {}: {}", text, form);
+  r.headroom_bytes = *bytes;
+}
+
+}  // namespace
+
+void add_plan_request_options(CLI::App* sub, PlanRequestArgs& a) {
+  sub->add_option("-c,--cluster", a.cluster, "Cluster file (JSON or YAML, - for stdin)")
+      ->required();
+  sub->add_option("-m,--model", a.model,
+                  "Model name (see `meshplan models`), model folder or config.json");
+  sub->add_option("--quant", a.quant,
+                  "Quantization, overriding the model name's (4bit, 8bit, bf16, ...)");
+  sub->add_option("--context", a.context,
+                  "Context length in tokens the KV cache must hold (32768, 32k, 128K)")
+      ->capture_default_str();
+  sub->add_option("--prompt", a.prompt, "Prompt length in tokens for the TTFT prediction (2k)")
+      ->capture_default_str();
+  sub->add_option("--headroom", a.headroom,
+                  "Memory to keep free on every host: a fraction of its usable memory (10%, 0.1) "
+                  "or a size (8GiB)");
+  sub->add_option("--strategy", a.request.strategy,
+                  "auto (the fastest of the others), pipeline (layer ranges), tensor (shares of "
+                  "every layer) or "
+                  "expert (MoE experts spread over the hosts), hybrid (tensor parallel inside "
+                  "groups of hosts, a pipeline between them) or routed (layer ranges with "
+                  "requests routed by max flow; throughput)")
+      ->check(CLI::IsMember({"auto", "pipeline", "tensor", "expert", "hybrid", "routed"}))
+      ->capture_default_str();
+  sub->add_option("--engine", a.request.engine,
+                  "The engine that will run the plan: mlx-lm, exo, llama-rpc, vllm, or any (the "
+                  "fastest layout whatever runs it); default: inferred from the hosts")
+      ->check(CLI::IsMember(engine_choices()));
+  sub->add_option("--solver", a.request.solver,
+                  "optimal (best hosts, ring order and layer ranges; exact up to 12 hosts), even "
+                  "(mlx-lm's equal split), proportional (exo 1.0's "
+                  "memory-proportional split) or proportional-v0 (exo 0.0.x); ilp: place experts "
+                  "with GLPK's "
+                  "integer program (expert parallel)")
+      ->check(CLI::IsMember({"optimal", "even", "proportional", "proportional-v0", "ilp"}))
+      ->capture_default_str();
+  sub->add_flag("--allow-uneven", a.request.allow_uneven,
+                "Tensor parallel: shares in proportion to speed and memory (needs engine support "
+                "for uneven shards)");
+  sub->add_option(
+      "--expert-load", a.expert_load,
+      "Expert parallel: measured expert frequencies per MoE layer (JSON or YAML, README)");
+  sub->add_option("--backend", a.request.backend,
+                  "Links a plan may use: auto, ring, jaccl, jaccl-ring, ethernet")
+      ->check(CLI::IsMember({"auto", "ring", "jaccl", "jaccl-ring", "ethernet"}))
+      ->capture_default_str();
+  sub->add_option("--hosts", a.hosts,
+                  "Candidate hosts in ring order, comma-separated (ranges: mac[1-4])");
+  sub->add_option("--min-hosts", a.request.min_hosts,
+                  "Use at least this many hosts (optimal solver)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--max-hosts", a.request.max_hosts,
+                  "Use at most this many hosts (optimal solver)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--pin", a.pins, "Fix a host's layers: HOST=FIRST-LAST (inclusive), repeatable");
+  sub->add_option("--concurrency", a.request.concurrency,
+                  "Streams decoded together per replica (default: 1, or the best that fits for "
+                  "--objective throughput)")
+      ->check(CLI::Range(1, 4096));
+}
+
+void add_serving_options(CLI::App* sub, PlanRequestArgs& a) {
+  sub->add_option("--objective", a.request.objective,
+                  "latency (time per token of one stream) or throughput (aggregate tokens/s)")
+      ->check(CLI::IsMember({"latency", "throughput"}));
+  sub->add_option("--min-stream-tps", a.request.min_stream_tps,
+                  "With --objective throughput: tokens/s every stream must get at least");
+  sub->add_option("--output-tokens", a.output_tokens,
+                  "Tokens generated per request, for end-to-end times of the serving shapes (256)");
+}
+
+void serving_request(const PlanRequestArgs& a, PlanRequest& request) {
+  if (request.min_stream_tps < 0)
+    throw input_error("--min-stream-tps {}: expected tokens/s, 0 or more", request.min_stream_tps);
+  if (request.min_stream_tps > 0 && request.objective.empty()) request.objective = "throughput";
+  if (!a.output_tokens.empty())
+    request.output_tokens = token_count("--output-tokens", a.output_tokens);
+}
+
+void model_request(const PlanRequestArgs& a, PlanRequest& request) {
+  request.context = token_count("--context", a.context);
+  request.prompt = a.prompt == "0" ? 0 : token_count("--prompt", a.prompt);
+  if (!a.headroom.empty()) parse_headroom(a.headroom, request);
+  if (!a.hosts.empty()) request.hosts = split_list(a.hosts);
+  for (const auto& p : a.pins)
+    request.pins.push_back(parse_pin(p));
+  if (request.strategy == "routed") {
+    if (request.objective == "latency")
+      throw input_error("--strategy routed plans for --objective throughput, not latency");
+    request.objective = "throughput";
+  }
+}
+
+}  // namespace meshplan
