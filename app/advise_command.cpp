@@ -8,6 +8,7 @@
 #include "lib/models/model_loader.hpp"
 #include "lib/plan/advice.hpp"
 #include "solvers/advisor.hpp"
+#include "solvers/workload.hpp"
 
 namespace meshplan {
 namespace {
@@ -15,8 +16,9 @@ namespace {
 struct AdviseOptions {
   PlanRequestArgs args;
   std::string buy;
+  std::string workload;
   int changes = 2;
-  int budget = 40;
+  int budget = 30;
   int jobs = 0;
   size_t top = 10;
   bool json = false;
@@ -25,13 +27,14 @@ struct AdviseOptions {
 
 constexpr const char* kAdviseHelp =
     R"(Say what to change next: re-plan the cluster under every change a user can make and rank
-the changes by what they buy in the objective.
+the changes by what they buy in the objective (a workload: the workload planner's own).
 
 Examples:
   meshplan advise -c examples/clusters/mac-mini-m4-pro-x4.yaml -m llama-3.3-70b-4bit
   meshplan advise -c cluster.yaml -m deepseek-v3.1-4bit --buy mac-studio-m3-ultra,dgx-spark
   meshplan advise -c cluster.yaml -m llama-3.3-70b-4bit --objective throughput --changes 3
   meshplan advise -c cluster.yaml -m qwen3-235b-a22b-8bit --json -o advice.json
+  meshplan advise -c cluster.yaml --workload workload.yaml --objective throughput
   meshplan dot -c cluster.yaml --advice advice.json | dot -Tsvg > advice.svg
 
 The changes: a Thunderbolt cable between two Macs on free ports (or a cable moved from a full
@@ -49,8 +52,14 @@ meshplan.advice/1 (README "Advice file").)";
 
 int run_advise(const AdviseOptions& o, AppContext& ctx) {
   const PlanRequestArgs& a = o.args;
-  if (a.model.empty()) throw input_error("--model is required");
   AdviseRequest request;
+  if (!o.workload.empty()) {
+    if (!a.model.empty())
+      throw input_error("--workload lists the models; leave out -m/--model {}", a.model);
+    request.workload = parse_workload(read_input(ctx, o.workload), o.workload).models;
+  } else if (a.model.empty()) {
+    throw input_error("--model is required (or --workload FILE)");
+  }
   request.model = a.model;
   request.quant = a.quant;
   request.plan = a.request;
@@ -85,6 +94,8 @@ void add_advise_command(CLI::App& app, AppContext& ctx) {
       "--buy", o->buy,
       "Machines to price one more of, comma-separated catalog keys (mac-studio-m3-ultra, "
       "dgx-spark; `meshplan chips NAME` shows one); default: one more like each host");
+  sub->add_option("--workload", o->workload,
+                  "Several models: a workload file (JSON or YAML, README \"Workload file\")");
   sub->add_option("--changes", o->changes, "Changes made together, at most")
       ->check(CLI::Range(1, 4))
       ->capture_default_str();

@@ -373,20 +373,27 @@ void buy_changes(const ChangeSources& in, std::vector<Change>& out) {
     }
     return;
   }
-  // One more of each kind of host already there (same machine, chip, memory and GPUs).
+  // One more of each kind of host already there (same machine, chip, memory and GPUs); sizes of
+  // one machine smallest first, so that a larger one is advised only when it is faster.
+  std::vector<const Host*> kinds;
   std::set<std::string> seen;
-  for (const Host& h : c.hosts) {
-    std::string key = fmt::format("{}|{}|{}|{}", h.machine, h.chip, h.memory, h.gpus.size());
-    if (!seen.insert(key).second) continue;
-    const MachineSpec* m = in.catalog.find_machine(h.machine);
-    if (!m && !h.chip.empty()) m = in.catalog.default_machine(h.chip);
-    std::string what = m ? fmt::format("a {} with {}", m->name, gib_text(h.memory))
-                         : fmt::format("a host like {}", h.name);
-    Host copy = h;
-    copy.name = m ? m->key : h.name + "-copy";
-    out.push_back({"buy", "buy " + what, {"buy"}, [copy, what](Scenario& s, const Catalog& cat) {
-                     add_host(s, cat, copy, what);
-                   }});
+  for (const Host& h : c.hosts)
+    if (seen.insert(fmt::format("{}|{}|{}|{}", h.machine, h.chip, h.memory, h.gpus.size())).second)
+      kinds.push_back(&h);
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [](const Host* a, const Host* b) { return a->memory < b->memory; });
+  for (const Host* h : kinds) {
+    const MachineSpec* m = in.catalog.find_machine(h->machine);
+    if (!m && !h->chip.empty()) m = in.catalog.default_machine(h->chip);
+    std::string what = m ? fmt::format("a {} with {}", m->name, gib_text(h->memory))
+                         : fmt::format("a host like {}", h->name);
+    Host copy = *h;
+    copy.name = m ? m->key : h->name + "-copy";
+    out.push_back({"buy",
+                   "buy " + what,
+                   {"buy"},
+                   [copy, what](Scenario& s, const Catalog& cat) { add_host(s, cat, copy, what); },
+                   m ? fmt::format("{}|{}|{}", m->key, h->chip, h->gpus.size()) : ""});
   }
 }
 
@@ -451,9 +458,13 @@ void engine_changes(const ChangeSources& in, std::vector<Change>& out) {
   const std::string now = !in.engine.empty() ? in.engine
                           : inferred         ? std::string(inferred->name)
                                              : "";
+  std::vector<std::string> hosts = in.request.hosts;
+  if (hosts.empty())
+    for (const Host& h : in.cluster.hosts)
+      hosts.push_back(h.name);
   for (const std::string& name : engine_name_list()) {
     const Engine* e = find_engine(name);
-    if (name == now || !e || !platform_refusal(*e, in.cluster, in.catalog, {}).empty()) continue;
+    if (name == now || !e || !platform_refusal(*e, in.cluster, in.catalog, hosts).empty()) continue;
     out.push_back({"engine",
                    fmt::format("run it with {}", name),
                    {"engine"},

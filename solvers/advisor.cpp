@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <thread>
@@ -15,6 +17,7 @@
 #include "solvers/advice_changes.hpp"
 #include "solvers/serving_planner.hpp"
 #include "solvers/strategy_planner.hpp"
+#include "solvers/workload_planner.hpp"
 #include "topologies/backend_rules.hpp"
 
 namespace meshplan {
@@ -74,7 +77,25 @@ class Evaluator {
  public:
   Evaluator(const Catalog& catalog, const AdviseRequest& request, const FileSystem& fs,
             const Clock& clock)
-      : catalog_(catalog), request_(request), fs_(fs), clock_(clock) {}
+      : catalog_(catalog), request_(request), fs_(fs), clock_(clock) {
+    workload_models_.reserve(request.workload.size());
+    for (const WorkloadEntry& e : request.workload) {
+      try {
+        workload_models_.push_back(load_model(e.model, e.quant, fs));
+      } catch (const Error& err) {
+        throw Error(err.kind(), fmt::format("{}: {}", e.where.describe(), err.what()));
+      }
+    }
+  }
+
+  bool workload() const { return !request_.workload.empty(); }
+  std::string name() {
+    if (!workload()) return model("").name;
+    std::string out = fmt::format("a workload of {} models (", workload_models_.size());
+    for (size_t i = 0; i < workload_models_.size(); ++i)
+      out += (i ? ", " : "") + workload_models_[i].name;
+    return out + ")";
+  }
 
   // Loads (once) the model at a quantization; not thread-safe, so called before run().
   const ModelDesc& model(const std::string& quant) {
@@ -88,8 +109,10 @@ class Evaluator {
   }
 
   // Safe to call from several threads once model(s.quant) has been loaded.
-  Evaluated run(const Scenario& s) const {
+  // Without `findings` the check is left for later (combinations: only those listed need it).
+  Evaluated run(const Scenario& s, bool findings = true) const {
     ++plans;
+    if (workload()) return run_workload(s, findings);
     Evaluated e;
     const ModelDesc& m = models_.at(s.quant);
     AdviceOutcome& o = e.outcome;
@@ -120,7 +143,45 @@ class Evaluator {
       o.note = err.what();
       e.memory_binds = true;
     }
-    e.findings = findings_of(s.cluster, catalog_);
+    if (findings) e.findings = findings_of(s.cluster, catalog_);
+    return e;
+  }
+
+  // Several models (--workload): the workload planner's objective, the least aggregate tokens/s
+  // per unit of share (throughput) or the share-weighted time per token, as tokens/s (latency).
+  Evaluated run_workload(const Scenario& s, bool findings) const {
+    Evaluated e;
+    AdviceOutcome& o = e.outcome;
+    o.strategy = "workload";
+    try {
+      std::vector<WorkloadModel> models;
+      for (size_t i = 0; i < workload_models_.size(); ++i)
+        models.push_back({&workload_models_[i], request_.workload[i]});
+      WorkloadPlan w = plan_workload(s.cluster, catalog_, models, s.request, clock_);
+      double least = std::numeric_limits<double>::infinity(), weighted = 0, shares = 0;
+      for (size_t i = 0; i < w.plans.size(); ++i) {
+        const Plan& p = w.plans[i];
+        const double share = w.shares[i] > 0 ? w.shares[i] : 1e-12;
+        const double aggregate =
+            p.serving ? p.serving->aggregate_tokens_per_s : p.predicted.decode_tokens_per_s;
+        least = std::min(least, aggregate / share);
+        weighted += share * p.predicted.token_latency_s;
+        shares += share;
+        for (const RankPlan& r : p.ranks)
+          if (std::find(o.hosts.begin(), o.hosts.end(), r.host) == o.hosts.end())
+            o.hosts.push_back(r.host);
+        if (o.engine.empty()) o.engine = p.engine;
+      }
+      o.feasible = !w.plans.empty();
+      o.token_latency_s = shares > 0 ? weighted / shares : 0;
+      o.decode_tokens_per_s = o.token_latency_s > 0 ? 1 / o.token_latency_s : 0;
+      o.aggregate_tokens_per_s = std::isfinite(least) ? least : 0;
+      o.score = objective() == "throughput" ? o.aggregate_tokens_per_s : o.decode_tokens_per_s;
+    } catch (const Error& err) {
+      o.feasible = false;
+      o.note = err.what();
+    }
+    if (findings) e.findings = findings_of(s.cluster, catalog_);
     return e;
   }
 
@@ -136,6 +197,7 @@ class Evaluator {
   const FileSystem& fs_;
   const Clock& clock_;
   std::map<std::string, ModelDesc> models_;
+  std::vector<ModelDesc> workload_models_;
 };
 
 // Smaller quantizations the catalog (or, for a folder, MLX's usual ones) offers.
@@ -213,10 +275,12 @@ AdviceRow row_of(const Tried& t, const std::vector<Change>& changes, const Advic
 }
 
 // Plans every scenario, on as many threads as the request allows.
-void evaluate_all(std::vector<Tried>& batch, Evaluator& ev, int jobs) {
-  for (Tried& t : batch)
-    ev.model(t.scenario.quant);
-  parallel_for(batch.size(), jobs, [&](size_t i) { batch[i].result = ev.run(batch[i].scenario); });
+void evaluate_all(std::vector<Tried>& batch, Evaluator& ev, int jobs, bool findings) {
+  if (!ev.workload())
+    for (Tried& t : batch)
+      ev.model(t.scenario.quant);
+  parallel_for(batch.size(), jobs,
+               [&](size_t i) { batch[i].result = ev.run(batch[i].scenario, findings); });
 }
 
 }  // namespace
@@ -233,7 +297,7 @@ AdviceReport advise(const Cluster& cluster, const Catalog& catalog, const Advise
   AdviceReport report;
   report.objective = ev.objective();
   report.max_changes = request.max_changes;
-  report.model = ev.model("").name;
+  report.model = ev.name();
 
   Scenario now{cluster, request.plan, "", {}, {}, ""};
   Evaluated base = ev.run(now);
@@ -243,7 +307,9 @@ AdviceReport advise(const Cluster& cluster, const Catalog& catalog, const Advise
 
   ChangeSources sources{cluster, catalog,     request.plan, request.model,
                         {},      request.buy, base.engine,  base.memory_binds};
-  if (base.memory_binds) sources.quantizations = smaller_quantizations(ev, request.model);
+  // A workload's models keep their quantization and context (the file sets them).
+  if (ev.workload()) sources.memory_binds = false;
+  if (sources.memory_binds) sources.quantizations = smaller_quantizations(ev, request.model);
   const std::vector<Change> changes = candidate_changes(sources);
   report.candidates = static_cast<int>(changes.size());
 
@@ -286,7 +352,7 @@ AdviceReport advise(const Cluster& cluster, const Catalog& catalog, const Advise
     t.scenario = apply_changes(cluster, request.plan, {&changes[i]}, catalog);
     if (t.scenario.invalid.empty()) tried.push_back(std::move(t));
   }
-  evaluate_all(tried, ev, jobs);
+  evaluate_all(tried, ev, jobs, true);
   std::map<std::vector<size_t>, double> gain_by_set;
   std::map<size_t, size_t> fixes_of;  // change -> findings it resolves alone
   std::vector<size_t> pool;           // changes that make nothing worse, for the combinations
@@ -349,7 +415,7 @@ AdviceReport advise(const Cluster& cluster, const Catalog& catalog, const Advise
       if (t.scenario.invalid.empty()) batch.push_back(std::move(t));
     }
     budget -= static_cast<int>(batch.size());
-    evaluate_all(batch, ev, jobs);
+    evaluate_all(batch, ev, jobs, false);
     for (Tried& t : batch) {
       t.gain = gain_of(t.result);
       gain_by_set[t.changes] = t.gain;
@@ -359,7 +425,7 @@ AdviceReport advise(const Cluster& cluster, const Catalog& catalog, const Advise
 
   // Rows: a combination only when it beats every smaller set of its changes.
   std::map<std::string, double> group_best;
-  for (const Tried& t : tried) {
+  for (Tried& t : tried) {
     const bool single = t.changes.size() == 1;
     if (!counts(t.gain)) {
       if (!single) continue;
@@ -399,6 +465,7 @@ AdviceReport advise(const Cluster& cluster, const Catalog& catalog, const Advise
     }
     if (!beats_parts) continue;
     AdviceRow r = row_of(t, changes, report);
+    if (!single) t.result.findings = findings_of(t.scenario.cluster, catalog);
     r.resolves = resolved(t);
     report.gains.push_back(std::move(r));
   }

@@ -13,16 +13,19 @@
 #include "lib/core/file_system.hpp"
 #include "lib/plan/advice.hpp"
 #include "solvers/plan_request.hpp"
+#include "solvers/workload.hpp"
 
 namespace meshplan {
 
 struct AdviseRequest {
   std::string model;  // as named: catalog name, folder or config.json
   std::string quant;  // --quant, "" for the name's
+  // Several models (--workload) instead of `model`: ranked by the workload planner's objective.
+  std::vector<WorkloadEntry> workload;
   PlanRequest plan;
   std::vector<std::string> buy;  // machine keys; empty = one more like each host
   int max_changes = 2;
-  int plan_budget = 40;  // plans for the combinations before the search narrows
+  int plan_budget = 30;  // plans for the combinations before the search narrows
   int jobs = 0;          // threads; 0 = one per core
 };
 

@@ -21,7 +21,7 @@ namespace meshplan {
 inline constexpr const char* kProfileSchema = "meshplan.profile/1";
 
 struct ThroughputProfile {
-  std::string model;  // the model id or folder the figures were measured with
+  std::string model;    // the model id or folder the figures were measured with
   int concurrency = 0;  // streams the figures were measured at; 0 = not stated
   std::map<std::string, std::vector<double>> hosts;  // by host name
   std::map<std::string, std::vector<double>> chips;  // by catalog chip / GPU key

@@ -2,6 +2,7 @@
 // advice file and the drawing made from it, and the errors of bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -87,6 +88,35 @@ TEST(advise_cli_test, a_purchase_is_drawn_as_a_dashed_host) {
                          "shape=box, style=dashed"),
             std::string::npos)
       << dot.out;
+}
+
+TEST(advise_cli_test, a_workload_is_ranked_by_the_workload_planners_objective) {
+  const std::string cluster = source_path("examples/clusters/studio-air-fabric.yaml");
+  const std::string workload = source_path("tests/fixtures/workloads/two-models.yaml");
+  auto plan = run_meshplan(
+      {"plan", "-c", cluster, "--workload", workload, "--objective", "throughput", "--json"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  // The least aggregate tokens/s per unit of share over the models.
+  double least = 1e300;
+  const json plans = json::parse(plan.out)["plans"];
+  for (const json& p : plans)
+    least = std::min(least, p["plan"]["serving"]["aggregate_tokens_per_s"].get<double>() /
+                                p["share"].get<double>());
+  auto r = run_meshplan(
+      {"advise", "-c", cluster, "--workload", workload, "--objective", "throughput", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["objective"], "throughput");
+  EXPECT_NEAR(j["baseline"]["score"].get<double>(), least, 1e-3 * least);
+  ASSERT_GE(j["gains"].size(), 1u);
+  EXPECT_EQ(j["gains"][0]["changes"][0]["kind"], "buy");
+  EXPECT_GT(j["gains"][0]["plan"]["score"].get<double>(), least);
+  for (const json& g : j["gains"])
+    for (const json& c : g["changes"])
+      EXPECT_NE(c["kind"], "quantization");  // the file sets each model's quantization
+  auto both = run_meshplan({"advise", "-c", cluster, "--workload", workload, "-m", "x"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("leave out -m/--model x"), std::string::npos) << both.err;
 }
 
 // The README's example is the real output (but for the time the search took).
