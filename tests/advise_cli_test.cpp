@@ -26,7 +26,10 @@ std::string ring() {
 TEST(advise_cli_test, the_table_names_the_cable_its_ports_and_its_gain) {
   auto r = run_meshplan({"advise", "-c", ring(), "-m", "llama-3.3-70b-4bit"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Now: 8.4 tokens/s, tensor over 4, mlx-lm"), std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find("0  none (as it stands)     8.4 tokens/s             -  tensor over 4, mlx-lm"),
+      std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("1  cable mini-2 - mini-4  11.4 tokens/s  +3.1 (1.37x)"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("1. connect mini-2 port 3 (en4) to mini-4 port 3 (en4) with a Thunderbolt "
@@ -79,7 +82,9 @@ TEST(advise_cli_test, a_purchase_is_drawn_as_a_dashed_host) {
   auto r = run_meshplan({"advise", "-c", cluster, "-m", "llama-3.3-70b-bf16", "--buy",
                          "mac-studio-m3-ultra", "--changes", "1", "-o", dir + "/a.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Now: does not fit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0  none (as it stands)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("As it stands: llama-3.3-70b-bf16 does not fit"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("buy a Mac Studio (M3 Ultra, 2025) with 96 GiB"), std::string::npos)
       << r.out;
   auto dot = run_meshplan({"dot", "-c", cluster, "--advice", dir + "/a.json"});

@@ -98,21 +98,23 @@ std::string write_advice_json(const AdviceReport& report) {
 std::string render_advice(const AdviceReport& report, size_t top) {
   const std::string& obj = report.objective;
   std::string out = fmt::format("Advice for {} ({} objective)\n", report.model, obj);
-  out += fmt::format("Now: {}, {}\n", figure(report.baseline, obj), layout(report.baseline));
+  // Row 0 is the cluster as it stands.
+  TextTable t({"#", "change", "then", "gain", "plan"},
+              {TextTable::Align::kRight, TextTable::Align::kLeft, TextTable::Align::kRight,
+               TextTable::Align::kRight, TextTable::Align::kLeft});
+  t.add_row(
+      {"0", "none (as it stands)", figure(report.baseline, obj), "-", layout(report.baseline)});
+  for (size_t i = 0; i < report.gains.size() && i < top; ++i) {
+    const AdviceRow& r = report.gains[i];
+    t.add_row({std::to_string(i + 1), fmt::format("{}", fmt::join(r.changes, " + ")),
+               figure(r.outcome, obj), gain_text(r), layout(r.outcome)});
+  }
+  out += t.render();
   if (!report.baseline.feasible && !report.baseline.note.empty())
-    out += fmt::format("  {}\n", report.baseline.note);
+    out += fmt::format("As it stands: {}\n", report.baseline.note);
   if (report.gains.empty()) {
     out += "No change considered makes the plan faster.\n";
   } else {
-    TextTable t({"#", "change", "then", "gain", "plan"},
-                {TextTable::Align::kRight, TextTable::Align::kLeft, TextTable::Align::kRight,
-                 TextTable::Align::kRight, TextTable::Align::kLeft});
-    for (size_t i = 0; i < report.gains.size() && i < top; ++i) {
-      const AdviceRow& r = report.gains[i];
-      t.add_row({std::to_string(i + 1), fmt::format("{}", fmt::join(r.changes, " + ")),
-                 figure(r.outcome, obj), gain_text(r), layout(r.outcome)});
-    }
-    out += t.render();
     out += "\nWhat to do:\n";
     for (size_t i = 0; i < report.gains.size() && i < top; ++i) {
       const AdviceRow& r = report.gains[i];
