@@ -75,6 +75,28 @@ std::string wrapper(const std::string& host, const std::string& real_ip) {
       real_ip, m, pids, restore);
 }
 
+std::string py_marker(const std::string& host) {
+  return farm->dir() + "/pycut-" + host;
+}
+
+// A wrapper `python3`: with a marker "BACK_S", the first `python3 -` (check --live's TCP
+// listener) runs, then, once its output is on its way, the management link is cut before the
+// session can end (and brought back after BACK_S seconds, or not).
+std::string python_wrapper(const std::string& host, const std::string& real_python,
+                           const std::string& real_ip) {
+  const std::string restore = fmt::format("{0} link set mgmt0 up; {0} route replace {1} via {2}",
+                                          real_ip, farm->management_range(), farm->gateway(host));
+  return fmt::format(
+      "m='{0}'\n"
+      "if [ \"$1\" != - ] || ! mv \"$m\" \"$m.fired\" 2>/dev/null; then exec {1} \"$@\"; fi\n"
+      "read back < \"$m.fired\"\n"
+      "{1} \"$@\"; s=$?\nsleep 0.5\n{2} link set mgmt0 down\n"
+      "if [ \"$back\" -gt 0 ]; then\n"
+      "  setsid sh -c \"sleep $back; {3}\" </dev/null >/dev/null 2>&1 &\n"
+      "  echo $! >> '{4}'\nfi\nexit $s\n",
+      py_marker(host), real_python, real_ip, restore, pid_file());
+}
+
 class FarmEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
@@ -88,9 +110,13 @@ class FarmEnvironment : public ::testing::Environment {
       farm->add_cable("node-2", "eth2", "node-3", "eth1");
       farm->route_management();
       std::string real_ip = trim(farm->exec("node-1", "command -v ip"));
+      std::string real_python =
+          trim(farm->exec("node-1", "PATH=/usr/local/bin:/usr/bin:/bin command -v python3 || :"));
       for (const auto& n : kHosts) {
         std::string wrap = farm->dir() + "/wrap-" + n;
         testing::write_fake_command(wrap, "ip", wrapper(n, real_ip));
+        if (!real_python.empty())
+          testing::write_fake_command(wrap, "python3", python_wrapper(n, real_python, real_ip));
         farm->host(n).session_env =
             "PATH=" + wrap + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
       }
@@ -231,6 +257,8 @@ class NetnsFaultTest : public ::testing::Test {
     for (const auto& h : kHosts) {
       std::filesystem::remove(marker(h));
       std::filesystem::remove(marker(h) + ".fired");
+      std::filesystem::remove(py_marker(h));
+      std::filesystem::remove(py_marker(h) + ".fired");
       kill(farm->host(h).pid, SIGCONT);
       farm->exec(h, fmt::format("ip link set mgmt0 up; ip route replace {} via {}",
                                 farm->management_range(), farm->gateway(h)));
@@ -474,6 +502,46 @@ TEST_F(NetnsFaultTest, iperf3_killed_mid_measure_is_named_and_nothing_is_left_ru
   // Nothing the check started is left on any host: no iperf3 server, no listener.
   EXPECT_EQ(farm_processes({"iperf3"}), std::vector<pid_t>{});
   EXPECT_EQ(farm_processes({"python3", "-"}), std::vector<pid_t>{});
+}
+
+// check --live's TCP listener on node-2 starts, then node-2's session is cut before it ends.
+class NetnsCutListenerTest : public NetnsFaultTest {
+ protected:
+  testing::RunResult check_with_cut(int back_s) {
+    std::ofstream(py_marker("node-2")) << back_s << "\n";
+    return meshplan({"check", "-c", cluster_, "--live", "--pings", "1", "--timeout", "2"});
+  }
+  bool have_python() { return farm->exec_status("node-2", "command -v python3 >/dev/null") == 0; }
+};
+
+TEST_F(NetnsCutListenerTest, a_listener_left_by_a_cut_session_is_stopped_once_the_host_answers) {
+  if (!have_python()) GTEST_SKIP() << "python3 is not installed";
+  auto r = check_with_cut(3);
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("node-2: timed out"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(py_marker("node-2") + ".fired")) << "the fault did not fire";
+  EXPECT_EQ(r.out.find("could not stop"), std::string::npos) << r.out;
+  // Read back: no listener is left on any host.
+  EXPECT_EQ(farm_processes({"python3", "-"}), std::vector<pid_t>{});
+}
+
+TEST_F(NetnsCutListenerTest, a_listener_that_could_not_be_stopped_is_named_with_its_pid) {
+  if (!have_python()) GTEST_SKIP() << "python3 is not installed";
+  auto r = check_with_cut(0);
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      r.out, m,
+      std::regex("problem: node-2: could not stop the TCP test's listener \\(python3, PID "
+                 "([0-9]+)\\)")))
+      << r.out;
+  const pid_t pid = std::stoi(m[1]);
+  // Read back: exactly that listener still runs on node-2, as the report says.
+  EXPECT_EQ(farm_processes({"python3", "-"}), std::vector<pid_t>{pid});
+  EXPECT_NE(r.out.find(fmt::format("fix: stop it on node-2: kill {}", pid)), std::string::npos)
+      << r.out;
+  kill(pid, SIGKILL);
+  restore_link("node-2");
 }
 
 }  // namespace
