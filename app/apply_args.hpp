@@ -16,7 +16,9 @@ struct ApplyArgs {
   bool apply = false;
   bool dry_run = false;
   bool keep_partial = false;
-  std::string undo;  // "" = beside the cluster file
+  std::string undo;  // setup: where the undo script goes ("" = beside the cluster file);
+                     // teardown: the undo script to run instead
+
   int jobs = 16;
   SshArgs ssh;
   bool wanted() const { return apply || dry_run; }
@@ -31,5 +33,11 @@ std::string default_undo_path(const std::string& cluster_path);
 // Returns 0 when every host is as planned; throws kHostsFailed with the report otherwise.
 int run_apply_command(AppContext& ctx, const Cluster& cluster, const std::string& cluster_path,
                       const std::vector<HostSetup>& hosts, const ApplyArgs& a, ApplyMode mode);
+
+// teardown --apply --undo FILE: runs the undo script's per-host blocks over meshplan's own SSH
+// sessions (each host is found in the cluster by the block's `# HOST` line) and prints what ran.
+// Throws kBadInput for a malformed file, kHostsFailed / kHostsUnsettled as run_apply_command.
+int run_undo_file_command(AppContext& ctx, const Cluster& cluster, const std::string& cluster_path,
+                          const ApplyArgs& a);
 
 }  // namespace meshplan

@@ -67,7 +67,8 @@ void require_known_command(const CLI::App& app, int argc, char** argv) {
 
 constexpr const char* kFooter =
     R"(Exit codes: 0 ok; 1 check failed or plan infeasible; 2 bad usage or bad input file;
-3 a host could not be probed or configured; 70 internal error.
+3 a host could not be probed or configured; 4 an apply failed and left a host changed or its
+state unknown (finish it with the undo script); 70 internal error.
 Run `meshplan COMMAND --help` for the options and examples of a command.)";
 
 }  // namespace

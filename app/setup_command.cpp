@@ -41,10 +41,14 @@ for the GPU by default also gets its `sudo sysctl iogpu.wired_limit_mb=N` line (
 only what differs (a second run changes nothing and says so), as root or with `sudo -n` (a host
 where sudo wants a password is named with the sudoers line to add, and nothing changes anywhere).
 It refuses to touch the interface that carries the SSH session or the default route. Before the
-first change it writes the undo script (--undo FILE, default beside the cluster file). When a host
-fails, its changes and every other host's are put back (unless --keep-partial) and the report says
-per host what was done and undone; the exit code is then 3, as for discover. The SSH options are
-discover's.)";
+first change it writes the undo script (--undo FILE, default beside the cluster file), whose ssh
+lines carry this run's SSH options. When a host fails, its changes and every other host's are put
+back (unless --keep-partial) and the report says per host what was done and undone: known clean,
+put back, still changed or unknown. A step whose answer never came (timeout, session cut) is read
+back from the host before anything is assumed; a host that stays out of reach is unknown, with its
+undo lines. Exit code 3 when every host is known clean or put back, 4 when one is unknown or still
+changed (finish with `sh UNDO` or `meshplan teardown -c CLUSTER --apply --undo UNDO`). The SSH
+options are discover's.)";
 
 int run_setup(const SetupArgs& a, AppContext& ctx) {
   Cluster cluster = read_cluster_arg(ctx, a.cluster);

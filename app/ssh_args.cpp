@@ -1,6 +1,7 @@
 #include "app/ssh_args.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "lib/core/error.hpp"
 #include "lib/discovery/host_list.hpp"
@@ -41,6 +42,14 @@ void check_ssh_args(const SshArgs& a) {
     throw input_error(
         "--user {}: expected letters, digits, '.', '_' or '-' (not starting with '-')", a.ssh.user);
   if (a.ssh.timeout_s < 1) throw input_error("--timeout {}: expected at least 1", a.ssh.timeout_s);
+}
+
+SshOptions undo_ssh_options(const SshArgs& a) {
+  SshOptions o = a.ssh;
+  o.policy = a.policy == "accept-new" ? HostKeyPolicy::kAcceptNew : HostKeyPolicy::kStrict;
+  for (std::string* path : {&o.identity, &o.config_file, &o.known_hosts})
+    if (!path->empty()) *path = std::filesystem::absolute(*path).lexically_normal().string();
+  return o;
 }
 
 std::unique_ptr<LibsshExecutor> make_ssh_executor(const SshArgs& a) {

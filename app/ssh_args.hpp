@@ -23,6 +23,9 @@ HostTarget host_target(const std::string& name, const std::string& ssh_target,
 
 // An input error naming the flag when a value is out of range.
 void check_ssh_args(const SshArgs& a);
+// The options as the undo script's `ssh` needs them: the policy set, paths made absolute (the
+// script may be run from another directory).
+SshOptions undo_ssh_options(const SshArgs& a);
 // Checks the values and builds the executor; ~/.ssh follows $HOME.
 std::unique_ptr<LibsshExecutor> make_ssh_executor(const SshArgs& a);
 

@@ -23,6 +23,7 @@ Examples:
   meshplan teardown -c cluster.json --host m3-ultra-2 | ssh m3-ultra-2 sh
   meshplan teardown -c cluster.json --dry-run
   meshplan teardown -c cluster.json --apply
+  meshplan teardown -c cluster.json --apply --undo cluster.undo.sh   # finish a cut-off apply
 
 Per host, last configured first: each peer's route through its Thunderbolt interface, each /30
 address setup planned, then the Thunderbolt Bridge back up (where it was up, or its state is not
@@ -31,7 +32,10 @@ known). The same text as `meshplan emit teardown`.
 --apply runs it over SSH on every host at once, only what the host still has (a second run changes
 nothing and says so); a host that fails has its own steps put back, and the others theirs (unless
 --keep-partial). Interfaces that setup brought up stay up. `sh CLUSTER.undo.sh`, written by
-`setup --apply`, puts back exactly what that run changed instead. Exit code 3 when a host fails.)";
+`setup --apply`, puts back exactly what that run changed instead; `--apply --undo FILE` runs that
+script's per-host blocks over meshplan's own SSH sessions (with the SSH options given here), which
+is how to finish a `setup --apply` that was cut off. Exit code 3 when a host fails, 4 when a host's
+state is left unknown or changed.)";
 
 int run_teardown(const TeardownArgs& a, AppContext& ctx) {
   Cluster cluster = read_cluster_arg(ctx, a.cluster);
@@ -42,6 +46,7 @@ int run_teardown(const TeardownArgs& a, AppContext& ctx) {
     std::erase_if(hosts, [&](const HostSetup& h) { return h.host != a.host; });
     if (hosts.empty()) throw input_error("--host {}: not a host of {}", a.host, a.cluster);
   }
+  if (!a.apply.undo.empty()) return run_undo_file_command(ctx, cluster, a.cluster, a.apply);
   if (a.apply.wanted())
     return run_apply_command(ctx, cluster, a.cluster, hosts, a.apply, ApplyMode::kTeardown);
   if (!a.host.empty())

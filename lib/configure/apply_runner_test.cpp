@@ -2,11 +2,15 @@
 // files (tests/fake_mac): the whole apply path but the SSH transport.
 #include "lib/configure/apply_runner.hpp"
 
+#include "lib/configure/undo_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 
+#include "lib/core/error.hpp"
 #include "tests/fake_mac.hpp"
 #include "tests/test_support.hpp"
 
@@ -15,6 +19,47 @@ namespace {
 
 using testing::read_text;
 using testing::temp_dir;
+
+// The local shell, with one fault on one host: the first command whose input holds `cut_at` runs
+// (or not) and then its answer is lost, as when the session is cut; the host then refuses the
+// next `down_calls` connections.
+class CuttingExecutor : public RemoteExecutor {
+ public:
+  CuttingExecutor(RemoteExecutor& inner, std::string host, std::string cut_at, bool runs,
+                  int down_calls)
+      : inner_(inner), host_(host), cut_at_(cut_at), runs_(runs), down_(down_calls) {}
+  ExecResult run(const HostTarget& t, const std::string& command,
+                 const std::string& input) override {
+    if (t.name == host_) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (cut_ && down_ > 0) {
+        --down_;
+        ExecResult r;
+        r.failure = HostFailureKind::kUnreachable;
+        r.message = "cannot connect: No route to host";
+        return r;
+      }
+      if (!cut_ && input.find(cut_at_) != std::string::npos) {
+        cut_ = true;
+        ExecResult r;
+        if (runs_) r = inner_.run(t, command, input);
+        r.failure = HostFailureKind::kTimedOut;
+        r.message = "the command printed nothing for 5 s";
+        r.command_sent = true;
+        return r;
+      }
+    }
+    return inner_.run(t, command, input);
+  }
+
+ private:
+  RemoteExecutor& inner_;
+  std::string host_, cut_at_;
+  bool runs_;
+  int down_;
+  bool cut_ = false;
+  std::mutex mutex_;
+};
 
 class ApplyRunnerTest : public ::testing::Test {
  protected:
@@ -42,15 +87,16 @@ class ApplyRunnerTest : public ::testing::Test {
     HostTarget t = parse_target(host, "test");
     return exec_.run(t, "sh -c 'ifconfig -a; netstat -rn -f inet'", "").out;
   }
-  ApplyReport apply(ApplyMode mode, bool keep_partial = false) {
+  ApplyReport apply(ApplyMode mode, bool keep_partial = false, RemoteExecutor* ex = nullptr) {
     ApplyOptions o;
+    o.settle_pause = std::chrono::milliseconds(1);
     o.mode = mode;
     o.keep_partial = keep_partial;
     o.before_changes = [this](const std::vector<HostApply>& planned) {
-      undo_ = undo_script(planned, "", "test");
+      undo_ = undo_script(planned, SshOptions{}, "test");
       logs_at_undo_ = log("mac-1") + log("mac-2");
     };
-    return run_apply(hosts_, targets_, exec_, o);
+    return run_apply(hosts_, targets_, ex ? *ex : exec_, o);
   }
 
   std::string root_ = temp_dir();
@@ -147,13 +193,115 @@ TEST_F(ApplyRunnerTest, the_undo_script_puts_back_exactly_what_setup_changed) {
   std::string bin = temp_dir();
   testing::write_fake_command(
       bin, "ssh",
-      "while [ $# -gt 0 ]; do case \"$1\" in -F|-p) shift 2;; -*) shift;; *) break;; esac; done\n"
+      "while [ $# -gt 0 ]; do case \"$1\" in -F|-p|-i|-o) shift 2;; -*) shift;; *) break;; esac; "
+      "done\n"
       "h=$1; shift\nexec env -i PATH='" +
           root_ + "'/$h/bin:/usr/bin:/bin \"$@\"\n");
   std::ofstream(bin + "/undo.sh") << undo_;
   ASSERT_EQ(std::system(("PATH=" + bin + ":/usr/bin:/bin sh " + bin + "/undo.sh").c_str()), 0);
   EXPECT_EQ(network("mac-1"), original1);
   EXPECT_EQ(network("mac-2"), original2);
+}
+
+TEST_F(ApplyRunnerTest, a_step_cut_off_after_it_ran_is_read_back_as_done_and_put_back) {
+  std::string original1 = network("mac-1"), original2 = network("mac-2");
+  CuttingExecutor cut(exec_, "mac-2", "route change 192.168.0.1", /*runs=*/true, 1);
+  ApplyReport r = apply(ApplyMode::kSetup, false, &cut);
+  ASSERT_FALSE(r.ok());
+  const HostApply& bad = r.hosts[1];
+  EXPECT_EQ(bad.failure, HostFailureKind::kTimedOut);
+  EXPECT_FALSE(bad.unknown());
+  EXPECT_EQ(bad.settled, "read back: `route to 192.168.0.1 through en2` had taken effect");
+  EXPECT_EQ(bad.done, 3u) << "the step that was cut off counts as done";
+  EXPECT_EQ(bad.undone, 3u);
+  EXPECT_EQ(r.outcome(bad), HostOutcome::kPutBack);
+  EXPECT_EQ(r.outcome(r.hosts[0]), HostOutcome::kPutBack);
+  EXPECT_FALSE(r.unsettled(false));
+  EXPECT_EQ(network("mac-1"), original1);
+  EXPECT_EQ(network("mac-2"), original2);
+}
+
+TEST_F(ApplyRunnerTest, a_step_cut_off_before_it_ran_is_read_back_as_not_done) {
+  std::string original2 = network("mac-2");
+  CuttingExecutor cut(exec_, "mac-2", "route change 192.168.0.1", /*runs=*/false, 0);
+  ApplyReport r = apply(ApplyMode::kSetup, false, &cut);
+  const HostApply& bad = r.hosts[1];
+  EXPECT_EQ(bad.settled, "read back: `route to 192.168.0.1 through en2` had not taken effect");
+  EXPECT_EQ(bad.done, 2u);
+  EXPECT_EQ(bad.undone, 2u);
+  EXPECT_EQ(r.outcome(bad), HostOutcome::kPutBack);
+  EXPECT_EQ(network("mac-2"), original2);
+  EXPECT_EQ(log("mac-2").find("route delete"), std::string::npos)
+      << "a step that did not run is not undone: " << log("mac-2");
+}
+
+TEST_F(ApplyRunnerTest, a_host_that_stays_away_is_unknown_with_its_undo_lines) {
+  std::string original1 = network("mac-1"), original2 = network("mac-2");
+  CuttingExecutor cut(exec_, "mac-2", "route change 192.168.0.1", /*runs=*/true, 1000);
+  ApplyReport r = apply(ApplyMode::kSetup, false, &cut);
+  const HostApply& bad = r.hosts[1];
+  EXPECT_TRUE(bad.step_unknown);
+  EXPECT_EQ(r.outcome(bad), HostOutcome::kUnknown);
+  EXPECT_TRUE(r.unsettled(false));
+  EXPECT_EQ(r.outcome(r.hosts[0]), HostOutcome::kPutBack);
+  EXPECT_EQ(network("mac-1"), original1);
+  // Everything that may be in effect, last first: the cut step's undo included.
+  EXPECT_EQ(bad.pending_undo(),
+            (std::vector<std::string>{"sudo -n route delete 192.168.0.1 -interface en2",
+                                      "sudo -n ifconfig en2 inet 192.168.0.2 delete",
+                                      "sudo -n ifconfig bridge0 up"}));
+  // Those lines, run on the host, put it back.
+  std::string script;
+  for (const auto& l : bad.pending_undo())
+    script += l + "\n";
+  EXPECT_NE(network("mac-2"), original2) << "the cut step had run";
+  ASSERT_EQ(exec_.run(bad.target, "/bin/sh -s", script).exit_status, 0);
+  EXPECT_EQ(network("mac-2"), original2);
+}
+
+TEST(UndoScript, carries_the_ssh_options_of_the_apply_quoted) {
+  HostApply h;
+  h.host = "node 1";
+  h.target = parse_target("admin@10.0.0.1:2222", "test");
+  h.steps = {
+      {"a", "ip addr replace 192.168.0.1/30 dev eth1", "ip addr del 192.168.0.1/30 dev eth1"}};
+  SshOptions o;
+  o.identity = "/keys/my key";
+  o.known_hosts = "/k/known hosts";
+  o.config_file = "/c/config";
+  o.policy = HostKeyPolicy::kAcceptNew;
+  std::string s = undo_script({h}, o, "heading");
+  EXPECT_NE(
+      s.find("\n# node 1\nssh -F /c/config -i '/keys/my key' -o 'UserKnownHostsFile=\"/k/known "
+             "hosts\"' -o StrictHostKeyChecking=accept-new -p 2222 admin@10.0.0.1 /bin/sh -s "
+             "<<'MESHPLAN_UNDO'\nip addr del 192.168.0.1/30 dev eth1\nMESHPLAN_UNDO\n"),
+      std::string::npos)
+      << s;
+  std::vector<UndoBlock> blocks = parse_undo_script(s, "u.sh");
+  ASSERT_EQ(blocks.size(), 1u);
+  EXPECT_EQ(blocks[0].host, "node 1");
+  EXPECT_EQ(blocks[0].lines, std::vector<std::string>{"ip addr del 192.168.0.1/30 dev eth1"});
+  EXPECT_EQ(blocks[0].line, 6u);  // after the shebang, heading, note, blank and `# node 1`
+}
+
+TEST(UndoScript, a_malformed_file_is_refused_with_its_line) {
+  auto message = [](const std::string& text) {
+    try {
+      parse_undo_script(text, "u.sh");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message("#!/bin/sh\nrm -rf /\n").substr(0, 9), "u.sh:2: e");
+  EXPECT_NE(message("# a\nssh a /bin/sh -s <<'MESHPLAN_UNDO'\nip addr del x\n")
+                .find("u.sh:2: the block for a has no closing MESHPLAN_UNDO line"),
+            std::string::npos);
+  EXPECT_NE(message("#!/bin/sh\n\nssh a /bin/sh -s <<'MESHPLAN_UNDO'\nMESHPLAN_UNDO\n")
+                .find("u.sh:3: the ssh line is not preceded by a `# HOST` line"),
+            std::string::npos);
+  EXPECT_NE(message("#!/bin/sh\n# nothing\n").find("holds no host block"), std::string::npos);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "lib/configure/host_state.hpp"
+#include "lib/configure/remote_stop.hpp"
 #include "lib/core/parallel.hpp"
 #include "lib/core/shell_quote.hpp"
 #include "lib/core/units.hpp"
@@ -230,19 +231,41 @@ namespace {
 
 constexpr int kIperfPort = 5201;
 
-// One cable, from link.host to its peer: a one-off iperf3 server on the peer's address, then the
-// client from this end's address. Returns what to note when it could not be measured.
+// One cable, from link.host to its peer: a one-off iperf3 server on the peer's address (its PID
+// printed), then the client from this end's address; the server is stopped by its PID
+// afterwards, whatever happened. Returns what to note when it could not be measured; `left`
+// names a server that could not be stopped.
 std::string measure_bandwidth(const LiveLink& l, const HostTarget& from, const HostTarget& to,
-                              RemoteExecutor& ex, int seconds, std::optional<double>& gbps) {
+                              RemoteExecutor& ex, int seconds, std::optional<double>& gbps,
+                              std::optional<LiveFinding>& left) {
   const std::string a = shell_quote(l.address), b = shell_quote(l.peer_address);
   ExecResult server =
       ex.run(to, "/bin/sh -s",
              fmt::format("command -v iperf3 >/dev/null 2>&1 || exit 127\n"
-                         "iperf3 -s -1 -D -B {} -p {} --idle-timeout {} >/dev/null 2>&1\n",
+                         "f=$(mktemp) || exit 1\n"
+                         "iperf3 -s -1 -D -B {} -p {} --idle-timeout {} -I \"$f\" >/dev/null "
+                         "2>&1 || {{ rm -f \"$f\"; exit 1; }}\n"
+                         "i=0; while [ ! -s \"$f\" ] && [ $i -lt 20 ]; do sleep 0.1; "
+                         "i=$((i+1)); done\n"
+                         "echo \"@@pid $(cat \"$f\")\"; rm -f \"$f\"\n",
                          b, kIperfPort, seconds + 10));
-  if (!server.ok() || server.exit_status != 0)
+  std::vector<long> pids;
+  for (const auto& [name, text] : script_sections(server.out))
+    if (name == "pid" && std::atol(text.c_str()) > 1) pids.push_back(std::atol(text.c_str()));
+  auto stop_server = [&] {
+    StopResult stop = stop_by_pid(ex, to, pids, "iperf3", 3, std::chrono::milliseconds(1000));
+    for (long pid : stop.left)
+      left =
+          LiveFinding{l.peer_host, l.name(),
+                      fmt::format("could not stop the iperf3 server (PID {}): {}", pid, stop.why),
+                      fmt::format("stop it on {}: kill {} (it also ends by itself within {} s)",
+                                  l.peer_host, pid, seconds + 10)};
+  };
+  if (!server.ok() || server.exit_status != 0) {
+    stop_server();
     return server.exit_status == 127 ? fmt::format("iperf3 is not on {}", l.peer_host)
                                      : fmt::format("iperf3 -s did not start on {}", l.peer_host);
+  }
   ExecResult client =
       ex.run(from, "/bin/sh -s",
              fmt::format("command -v iperf3 >/dev/null 2>&1 || exit 127\n"
@@ -251,6 +274,7 @@ std::string measure_bandwidth(const LiveLink& l, const HostTarget& from, const H
                          "{{ printf '%s\n' \"$out\"; exit 0; }}\n"
                          "  sleep 0.3\ndone\nexit 1\n",
                          b, a, kIperfPort, seconds));
+  stop_server();
   if (!client.ok() || client.exit_status != 0)
     return client.exit_status == 127
                ? fmt::format("iperf3 is not on {}", l.host)
@@ -349,8 +373,10 @@ LiveReport run_live_check(const Cluster& cluster, const std::vector<LiveLink>& l
       const HostTarget *from = target(l.host), *to = target(l.peer_host);
       if (!report.round_trip_us[i] || done.count(l.cable) || !from || !to) continue;
       done.insert(l.cable);
+      std::optional<LiveFinding> left;
       std::string why = measure_bandwidth(l, *from, *to, executor, options.iperf_seconds,
-                                          report.bandwidth_gbps[i]);
+                                          report.bandwidth_gbps[i], left);
+      if (left) report.findings.push_back(*left);
       if (!why.empty())
         report.notes.push_back(fmt::format("bandwidth of {} not measured: {}", l.name(), why));
     }

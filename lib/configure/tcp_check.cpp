@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "lib/configure/remote_stop.hpp"
 #include "lib/core/parallel.hpp"
 #include "lib/core/shell_quote.hpp"
 #include "lib/core/units.hpp"
@@ -166,7 +167,14 @@ TcpCheckResult run_tcp_check(const std::vector<TcpProbe>& probes,
     for (size_t i : list)
       mine.push_back(&probes[i]);
     ExecResult e = executor.run(*target, "/bin/sh -s", tcp_listen_script(mine, lifetime));
-    if (!e.ok()) return fail(*target, e);
+    if (!e.ok()) {
+      // A cut session may have left a listener whose PID came before the cut: stop it too.
+      if (e.command_sent) {
+        std::lock_guard<std::mutex> lock(mutex);
+        pids[target] = parse_tcp_lines(e.out).pids;
+      }
+      return fail(*target, e);
+    }
     TcpLines lines = parse_tcp_lines(e.out);
     std::lock_guard<std::mutex> lock(mutex);
     if (lines.no_python) {
@@ -238,14 +246,21 @@ TcpCheckResult run_tcp_check(const std::vector<TcpProbe>& probes,
              "check that python3 runs on the host"});
   });
 
-  // 3. Stop every listener by its PID, whatever happened above.
+  // 3. Stop every listener by its PID, whatever happened above; a host that does not answer is
+  // tried again, and what is left running is named.
   std::vector<std::pair<const HostTarget*, std::vector<long>>> stops(pids.begin(), pids.end());
   parallel_for(stops.size(), jobs, [&](size_t k) {
-    if (stops[k].second.empty()) return;
-    std::string script;
-    for (long pid : stops[k].second)
-      script += fmt::format("kill {} 2>/dev/null\n", pid);
-    executor.run(*stops[k].first, "/bin/sh -s", script + "exit 0\n");
+    const auto& [target, list] = stops[k];
+    StopResult stop =
+        stop_by_pid(executor, *target, list, "python3", 3, std::chrono::milliseconds(1000));
+    std::lock_guard<std::mutex> lock(mutex);
+    for (long pid : stop.left)
+      result.findings.push_back(
+          {target->name, "",
+           fmt::format("could not stop the TCP test's listener (python3, PID {}): {}", pid,
+                       stop.why),
+           fmt::format("stop it on {}: kill {} (it also ends by itself within {} s)", target->name,
+                       pid, lifetime)});
   });
   auto by_name = [](const auto& a, const auto& b) { return a.host < b.host; };
   std::sort(result.failures.begin(), result.failures.end(), by_name);

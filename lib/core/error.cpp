@@ -10,6 +10,8 @@ int exit_code(ErrorKind kind) {
       return 2;
     case ErrorKind::kHostsFailed:
       return 3;
+    case ErrorKind::kHostsUnsettled:
+      return 4;
     case ErrorKind::kInternal:
       return 70;
   }

@@ -11,10 +11,11 @@
 namespace meshplan {
 
 enum class ErrorKind {
-  kFailed,       // 1: a check failed or a plan is infeasible
-  kBadInput,     // 2: bad usage or a bad input file
-  kHostsFailed,  // 3: one or more hosts could not be probed or configured
-  kInternal,     // 70: a bug
+  kFailed,          // 1: a check failed or a plan is infeasible
+  kBadInput,        // 2: bad usage or a bad input file
+  kHostsFailed,     // 3: one or more hosts could not be probed or configured
+  kHostsUnsettled,  // 4: an apply failed and left a host unknown or still changed
+  kInternal,        // 70: a bug
 };
 
 int exit_code(ErrorKind kind);

@@ -199,19 +199,22 @@ ExecResult LibsshExecutor::run(const HostTarget& target, const std::string& comm
     return failed(HostFailureKind::kCommandFailed,
                   fmt::format("cannot start a command on {}: {}", where, ssh_get_error(s)));
   ssh_channel ch = channel.get();
+  ExecResult r;
+  r.command_sent = true;
   size_t sent = 0;
   while (sent < input.size()) {
     int n = ssh_channel_write(ch, input.data() + sent, static_cast<uint32_t>(input.size() - sent));
-    if (n == SSH_ERROR)
-      return failed(HostFailureKind::kCommandFailed,
-                    fmt::format("lost the session to {}: {}", where, ssh_get_error(s)));
+    if (n == SSH_ERROR) {
+      r.failure = HostFailureKind::kCommandFailed;
+      r.message = fmt::format("lost the session to {}: {}", where, ssh_get_error(s));
+      return r;
+    }
     sent += static_cast<size_t>(n);
   }
   ssh_channel_send_eof(ch);
 
   // Read both streams (a full stderr window would otherwise stall stdout) until EOF, waking on
   // whichever has data; time out when neither says anything for timeout_s.
-  ExecResult r;
   std::unique_ptr<ssh_event_struct, void (*)(ssh_event)> event(ssh_event_new(), ssh_event_free);
   if (!event || ssh_event_add_session(event.get(), s) != SSH_OK)
     return failed(HostFailureKind::kCommandFailed,
@@ -245,6 +248,12 @@ ExecResult LibsshExecutor::run(const HostTarget& target, const std::string& comm
   }
   ssh_event_remove_session(event.get(), s);
   r.exit_status = ssh_channel_get_exit_status(ch);
+  if (r.exit_status < 0) {
+    // The channel closed without an exit status: the session or the command was killed, so what
+    // it did is not known.
+    r.failure = HostFailureKind::kCommandFailed;
+    r.message = fmt::format("the session to {} ended without the command's exit status", where);
+  }
   return r;
 }
 

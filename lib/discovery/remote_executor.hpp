@@ -30,6 +30,9 @@ struct ExecResult {
   std::string out;      // standard output (also what was read before a timeout)
   std::string err;      // standard error
   int exit_status = -1;
+  // The command reached the host (its exec request was accepted). A failure after that leaves
+  // the command's effect unknown: it may have run, in part or whole; before, it certainly did not.
+  bool command_sent = false;
   bool ok() const { return failure == HostFailureKind::kNone; }
 };
 

@@ -256,6 +256,24 @@ void NetnsFarm::stop() {
   }
 }
 
+void NetnsFarm::restart_sshd(const std::string& name) {
+  NetnsHost& h = host(name);
+  if (h.pid > 0) {
+    if (waitpid(h.pid, nullptr, WNOHANG) == 0) {
+      kill(h.pid, SIGKILL);
+      waitpid(h.pid, nullptr, 0);
+    }
+    h.pid = -1;
+  }
+  start();
+}
+
+std::string NetnsFarm::gateway(const std::string& name) const {
+  for (size_t i = 0; i < hosts_.size(); ++i)
+    if (hosts_[i].name == name) return to_text(base_ + static_cast<uint32_t>(4 * (i + 1)) + 1);
+  throw std::runtime_error("no farm host " + name);
+}
+
 std::string NetnsFarm::exec(const std::string& host_name, const std::string& command) const {
   for (const auto& h : hosts_) {
     if (h.name != host_name) continue;

@@ -47,6 +47,9 @@ class NetnsFarm {
   void start();
   // Stops the sshds by PID and deletes the namespaces; safe to call twice.
   void stop();
+  // Starts a host's sshd again after a test killed it (by its PID, NetnsHost::pid): reaps the old
+  // process, killing it first if it still runs.
+  void restart_sshd(const std::string& name);
 
   // Runs `command` inside a host's namespace (sh -c) and returns its standard output; throws
   // when it exits non-zero.
@@ -59,6 +62,9 @@ class NetnsFarm {
   const std::string& dir() const { return dir_; }
   std::string home() const { return dir_ + "/home"; }
   const std::string& management_range() const { return range_; }
+  const std::string& client_key() const { return client_key_; }
+  // The root-side address of a host's management link (its gateway).
+  std::string gateway(const std::string& name) const;
 
   std::string write_ssh_config() const;
   std::string write_known_hosts() const;
