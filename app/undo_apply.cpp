@@ -40,7 +40,7 @@ int run_undo_file_command(AppContext& ctx, const Cluster& cluster, const std::st
     lines += fmt::format("{}: undo ran: {} of {} lines changed something", who, r.ran,
                          blocks[i].lines.size());
     if (!r.refused.empty())
-      lines += fmt::format(" (the others found nothing to undo: {})", fmt::join(r.refused, "; "));
+      lines += fmt::format(" (found nothing to undo: {})", fmt::join(r.refused, "; "));
     lines += "\n";
   }
   if (!failed) {

@@ -245,6 +245,32 @@ links:
       << r.out;
 }
 
+TEST(topology_cli_test, teardown_undo_refuses_a_file_that_is_not_an_undo_script_before_any_ssh) {
+  const std::string two = fixture_path("clusters/mlx_two_hosts_one_cable.json");
+  const std::string dir = testing::temp_dir();
+  std::ofstream(dir + "/notes.sh") << "#!/bin/sh\necho hello\n";
+  auto r = run_meshplan({"teardown", "-c", two, "--apply", "--undo", dir + "/notes.sh"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(dir + "/notes.sh:2: expected `ssh ... /bin/sh -s <<'MESHPLAN_UNDO'`"),
+            std::string::npos)
+      << r.err;
+  std::ofstream(dir + "/cut.sh") << "#!/bin/sh\n\n# a\nssh a /bin/sh -s <<'MESHPLAN_UNDO'\nip x\n";
+  r = run_meshplan({"teardown", "-c", two, "--apply", "--undo", dir + "/cut.sh"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(dir + "/cut.sh:4: the block for a has no closing MESHPLAN_UNDO line"),
+            std::string::npos)
+      << r.err;
+  std::ofstream(dir + "/other.sh")
+      << "# elsewhere\nssh e /bin/sh -s <<'MESHPLAN_UNDO'\nMESHPLAN_UNDO\n";
+  r = run_meshplan({"teardown", "-c", two, "--apply", "--undo", dir + "/other.sh"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(dir + "/other.sh:2: host elsewhere is not in " + two), std::string::npos)
+      << r.err;
+  r = run_meshplan({"teardown", "-c", two, "--undo", dir + "/other.sh"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("runs only with --apply"), std::string::npos) << r.err;
+}
+
 TEST(topology_cli_test, setup_apply_refuses_unclear_requests_before_any_ssh) {
   const std::string two = fixture_path("clusters/mlx_two_hosts_one_cable.json");
   auto r = run_meshplan({"setup", "-c", two, "--apply", "--dry-run"});
