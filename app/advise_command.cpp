@@ -7,8 +7,8 @@
 #include "lib/models/expert_load.hpp"
 #include "lib/models/model_loader.hpp"
 #include "lib/plan/advice.hpp"
-#include "solvers/advisor.hpp"
-#include "solvers/workload.hpp"
+#include "solvers/advice/advisor.hpp"
+#include "solvers/serving/workload.hpp"
 
 namespace meshplan {
 namespace {

@@ -17,9 +17,9 @@
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
 #include "lib/core/document.hpp"
-#include "topologies/check_report.hpp"
-#include "topologies/hostfile_check.hpp"
-#include "topologies/mlx_hostfile.hpp"
+#include "lib/topologies/check_report.hpp"
+#include "lib/topologies/hostfile_check.hpp"
+#include "lib/topologies/mlx_hostfile.hpp"
 
 namespace meshplan {
 namespace {

@@ -91,7 +91,6 @@ int run_cli(int argc, char** argv) {
     add_plan_command(app, ctx);
     add_chips_command(app, ctx);
     add_models_command(app, ctx);
-    add_bench_command(app, ctx);
     add_check_command(app, ctx);
     add_dot_command(app, ctx);
     add_emit_command(app, ctx);

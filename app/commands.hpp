@@ -24,7 +24,6 @@ struct AppContext {
 void add_plan_command(CLI::App& app, AppContext& ctx);
 void add_chips_command(CLI::App& app, AppContext& ctx);
 void add_models_command(CLI::App& app, AppContext& ctx);
-void add_bench_command(CLI::App& app, AppContext& ctx);
 void add_check_command(CLI::App& app, AppContext& ctx);
 void add_dot_command(CLI::App& app, AppContext& ctx);
 void add_emit_command(CLI::App& app, AppContext& ctx);

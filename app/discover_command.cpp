@@ -21,7 +21,7 @@
 #include "lib/discovery/replay_folder.hpp"
 #include "lib/discovery/scontrol_parser.hpp"
 #include "lib/discovery/slurm_hostlist.hpp"
-#include "topologies/cluster_loader.hpp"
+#include "lib/topologies/cluster_loader.hpp"
 
 namespace meshplan {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "solvers/plan_request.hpp"
+#include "solvers/problem/plan_request.hpp"
 
 namespace meshplan {
 

@@ -14,12 +14,12 @@
 #include "lib/plan/plan_json.hpp"
 #include "lib/plan/plan_report.hpp"
 #include "lib/plan/plan_serving.hpp"
-#include "solvers/plan_request.hpp"
-#include "solvers/serving_planner.hpp"
-#include "solvers/strategy_planner.hpp"
-#include "solvers/workload.hpp"
-#include "solvers/workload_planner.hpp"
-#include "topologies/cluster_loader.hpp"
+#include "lib/topologies/cluster_loader.hpp"
+#include "solvers/problem/plan_request.hpp"
+#include "solvers/serving/serving_planner.hpp"
+#include "solvers/serving/workload.hpp"
+#include "solvers/serving/workload_planner.hpp"
+#include "solvers/strategy/strategy_planner.hpp"
 
 namespace meshplan {
 namespace {

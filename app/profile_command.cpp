@@ -4,7 +4,7 @@
 #include "app/topology_args.hpp"
 #include "lib/core/error.hpp"
 #include "lib/models/model_loader.hpp"
-#include "solvers/throughput_profile.hpp"
+#include "solvers/problem/throughput_profile.hpp"
 
 namespace meshplan {
 namespace {

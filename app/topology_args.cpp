@@ -3,7 +3,7 @@
 #include "lib/core/document.hpp"
 #include "lib/core/error.hpp"
 #include "lib/emit/plan_match.hpp"
-#include "topologies/cluster_loader.hpp"
+#include "lib/topologies/cluster_loader.hpp"
 
 namespace meshplan {
 

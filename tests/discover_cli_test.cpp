@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/cluster/catalog.hpp"
+#include "lib/topologies/cluster_loader.hpp"
 #include "tests/dock_pair.hpp"
 #include "tests/test_support.hpp"
-#include "topologies/cluster_loader.hpp"
 
 namespace meshplan {
 namespace {

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
-#include "solvers/routed_flow.hpp"
-#include "solvers/throughput_profile.hpp"
+#include "solvers/problem/throughput_profile.hpp"
+#include "solvers/routed/routed_flow.hpp"
 
 namespace meshplan::testing {
 

@@ -12,8 +12,8 @@
 #include "lib/core/document.hpp"
 #include "lib/emit/emit_formats.hpp"
 #include "lib/emit/plan_match.hpp"
+#include "lib/topologies/cluster_loader.hpp"
 #include "tests/test_support.hpp"
-#include "topologies/cluster_loader.hpp"
 
 namespace meshplan::testing {
 

@@ -115,16 +115,6 @@ TEST(plan_cli_test, bad_pins_and_limits_exit_2) {
   }
 }
 
-TEST(plan_cli_test, bench_quick_finds_no_violation) {
-  auto r =
-      run_meshplan({"bench", "--quick", "--families", "two-tier,daisy-chain", "--sizes", "3,13"});
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_NE(r.out.find("two-tier"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("No violations"), std::string::npos) << r.out;
-  r = run_meshplan({"bench", "--families", "moon-base"});
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-}
-
 // A typo in the model or an option is reported before the cluster file is read: it does not wait
 // for a large cluster, and is the error the user sees even when the cluster is broken too.
 TEST(plan_cli_test, cheap_arguments_are_checked_before_the_cluster_is_read) {

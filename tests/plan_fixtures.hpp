@@ -12,9 +12,9 @@
 #include "lib/cluster/link_graph.hpp"
 #include "lib/core/error.hpp"
 #include "lib/models/model.hpp"
-#include "solvers/plan_inputs.hpp"
+#include "lib/topologies/cluster_loader.hpp"
+#include "solvers/problem/plan_inputs.hpp"
 #include "tests/test_support.hpp"
-#include "topologies/cluster_loader.hpp"
 
 namespace meshplan::testing {
 

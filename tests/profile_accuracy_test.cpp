@@ -15,9 +15,9 @@
 #include "lib/cluster/host_figures.hpp"
 #include "lib/core/file_system.hpp"
 #include "lib/models/model_loader.hpp"
-#include "solvers/throughput_profile.hpp"
+#include "lib/topologies/cluster_loader.hpp"
+#include "solvers/problem/throughput_profile.hpp"
 #include "tests/test_support.hpp"
-#include "topologies/cluster_loader.hpp"
 
 namespace meshplan {
 namespace {

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "lib/core/error.hpp"
-#include "solvers/throughput_profile.hpp"
+#include "solvers/problem/throughput_profile.hpp"
 #include "tests/test_support.hpp"
 
 namespace meshplan {

@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "lib/cluster/cluster_writer.hpp"
+#include "lib/topologies/cluster_loader.hpp"
 #include "tests/test_support.hpp"
-#include "topologies/cluster_loader.hpp"
 
 namespace meshplan {
 namespace {

@@ -40,7 +40,9 @@ run() {
   local out
   out=$(cd "$root" && NO_COLOR=1 "$bin" "$@" 2>/dev/null)
   local rc=$?
-  printf '%s\n' "$out" | blank_timing >"$work/$tag.out"
+  # A replay's cluster file has the same name in each binary's folder (old/, new/): as one.
+  printf '%s\n' "$out" | blank_timing | sed -e "s#$work/old/#$work/X/#g" -e "s#$work/new/#$work/X/#g" \
+    >"$work/$tag.out"
   echo "rc=$rc" >>"$work/$tag.out"
 }
 
@@ -72,8 +74,9 @@ for case in "${cases[@]}"; do
   kind=${case%%:*}
   src=${case#*:}
   if [[ $kind == replay ]]; then
-    c_old="$work/replay_old.json"
-    c_new="$work/replay_new.json"
+    mkdir -p "$work/old" "$work/new"
+    c_old="$work/old/replay.json"
+    c_new="$work/new/replay.json"
     (cd "$root" && "$old" discover --replay "$src" -o "$c_old" -q >/dev/null 2>&1)
     (cd "$root" && "$new" discover --replay "$src" -o "$c_new" -q >/dev/null 2>&1)
     if ! cmp -s "$c_old" "$c_new"; then

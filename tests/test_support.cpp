@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -57,6 +58,17 @@ std::string temp_dir() {
 
 RunResult run_meshplan(const std::vector<std::string>& args, const std::string& stdin_text,
                        const std::vector<std::string>& extra_env) {
+  return run_binary(MESHPLAN_BINARY, args, stdin_text, extra_env);
+}
+
+#ifdef MESHPLAN_BENCH_BINARY
+RunResult run_meshplan_bench(const std::vector<std::string>& args) {
+  return run_binary(MESHPLAN_BENCH_BINARY, args, "", {});
+}
+#endif
+
+RunResult run_binary(const std::string& program, const std::vector<std::string>& args,
+                     const std::string& stdin_text, const std::vector<std::string>& extra_env) {
   std::string dir = temp_dir();
   std::string in_path = dir + "/stdin", out_path = dir + "/stdout", err_path = dir + "/stderr";
   {
@@ -75,7 +87,7 @@ RunResult run_meshplan(const std::vector<std::string>& args, const std::string& 
     for (const auto& e : extra_env)
       putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> argv;
-    std::string binary = MESHPLAN_BINARY;
+    std::string binary = program;
     argv.push_back(binary.data());
     std::vector<std::string> copy = args;
     for (auto& a : copy)
@@ -111,9 +123,17 @@ std::string run_recorded(const std::string& dir, const std::string& script,
   std::string record = dir + "/record.txt";
   std::ofstream(record).close();
   std::string cmd = "cd '" + dir + "' && sh -n script.sh && PATH='" + bin + "':\"$PATH\" RECORD='" +
-                    record + "' sh script.sh";
-  if (std::system(cmd.c_str()) != 0)
-    throw std::runtime_error("the script failed (sh -n or sh):\n" + script);
+                    record + "' sh script.sh 2>&1";
+  // Read the script's output through a pipe to its end: every process the script starts holds the
+  // pipe, also one it leaves in the background, so the record is complete once the pipe closes.
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) throw std::runtime_error("popen failed");
+  std::string output;
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    output.append(buffer, n);
+  if (pclose(pipe) != 0)
+    throw std::runtime_error("the script failed (sh -n or sh):\n" + script + "\n" + output);
   return read_text(record);
 }
 

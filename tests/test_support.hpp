@@ -21,6 +21,12 @@ struct RunResult {
 // Runs the meshplan binary with `args`; `stdin_text` is fed to its standard input.
 RunResult run_meshplan(const std::vector<std::string>& args, const std::string& stdin_text = "",
                        const std::vector<std::string>& extra_env = {});
+// The same for the solver-quality harness, meshplan-bench (bench/bench_main.cpp).
+RunResult run_meshplan_bench(const std::vector<std::string>& args);
+// The same for any program.
+RunResult run_binary(const std::string& program, const std::vector<std::string>& args,
+                     const std::string& stdin_text = "",
+                     const std::vector<std::string>& extra_env = {});
 
 // A fresh empty directory under the system temp dir, removed at exit.
 std::string temp_dir();

@@ -5,8 +5,8 @@
 #include "lib/cluster/cluster_writer.hpp"
 #include "lib/cluster/host_figures.hpp"
 #include "lib/core/error.hpp"
+#include "lib/topologies/cluster_loader.hpp"
 #include "tests/test_support.hpp"
-#include "topologies/cluster_loader.hpp"
 
 namespace meshplan {
 namespace {

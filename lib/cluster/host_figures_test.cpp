@@ -4,7 +4,7 @@
 
 #include "lib/cluster/cluster_writer.hpp"
 #include "lib/core/error.hpp"
-#include "topologies/cluster_loader.hpp"
+#include "lib/topologies/cluster_loader.hpp"
 
 namespace meshplan {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "lib/configure/host_state.hpp"
-#include "topologies/subnet_plan.hpp"
+#include "lib/topologies/subnet_plan.hpp"
 
 namespace meshplan {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "lib/discovery/remote_executor.hpp"
-#include "topologies/subnet_plan.hpp"
+#include "lib/topologies/subnet_plan.hpp"
 
 namespace meshplan {
 

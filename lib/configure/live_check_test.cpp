@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/topologies/backend_rules.hpp"
+#include "lib/topologies/cluster_loader.hpp"
 #include "tests/fake_mac.hpp"
 #include "tests/test_support.hpp"
-#include "topologies/backend_rules.hpp"
-#include "topologies/cluster_loader.hpp"
 
 namespace meshplan {
 namespace {

@@ -148,6 +148,10 @@ std::string format_bytes(double bytes) {
   return fmt::format("{:.1f} {}", bytes, units[u]);
 }
 
+std::string format_percent(double share) {
+  return fmt::format("{:.1f} %", share * 100);
+}
+
 std::string format_gib(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;

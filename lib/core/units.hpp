@@ -27,6 +27,8 @@ std::optional<int64_t> parse_token_count(std::string_view text);
 std::string format_bytes(double bytes);
 // "378.0 GiB" style, binary units.
 std::string format_gib(double bytes);
+// A share as "12.3 %".
+std::string format_percent(double share);
 
 // Sorted integers as runs: {0,1,2,3,7,9,10} -> "0-3, 7, 9-10".
 std::string format_ranges(const std::vector<int>& sorted);

@@ -11,7 +11,7 @@
 namespace meshplan {
 namespace {
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_view(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
     s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
@@ -36,7 +36,7 @@ std::vector<GpuNvlinks> parse_nvlink_status(std::string_view text) {
   size_t line_no = 0;
   while (!text.empty()) {
     const size_t nl = text.find('\n');
-    std::string_view line = trim(text.substr(0, nl));
+    std::string_view line = trim_view(text.substr(0, nl));
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
     ++line_no;
     if (line.empty()) continue;
@@ -48,7 +48,8 @@ std::vector<GpuNvlinks> parse_nvlink_status(std::string_view text) {
     if (out.empty())
       throw ProbeParseError(fmt::format("line {}: a link before any GPU: \"{}\"", line_no, line));
     const size_t colon = line.find(':');
-    std::string_view state = colon == std::string_view::npos ? "" : trim(line.substr(colon + 1));
+    std::string_view state =
+        colon == std::string_view::npos ? "" : trim_view(line.substr(colon + 1));
     GpuNvlinks& gpu = out.back();
     if (state == "<inactive>") {
       ++gpu.down;
@@ -57,7 +58,7 @@ std::vector<GpuNvlinks> parse_nvlink_status(std::string_view text) {
     double rate = 0;
     auto [end, ec] = std::from_chars(state.data(), state.data() + state.size(), rate);
     if (ec != std::errc() || !(rate > 0) ||
-        trim(std::string_view(end, state.data() + state.size() - end)) != "GB/s")
+        trim_view(std::string_view(end, state.data() + state.size() - end)) != "GB/s")
       throw ProbeParseError(fmt::format(
           "line {}: expected \"Link N: <rate> GB/s\" or \"Link N: <inactive>\", got \"{}\"",
           line_no, line));

@@ -11,7 +11,7 @@
 
 #include "lib/cluster/cluster.hpp"
 #include "lib/cluster/link_graph.hpp"
-#include "topologies/check_report.hpp"
+#include "lib/topologies/check_report.hpp"
 
 namespace meshplan {
 

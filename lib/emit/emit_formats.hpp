@@ -15,8 +15,8 @@
 #include "lib/emit/launch_nodes.hpp"
 #include "lib/emit/mlx_env.hpp"
 #include "lib/plan/plan_ranks.hpp"
-#include "topologies/backend_rules.hpp"
-#include "topologies/check_report.hpp"
+#include "lib/topologies/backend_rules.hpp"
+#include "lib/topologies/check_report.hpp"
 
 namespace meshplan {
 

@@ -10,8 +10,8 @@
 #include "lib/core/shell_quote.hpp"
 #include "lib/emit/emit_formats.hpp"
 #include "lib/plan/engines.hpp"
-#include "topologies/backend_rules.hpp"
-#include "topologies/host_networks.hpp"
+#include "lib/topologies/backend_rules.hpp"
+#include "lib/topologies/host_networks.hpp"
 
 namespace meshplan {
 namespace {

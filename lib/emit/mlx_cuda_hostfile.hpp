@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "lib/emit/launch_nodes.hpp"
-#include "topologies/mlx_hostfile.hpp"
+#include "lib/topologies/mlx_hostfile.hpp"
 
 namespace meshplan {
 

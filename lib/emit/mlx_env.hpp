@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "topologies/mlx_hostfile.hpp"
+#include "lib/topologies/mlx_hostfile.hpp"
 
 namespace meshplan {
 

@@ -1,7 +1,7 @@
 #include "lib/emit/mlx_hostfile_builder.hpp"
 
 #include "lib/core/error.hpp"
-#include "topologies/host_networks.hpp"
+#include "lib/topologies/host_networks.hpp"
 
 namespace meshplan {
 namespace {

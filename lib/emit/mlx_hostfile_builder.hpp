@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "topologies/backend_rules.hpp"
-#include "topologies/check_report.hpp"
-#include "topologies/mlx_hostfile.hpp"
+#include "lib/topologies/backend_rules.hpp"
+#include "lib/topologies/check_report.hpp"
+#include "lib/topologies/mlx_hostfile.hpp"
 
 namespace meshplan {
 

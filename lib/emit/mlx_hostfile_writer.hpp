@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "topologies/mlx_hostfile.hpp"
+#include "lib/topologies/mlx_hostfile.hpp"
 
 namespace meshplan {
 

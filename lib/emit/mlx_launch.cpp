@@ -8,7 +8,7 @@
 
 #include "lib/emit/emit_formats.hpp"
 #include "lib/emit/mlx_cuda_hostfile.hpp"
-#include "topologies/backend_rules.hpp"
+#include "lib/topologies/backend_rules.hpp"
 
 namespace meshplan {
 namespace {

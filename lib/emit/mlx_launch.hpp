@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "lib/plan/engines.hpp"
-#include "topologies/check_report.hpp"
+#include "lib/topologies/check_report.hpp"
 
 namespace meshplan {
 

@@ -7,8 +7,8 @@
 
 #include "lib/core/error.hpp"
 #include "lib/emit/mlx_env.hpp"
+#include "lib/topologies/mlx_hostfile.hpp"
 #include "tests/launch_inputs.hpp"
-#include "topologies/mlx_hostfile.hpp"
 
 namespace meshplan {
 namespace {

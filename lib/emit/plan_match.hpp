@@ -7,7 +7,7 @@
 #include <string>
 
 #include "lib/plan/plan_ranks.hpp"
-#include "topologies/backend_rules.hpp"
+#include "lib/topologies/backend_rules.hpp"
 
 namespace meshplan {
 

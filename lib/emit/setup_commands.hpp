@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "lib/plan/plan_ranks.hpp"
-#include "topologies/subnet_plan.hpp"
+#include "lib/topologies/subnet_plan.hpp"
 
 namespace meshplan {
 

@@ -5,7 +5,7 @@
 #include "lib/core/error.hpp"
 #include "lib/emit/emit_formats.hpp"
 #include "lib/emit/plan_match.hpp"
-#include "topologies/backend_rules.hpp"
+#include "lib/topologies/backend_rules.hpp"
 
 namespace meshplan {
 namespace {

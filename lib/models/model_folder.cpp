@@ -31,11 +31,6 @@ std::string parent_dir(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string dtype_label(const std::string& dtype) {
   if (dtype == "BF16") return "bf16";
   if (dtype == "F16") return "fp16";
@@ -61,7 +56,7 @@ struct Parts {
 int mlx_group_size(const ArchConfig& c, const std::string& logical) {
   if (!c.quantization) return 64;
   for (const auto& [suffix, spec] : c.quantization->overrides) {
-    if (ends_with(logical, suffix)) return spec.group_size;
+    if (std::string_view(logical).ends_with(suffix)) return spec.group_size;
   }
   return c.quantization->base.group_size > 0 ? c.quantization->base.group_size : 64;
 }
@@ -80,7 +75,7 @@ TensorInfo logical_tensor(const Parts& p, const ArchConfig& c, int packed_bits) 
   auto fail = [&](const std::string& why) -> void {
     throw input_error("{}: tensor {}: {}", p.file, v.name, why);
   };
-  if (ends_with(v.name, "_blocks")) {
+  if (std::string_view(v.name).ends_with("_blocks")) {
     // Two fp4 values per byte in blocks of 32: [..., groups, 16] -> [..., groups * 32].
     if (v.shape.size() < 2 || v.shape.back() != 16)
       fail("expected MXFP4 blocks of 16 bytes in the last dimension");
@@ -88,7 +83,7 @@ TensorInfo logical_tensor(const Parts& p, const ArchConfig& c, int packed_bits) 
     t.shape.back() *= 32;
     t.params = v.elements() * 2;
     t.dtype = "mxfp4";
-  } else if (ends_with(v.name, ".weight_packed")) {
+  } else if (std::string_view(v.name).ends_with(".weight_packed")) {
     if (v.dtype != "I32" || v.shape.empty()) fail("expected packed int32 values");
     const int per_word = 32 / packed_bits;
     t.shape.back() *= per_word;
@@ -177,7 +172,7 @@ std::vector<std::string> weight_files(const std::string& dir, const FileSystem& 
     return files;
   }
   for (const auto& name : fs.list_directory(dir)) {
-    if (ends_with(name, ".safetensors")) files.push_back(name);
+    if (std::string_view(name).ends_with(".safetensors")) files.push_back(name);
   }
   return files;
 }
@@ -282,7 +277,7 @@ ModelDesc load_model_folder(const std::string& path, std::string_view quant, con
   if (is_dir && !fs.exists(config_path))
     throw input_error(
         "{}: no config.json in this folder; expected a Hugging Face or MLX model folder", path);
-  if (!is_dir && !ends_with(path, ".json"))
+  if (!is_dir && !std::string_view(path).ends_with(".json"))
     throw input_error("{}: expected a model folder or its config.json", path);
   const DocNode root = parse_json_document(fs.read_file(config_path), config_path);
   const ArchConfig config = read_arch_config(root);

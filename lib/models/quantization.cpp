@@ -9,11 +9,6 @@
 namespace meshplan {
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // "4bit", "q4", "int4" -> 4; "4bit-g32" / "4bit-gs32" -> 4 with group 32.
 std::optional<QuantSpec> affine_spec(std::string_view n) {
   int group = 64;
@@ -108,13 +103,13 @@ std::string quant_names() {
 
 QuantSpec QuantScheme::spec_for(const TensorInfo& t) const {
   for (const auto& [suffix, spec] : overrides) {
-    if (ends_with(t.name, suffix)) return spec;
+    if (std::string_view(t.name).ends_with(suffix)) return spec;
   }
   // DeepSeek's routing bias is kept in fp32 by every converter.
-  if (ends_with(t.name, "e_score_correction_bias")) return QuantSpec::fp32();
+  if (std::string_view(t.name).ends_with("e_score_correction_bias")) return QuantSpec::fp32();
   // Norms, biases (gpt-oss stacks expert biases as [experts, n]) and vectors stay in bf16.
-  if (t.role == TensorRole::kNorm || t.shape.size() < 2 || ends_with(t.name, ".bias") ||
-      ends_with(t.name, "_bias"))
+  if (t.role == TensorRole::kNorm || t.shape.size() < 2 ||
+      std::string_view(t.name).ends_with(".bias") || std::string_view(t.name).ends_with("_bias"))
     return QuantSpec::bf16();
   if (t.role == TensorRole::kExpert && experts) return *experts;
   if ((t.role == TensorRole::kEmbedding || t.role == TensorRole::kHead) && embedding)

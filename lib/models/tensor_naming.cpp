@@ -6,11 +6,6 @@
 namespace meshplan {
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 bool starts_with(std::string_view s, std::string_view prefix) {
   return s.rfind(prefix, 0) == 0;
 }
@@ -50,7 +45,7 @@ void split_part(std::string_view name, TensorName& out) {
       {"_scales", "", TensorPart::kScales},
   };
   for (const auto& s : kSuffixes) {
-    if (ends_with(name, s.suffix)) {
+    if (std::string_view(name).ends_with(s.suffix)) {
       out.logical =
           std::string(name.substr(0, name.size() - s.suffix.size())) + std::string(s.replacement);
       out.part = s.part;
@@ -62,7 +57,8 @@ void split_part(std::string_view name, TensorName& out) {
 }
 
 bool is_param_segment(std::string_view s) {
-  return s == "weight" || s == "bias" || s == "e_score_correction_bias" || ends_with(s, "_bias");
+  return s == "weight" || s == "bias" || s == "e_score_correction_bias" ||
+         std::string_view(s).ends_with("_bias");
 }
 
 bool is_norm(std::string_view module) {

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "lib/models/model_catalog.hpp"
-#include "solvers/strategy_planner.hpp"
+#include "solvers/strategy/strategy_planner.hpp"
 #include "tests/plan_fixtures.hpp"
 
 namespace meshplan {

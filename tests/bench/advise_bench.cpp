@@ -8,8 +8,8 @@
 #include "lib/cluster/catalog.hpp"
 #include "lib/core/clock.hpp"
 #include "lib/core/file_system.hpp"
-#include "solvers/advisor.hpp"
-#include "topologies/cluster_loader.hpp"
+#include "lib/topologies/cluster_loader.hpp"
+#include "solvers/advice/advisor.hpp"
 
 namespace meshplan {
 namespace {

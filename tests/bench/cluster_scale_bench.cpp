@@ -6,8 +6,8 @@
 #include <string>
 
 #include "lib/cluster/catalog.hpp"
-#include "topologies/backend_rules.hpp"
-#include "topologies/cluster_loader.hpp"
+#include "lib/topologies/backend_rules.hpp"
+#include "lib/topologies/cluster_loader.hpp"
 
 namespace meshplan {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "lib/cluster/catalog.hpp"
 #include "lib/models/model_catalog.hpp"
-#include "solvers/expert_placement.hpp"
-#include "solvers/strategy_planner.hpp"
-#include "topologies/cluster_loader.hpp"
+#include "lib/topologies/cluster_loader.hpp"
+#include "solvers/parallel/expert_placement.hpp"
+#include "solvers/strategy/strategy_planner.hpp"
 
 namespace meshplan {
 namespace {

@@ -4,8 +4,8 @@
 #include "lib/cluster/catalog.hpp"
 #include "lib/cluster/host_figures.hpp"
 #include "lib/models/model_catalog.hpp"
-#include "solvers/pipeline_cost.hpp"
-#include "solvers/proportional_solver.hpp"
+#include "solvers/pipeline/proportional_solver.hpp"
+#include "solvers/problem/pipeline_cost.hpp"
 
 namespace meshplan {
 namespace {

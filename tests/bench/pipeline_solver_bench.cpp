@@ -5,14 +5,14 @@
 
 #include <memory>
 
+#include "bench/cluster_families.hpp"
 #include "lib/cluster/catalog.hpp"
 #include "lib/cluster/host_figures.hpp"
 #include "lib/cluster/link_graph.hpp"
 #include "lib/models/model_catalog.hpp"
-#include "solvers/cluster_families.hpp"
-#include "solvers/exact_pipeline.hpp"
-#include "solvers/host_classes.hpp"
-#include "solvers/optimal_pipeline.hpp"
+#include "solvers/pipeline/exact_pipeline.hpp"
+#include "solvers/pipeline/host_classes.hpp"
+#include "solvers/pipeline/optimal_pipeline.hpp"
 
 namespace meshplan {
 namespace {

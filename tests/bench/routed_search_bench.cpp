@@ -11,12 +11,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "bench/routed_families.hpp"
 #include "lib/core/clock.hpp"
-#include "solvers/routed_families.hpp"
-#include "solvers/routed_greedy.hpp"
-#include "solvers/routed_search.hpp"
-#include "solvers/routed_stages.hpp"
-#include "solvers/throughput_profile.hpp"
+#include "solvers/problem/throughput_profile.hpp"
+#include "solvers/routed/routed_greedy.hpp"
+#include "solvers/routed/routed_search.hpp"
+#include "solvers/routed/routed_stages.hpp"
 #include "tests/helix_fixtures.hpp"
 
 namespace meshplan {

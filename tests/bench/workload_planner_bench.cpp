@@ -8,8 +8,8 @@
 #include "lib/cluster/catalog.hpp"
 #include "lib/core/clock.hpp"
 #include "lib/models/model_catalog.hpp"
-#include "solvers/workload_planner.hpp"
-#include "topologies/cluster_loader.hpp"
+#include "lib/topologies/cluster_loader.hpp"
+#include "solvers/serving/workload_planner.hpp"
 
 namespace meshplan {
 namespace {

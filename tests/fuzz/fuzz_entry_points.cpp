@@ -30,10 +30,10 @@
 #include "lib/models/model_loader.hpp"
 #include "lib/models/safetensors.hpp"
 #include "lib/plan/plan_ranks.hpp"
-#include "solvers/throughput_profile.hpp"
-#include "solvers/workload.hpp"
-#include "topologies/cluster_loader.hpp"
-#include "topologies/mlx_hostfile.hpp"
+#include "lib/topologies/cluster_loader.hpp"
+#include "lib/topologies/mlx_hostfile.hpp"
+#include "solvers/problem/throughput_profile.hpp"
+#include "solvers/serving/workload.hpp"
 
 namespace meshplan::fuzz {
 namespace {

@@ -11,10 +11,10 @@
 
 #include "lib/cluster/catalog.hpp"
 #include "lib/discovery/linux_parsers.hpp"
+#include "lib/topologies/cluster_loader.hpp"
 #include "tests/fake_mac.hpp"
 #include "tests/ssh/sshd_farm.hpp"
 #include "tests/test_support.hpp"
-#include "topologies/cluster_loader.hpp"
 
 namespace meshplan {
 namespace {

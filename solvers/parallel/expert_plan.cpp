@@ -1,0 +1,230 @@
+// The expert-parallel search: which group, then each distinct MoE layer's placement on it.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "lib/core/units.hpp"
+#include "solvers/parallel/expert_ilp.hpp"
+#include "solvers/parallel/expert_parallel.hpp"
+#include "solvers/parallel/group_search.hpp"
+
+namespace meshplan {
+namespace {
+
+constexpr double kIlpSeconds = 30;  // in all, shared by the distinct layers
+
+struct Candidate {
+  double bound = 0;
+  CollectivePath path;
+};
+
+struct Best {
+  CollectivePath path;
+  std::vector<ExpertPlacement> placements;
+  ExpertCostModel::Evaluation eval;
+  double candidate_bound = 0;
+};
+
+// What a group's plan depends on: its ranks' figures in order and its collective's worst link.
+std::vector<double> signature(const PlanInputs& in, const CollectivePath& path) {
+  std::vector<double> key = {static_cast<double>(path.kind)};
+  if (path.worst) {
+    key.push_back(path.worst->latency_s);
+    key.push_back(path.worst->bandwidth);
+  }
+  for (size_t host : path.order) {
+    const HostFigures& h = in.hosts[host];
+    key.insert(key.end(), {h.bandwidth, h.flops, h.prefill_flops, h.usable_bytes, h.overhead_s});
+  }
+  return key;
+}
+
+Plan build_plan(const ModelDesc& model, const PlanInputs& in, const ExpertCostModel& cost,
+                const Best& best, const PlanRequest& request) {
+  Plan plan;
+  GroupPlanSpec spec;
+  spec.strategy = "expert";
+  spec.collective_what = "expert exchanges";
+  spec.context = request.context;
+  spec.prompt = request.prompt;
+  spec.message_bytes = cost.message_bytes();
+  spec.collective_per_layer_s = best.path.expert_exchange_s(cost.message_bytes());
+  spec.collective_layers = static_cast<int>(cost.moe_layers());
+  fill_group_plan(plan, model, in, best.path, best.eval, spec);
+  for (auto& rank : plan.ranks) {
+    rank.experts.assign(static_cast<size_t>(model.num_layers()), {});
+    for (size_t k = 0; k < cost.num_instances(); ++k)
+      for (int l : cost.layers_of(k))
+        rank.experts[static_cast<size_t>(l)] =
+            best.placements[k].experts[static_cast<size_t>(rank.rank)];
+  }
+  std::vector<int> dense;
+  for (const auto& l : model.layers)
+    if (!l.moe || l.moe->experts <= 0) dense.push_back(l.index);
+  if (!dense.empty()) {
+    plan.notes.push_back(
+        dense.size() == 1 ? fmt::format("dense layer {} runs on every rank", dense.front())
+                          : fmt::format("dense layers {} run on every rank", format_ranges(dense)));
+  }
+  if (request.expert_load) {
+    plan.notes.push_back(
+        fmt::format("expert load from {} for {} of {} MoE layers, uniform elsewhere",
+                    request.expert_load->source, request.expert_load->layer_distribution.size(),
+                    cost.moe_layers()));
+  } else {
+    plan.notes.emplace_back(
+        "expert load uniform (give measured frequencies with --expert-load FILE)");
+  }
+  size_t extra = 0;
+  for (size_t k = 0; k < cost.num_instances(); ++k) {
+    size_t copies = 0;
+    for (const auto& h : best.placements[k].experts)
+      copies += h.size();
+    const size_t experts = cost.instance(best.path.order, k).load.size();
+    extra += (copies - experts) * cost.layers_of(k).size();
+  }
+  if (extra > 0) {
+    plan.notes.push_back(
+        fmt::format("{} extra copies of the busiest experts over the MoE layers", extra));
+  }
+  return plan;
+}
+
+}  // namespace
+
+StrategyOutcome plan_expert(const PlanningProblem& problem, const Clock& clock) {
+  const ModelDesc& model = problem.model();
+  const PlanInputs& in = problem.inputs();
+  const CollectivePaths& paths = problem.collective_paths();
+  const PlanRequest& request = problem.request();
+  const double start = clock.now_seconds();
+  StrategyOutcome out;
+  if (!model.is_moe()) {
+    out.reason = fmt::format("not an MoE model: {} has no routed experts", model.name);
+    return out;
+  }
+  ExpertCostModel cost(model, in, request);
+
+  std::vector<Candidate> candidates;
+  GroupRejections rejected;
+  const bool exhaustive =
+      for_each_group(in, group_seed_orders(in), [&](const std::vector<size_t>& group) {
+        std::vector<CollectivePath> options = paths.options(group);
+        if (options.empty()) {
+          rejected.no_collective(group, paths);
+          return;
+        }
+        const CollectivePath* path = &fastest_path(options, [&](const CollectivePath& o) {
+          return o.expert_exchange_s(cost.message_bytes());
+        });
+        long slots = 0;
+        std::string why;
+        for (size_t g : group) {
+          const long cap = cost.capacity(g);
+          if (cap < 0 && why.empty()) {
+            why = fmt::format(
+                "every rank holds the non-expert weights, dense layers, embedding, LM head and "
+                "the whole KV cache ({}), more than {}'s {} usable",
+                format_gib(cost.replicated_bytes()), in.hosts[g].name,
+                format_gib(in.hosts[g].usable_bytes));
+          }
+          slots += std::clamp<long>(cap, 0, cost.max_experts());
+        }
+        if (why.empty() && slots < cost.max_experts()) {
+          why = fmt::format(
+              "{} host{} {} experts per MoE layer beside the replicated {} each; {} needed",
+              group.size(), group.size() == 1 ? " holds" : "s hold", slots,
+              format_gib(cost.replicated_bytes()), cost.max_experts());
+        }
+        if (!why.empty()) {
+          rejected.short_of_memory(in, group, why);
+          return;
+        }
+        candidates.push_back({cost.lower_bound(*path), *path});
+      });
+  std::sort(candidates.begin(), candidates.end(),
+            [](const Candidate& a, const Candidate& b) { return a.bound < b.bound; });
+
+  std::optional<Best> best;
+  size_t evaluated = 0;
+  std::set<std::vector<double>> seen;
+  for (const Candidate& c : candidates) {
+    if (best && c.bound >= best->eval.token_latency_s * (1 - 1e-12)) break;
+    // Groups of interchangeable hosts over the same collective get the same plan: place once.
+    if (!seen.insert(signature(in, c.path)).second) continue;
+    ++evaluated;
+    std::vector<ExpertPlacement> placements;
+    for (size_t k = 0; k < cost.num_instances(); ++k) {
+      auto placed = place_experts(cost.instance(c.path.order, k));
+      if (!placed) break;
+      placements.push_back(std::move(*placed));
+    }
+    if (placements.size() != cost.num_instances()) continue;
+    ExpertCostModel::Evaluation ev = cost.evaluate(c.path, placements);
+    if (!best || ev.token_latency_s < best->eval.token_latency_s * (1 - 1e-12)) {
+      best = Best{c.path, std::move(placements), ev, c.bound};
+    }
+  }
+  if (!best) {
+    if (!rejected.no_path.empty() && rejected.memory.empty())
+      out.reason = rejected.no_path;
+    else
+      out.reason = "not enough memory: " +
+                   (rejected.memory.empty() ? std::string("no group fits") : rejected.memory);
+    return out;
+  }
+
+  bool ilp_optimal = true;
+  if (request.solver == "ilp") {
+    const double limit = std::max(1.0, kIlpSeconds / static_cast<double>(cost.num_instances()));
+    for (size_t k = 0; k < cost.num_instances(); ++k) {
+      ExpertPlacement& current = best->placements[k];
+      if (current.makespan <= current.lower_bound * (1 + 1e-9)) continue;
+      ExpertInstance inst = cost.instance(best->path.order, k);
+      auto solved = solve_expert_ilp(inst, &current, limit);
+      if (!solved) continue;
+      ilp_optimal = ilp_optimal && solved->optimal;
+      double bound = std::max(current.lower_bound, solved->placement.lower_bound);
+      if (solved->placement.makespan < current.makespan) current = solved->placement;
+      current.lower_bound = std::min(bound, current.makespan);
+    }
+    best->eval = cost.evaluate(best->path, best->placements);
+  }
+  // The chosen group's bound from its placements' bounds; other groups by their own bound.
+  double chosen = best->eval.token_latency_s;
+  for (size_t k = 0; k < cost.num_instances(); ++k) {
+    chosen -= static_cast<double>(cost.layers_of(k).size()) *
+              (best->placements[k].makespan - best->placements[k].lower_bound);
+  }
+  chosen = std::max(chosen, best->candidate_bound);
+  double bound = chosen;
+  for (const Candidate& c : candidates)
+    if (c.path.order != best->path.order) bound = std::min(bound, c.bound);
+  if (!exhaustive) bound = std::min(bound, cost.lower_bound_any_group());
+
+  Plan plan = build_plan(model, in, cost, *best, request);
+  const double T = best->eval.token_latency_s;
+  plan.bound = BoundInfo{
+      bound, std::max(0.0, 100.0 * (T - bound) / bound),
+      "per MoE layer the larger of the slowest rank's non-expert time and the routed load "
+      "spread as if divisible (capped by memory), over every group"};
+  plan.solver.name = request.solver == "ilp" ? "ilp" : "eplb";
+  plan.solver.optimal = T <= bound * (1 + 1e-9);
+  plan.solver.solve_ms = (clock.now_seconds() - start) * 1e3;
+  plan.solver.note = fmt::format(
+      "{} {} groups with an all-reduce path and room for every expert, placed experts on the {} "
+      "with the lowest bounds; {}",
+      exhaustive ? "searched all" : "searched the fastest and largest", candidates.size(),
+      evaluated,
+      request.solver == "ilp"
+          ? (ilp_optimal ? "GLPK integer program per distinct MoE layer, solved to optimality"
+                         : "GLPK integer program per distinct MoE layer, stopped at its time limit")
+          : "EPLB-style replication and packing for unequal hosts, then moves and swaps");
+  complete_group_plan(plan, problem);
+  out.plan = std::move(plan);
+  return out;
+}
+
+}  // namespace meshplan

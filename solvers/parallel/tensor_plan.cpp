@@ -1,0 +1,181 @@
+// The tensor-parallel search: which group and which shares, then the plan.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "lib/core/units.hpp"
+#include "solvers/parallel/group_search.hpp"
+#include "solvers/parallel/tensor_parallel.hpp"
+
+namespace meshplan {
+namespace {
+
+struct TensorCandidate {
+  double bound = 0;
+  CollectivePath path;
+};
+
+struct TensorBest {
+  CollectivePath path;
+  TensorShares shares;
+  TensorEvaluation eval;
+};
+
+std::string divisor_list(const TensorCostModel& cost, const PlanInputs& in) {
+  std::vector<std::string> sizes;
+  for (size_t p = 1; p <= in.size(); ++p)
+    if (cost.divisible(p)) sizes.push_back(std::to_string(p));
+  std::string s;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == sizes.size() ? " or " : ", ") + sizes[i];
+  s += sizes.size() == 1 ? " rank only" : " ranks only";
+  if (in.min_hosts > 1 || in.max_hosts < static_cast<int>(in.size())) {
+    s += in.min_hosts == in.max_hosts
+             ? fmt::format(", and the request asks for {}", in.min_hosts)
+             : fmt::format(", and the request asks for {} to {}", in.min_hosts, in.max_hosts);
+  }
+  return s;
+}
+
+Plan build_plan(const ModelDesc& model, const PlanInputs& in, const TensorCostModel& cost,
+                const TensorBest& best, int64_t context, int64_t prompt) {
+  Plan plan;
+  GroupPlanSpec spec;
+  spec.strategy = "tensor";
+  spec.collective_what = "all-reduces";
+  spec.context = context;
+  spec.prompt = prompt;
+  spec.message_bytes = cost.message_bytes();
+  spec.collective_per_layer_s = 2 * best.path.allreduce_s(cost.message_bytes());
+  spec.collective_layers = model.num_layers();
+  spec.rank_note = [&](size_t r) { return format_percent(best.shares.share[r]) + " share"; };
+  fill_group_plan(plan, model, in, best.path, best.eval, spec);
+  for (size_t r = 0; r < plan.ranks.size(); ++r)
+    plan.ranks[r].share = best.shares.share[r];
+  if (best.shares.uneven) {
+    plan.notes.push_back(
+        "uneven shares: needs engine support for uneven shards (MLX and exo split every tensor "
+        "equally)");
+  }
+  if (cost.latent_kv()) {
+    plan.notes.push_back(
+        "the KV cache is a latent shared by all heads: every rank holds all of it");
+  }
+  return plan;
+}
+
+}  // namespace
+
+StrategyOutcome plan_tensor(const PlanningProblem& problem, const Clock& clock) {
+  const ModelDesc& model = problem.model();
+  const PlanInputs& in = problem.inputs();
+  const CollectivePaths& paths = problem.collective_paths();
+  const PlanRequest& request = problem.request();
+  const double start = clock.now_seconds();
+  TensorCostModel cost(model, in, request.context, request.prompt);
+
+  std::vector<TensorCandidate> candidates;
+  GroupRejections rejected;
+  bool any_path = false, any_divisible = false;
+  auto note_memory = [&](const std::vector<size_t>& group, std::string why) {
+    rejected.short_of_memory(in, group, std::move(why));
+  };
+  const bool exhaustive =
+      for_each_group(in, group_seed_orders(in), [&](const std::vector<size_t>& group) {
+        std::vector<CollectivePath> options = paths.options(group);
+        if (options.empty()) {
+          rejected.no_collective(group, paths);
+          return;
+        }
+        any_path = true;
+        const CollectivePath* path = &fastest_path(
+            options, [&](const CollectivePath& o) { return o.allreduce_s(cost.message_bytes()); });
+        const size_t p = group.size();
+        const bool even = cost.divisible(p);
+        if (!even && (!request.allow_uneven || p > static_cast<size_t>(cost.heads()))) return;
+        any_divisible = true;
+        // Necessary for any split: the group's memory holds the shards, the KV cache (at least its
+        // share on every rank) and a copy of the embedding and LM head per rank.
+        double room = 0;
+        for (size_t g : group)
+          room += in.hosts[g].usable_bytes - cost.replicated_bytes();
+        const double need =
+            cost.sharded_bytes() + cost.kv_total_bytes() * (cost.latent_kv() ? p : 1);
+        if (room < need) {
+          note_memory(
+              group,
+              fmt::format("{} host{} {} but need {} ({} short)", p, p == 1 ? " holds" : "s hold",
+                          format_gib(room + p * cost.replicated_bytes()),
+                          format_gib(need + p * cost.replicated_bytes()), format_gib(need - room)));
+          return;
+        }
+        candidates.push_back({cost.lower_bound(*path), *path});
+      });
+
+  std::sort(candidates.begin(), candidates.end(),
+            [](const TensorCandidate& a, const TensorCandidate& b) { return a.bound < b.bound; });
+  std::optional<TensorBest> best;
+  size_t evaluated = 0;
+  for (const TensorCandidate& c : candidates) {
+    if (best && c.bound >= best->eval.token_latency_s * (1 - 1e-12)) break;
+    ++evaluated;
+    std::vector<TensorShares> options;
+    if (cost.divisible(c.path.ranks())) options.push_back(cost.equal_shares(c.path.ranks()));
+    if (request.allow_uneven) {
+      if (auto s = cost.uneven_shares(c.path)) options.push_back(*s);
+    }
+    bool fitted = false;
+    for (const TensorShares& s : options) {
+      TensorEvaluation e = cost.evaluate(c.path, s);
+      if (!e.feasible) {
+        note_memory(c.path.order, e.shortfall);
+        continue;
+      }
+      fitted = true;
+      if (!best || e.token_latency_s < best->eval.token_latency_s * (1 - 1e-12))
+        best = TensorBest{c.path, s, e};
+    }
+    if (!fitted && options.empty()) {
+      note_memory(c.path.order, "no split of whole heads fits every rank's memory");
+    }
+  }
+
+  StrategyOutcome out;
+  if (!best) {
+    if (!any_path) {
+      out.reason = rejected.no_path.empty() ? "no all-reduce path" : rejected.no_path;
+    } else if (!any_divisible) {
+      out.reason = fmt::format(
+          "head count not divisible: {} attention heads and {} KV heads split evenly over {}; "
+          "--allow-uneven plans other group sizes (needs engine support for uneven shards)",
+          model.num_heads, model.num_kv_heads, divisor_list(cost, in));
+    } else {
+      out.reason = "not enough memory: " + rejected.memory;
+    }
+    return out;
+  }
+  Plan plan = build_plan(model, in, cost, *best, request.context, request.prompt);
+  double bound = candidates.front().bound;
+  if (!exhaustive) {
+    bound = std::min(bound, cost.lower_bound_any_group());
+  }
+  plan.bound =
+      BoundInfo{bound, std::max(0.0, 100.0 * (best->eval.token_latency_s - bound) / bound),
+                exhaustive ? "best group with shares relaxed to real numbers and no memory limit"
+                           : "all hosts sharing every layer, no memory limit"};
+  plan.solver.name = "tensor-groups";
+  plan.solver.optimal = exhaustive && !request.allow_uneven;
+  plan.solver.solve_ms = (clock.now_seconds() - start) * 1e3;
+  plan.solver.note = fmt::format(
+      "{} {} groups with an all-reduce path, evaluated the {} with the lowest bounds; {}",
+      exhaustive ? "searched all" : "searched the fastest and largest", candidates.size(),
+      evaluated,
+      request.allow_uneven ? "uneven shares by greedy whole-head placement and moves"
+                           : "equal shares");
+  complete_group_plan(plan, problem);
+  out.plan = std::move(plan);
+  return out;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,276 @@
+#include "solvers/pipeline/pipeline_plan.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "lib/cluster/host_figures.hpp"
+#include "lib/cluster/link_graph.hpp"
+#include "lib/core/error.hpp"
+#include "lib/core/units.hpp"
+#include "solvers/pipeline/baselines.hpp"
+#include "solvers/pipeline/even_split.hpp"
+#include "solvers/pipeline/optimal_pipeline.hpp"
+#include "solvers/pipeline/pipeline_balance.hpp"
+#include "solvers/pipeline/pipeline_fill.hpp"
+#include "solvers/pipeline/proportional_solver.hpp"
+#include "solvers/pipeline/tensor_degrees.hpp"
+#include "solvers/problem/left_out.hpp"
+#include "solvers/problem/lower_bound.hpp"
+#include "solvers/problem/pipeline_cost.hpp"
+#include "solvers/problem/planning_problem.hpp"
+
+namespace meshplan {
+namespace {
+
+// What would make an infeasible request fit: more memory somewhere, or a shorter context.
+std::string fit_advice(const PipelineCostModel& cost) {
+  double need = cost.stage_memory(0, cost.num_layers(), true);
+  double have = 0;
+  for (size_t i = 0; i < cost.num_hosts(); ++i)
+    have += cost.host(i).usable_bytes;
+  if (need > have) {
+    double weights_only =
+        cost.stage_memory(0, cost.num_layers(), true) - cost.kv_bytes(0, cost.num_layers());
+    std::vector<std::string> names;
+    for (size_t i = 0; i < cost.num_hosts() && i < 8; ++i)
+      names.push_back(cost.host(i).name);
+    if (cost.num_hosts() > 8) names.push_back(fmt::format("{} more", cost.num_hosts() - 8));
+    std::string s = fmt::format(
+        "the model needs {} at context {} but the hosts ({}) have {} usable in all ({} short)",
+        format_gib(need), cost.context(), fmt::join(names, ", "), format_gib(have),
+        format_gib(need - have));
+    if (weights_only < have) {
+      double kv_per_token =
+          cost.kv_bytes(0, cost.num_layers()) / static_cast<double>(cost.context());
+      int64_t fits = static_cast<int64_t>((have - weights_only) / kv_per_token);
+      s += fmt::format("; a context of at most {} tokens would fit", fits);
+    } else {
+      s += "; add a host or use a smaller quantization";
+    }
+    return s;
+  }
+  return "";
+}
+
+// Why no pipeline fits, and what would fix it.
+std::string explain_infeasible(const PipelineCostModel& cost, const PipelineConstraints& c,
+                               const std::string& backend) {
+  std::string advice = fit_advice(cost);
+  if (!advice.empty()) return advice;
+  for (const RangePin& p : c.pins) {
+    const HostFigures& h = cost.host(p.host);
+    double need = cost.stage_memory(p.start, p.end, p.start == 0);
+    if (need > h.usable_bytes)
+      return fmt::format(
+          "{} needs {} for its pinned layers {}-{}{} but has {} usable ({} short); pin fewer "
+          "layers",
+          h.name, format_gib(need), p.start, p.end - 1,
+          p.start == 0 ? " and the embedding/LM head" : "", format_gib(h.usable_bytes),
+          format_gib(need - h.usable_bytes));
+  }
+  std::vector<double> caps;
+  double largest = 0;
+  for (size_t i = 0; i < cost.num_hosts(); ++i) {
+    caps.push_back(cost.host(i).usable_bytes);
+    largest = std::max(largest, cost.host(i).usable_bytes);
+  }
+  double head_need = cost.stage_memory(0, 1, true);
+  if (head_need > largest)
+    return fmt::format(
+        "rank 0 needs {} for the embedding, LM head and layer 0, but the largest host has {} ({} "
+        "short)",
+        format_gib(head_need), format_gib(largest), format_gib(head_need - largest));
+  for (int l = 0; l < cost.num_layers(); ++l) {
+    double need = cost.stage_memory(l, l + 1, false);
+    if (need > largest)
+      return fmt::format(
+          "layer {} alone needs {} at context {}, the largest host has {} ({} short); use a "
+          "shorter context",
+          l, format_gib(need), cost.context(), format_gib(largest), format_gib(need - largest));
+  }
+  std::sort(caps.rbegin(), caps.rend());
+  double need = cost.stage_memory(0, cost.num_layers(), true), have = 0;
+  size_t m = 0;
+  while (m < caps.size() && have < need)
+    have += caps[m++];
+  if (c.max_hosts > 0 && static_cast<size_t>(c.max_hosts) < m)
+    return fmt::format(
+        "{} hosts hold at most {} but the model needs {} at context {}; allow --max-hosts {} or "
+        "more",
+        c.max_hosts, format_gib(std::accumulate(caps.begin(), caps.begin() + c.max_hosts, 0.0)),
+        format_gib(need), cost.context(), m);
+  if (m >= 2) {
+    std::vector<std::string> isolated;
+    for (size_t a = 0; a < cost.num_hosts(); ++a) {
+      bool any = false;
+      for (size_t b = 0; b < cost.num_hosts(); ++b)
+        any = any || (a != b && cost.link(a, b));
+      if (!any) isolated.push_back(cost.host(a).name);
+    }
+    std::string who = isolated.empty() ? ""
+                                       : fmt::format(" ({} {} no usable link to any other host)",
+                                                     fmt::join(isolated, ", "),
+                                                     isolated.size() == 1 ? "has" : "have");
+    return fmt::format(
+        "the model needs at least {} hosts, and no ring of hosts joined by usable links for "
+        "backend {} holds "
+        "it{}; add cables or a network between the hosts, or use --backend auto",
+        m, backend, who);
+  }
+  return "no placement satisfies the constraints (--pin, --min-hosts, --max-hosts)";
+}
+
+// One pipeline over the problem's hosts as their figures stand (tensor degrees fixed).
+StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& clock) {
+  const PlanRequest& request = problem.request();
+  const ModelDesc& model = problem.model();
+  // ilp places experts; a pipeline asked for alongside it (--strategy auto) is the optimal one.
+  const std::string solver = request.solver == "ilp" ? "optimal" : request.solver;
+  const bool optimal = solver == "optimal";
+  const bool even = solver == "even";
+  if (!optimal && !even && solver != "proportional" && solver != "proportional-v0") {
+    throw input_error(
+        "--solver {}: unknown solver; expected optimal, even, proportional or proportional-v0",
+        solver);
+  }
+  if (!optimal && !request.pins.empty())
+    throw input_error("--pin needs --solver optimal (the {} split sets every range itself)",
+                      solver);
+  if (!optimal && !even && (request.min_hosts > 0 || request.max_hosts > 0))
+    throw input_error(
+        "--min-hosts and --max-hosts need --solver optimal or even (the {} split uses every host)",
+        solver);
+  const PipelineCostModel& cost = problem.pipeline_cost();
+  PipelineConstraints constraints;
+  constraints.min_hosts = request.min_hosts;
+  constraints.max_hosts = request.max_hosts;
+  constraints.pins = problem.pins();
+
+  std::vector<size_t> order(problem.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  double start = clock.now_seconds();
+  PipelineAssignment assignment;
+  SearchResult search;
+  EvenSplitResult equal;
+  if (even) {
+    equal = best_even_split(cost, constraints);
+    if (!equal.feasible) throw failure("{} does not fit: {}", model.name, equal.why);
+    assignment = equal.assignment;
+  } else if (optimal) {
+    SearchSpace space(cost, constraints);
+    search = solve_optimal_pipeline(space, order);
+    if (!search.feasible) {
+      throw failure("{} does not fit: {}", model.name,
+                    explain_infeasible(cost, constraints, request.backend));
+    }
+    assignment = search.assignment;
+    if (constraints.pins.empty()) assignment = balance_memory(cost, assignment);
+  } else {
+    assignment = solver == "proportional" ? proportional_assignment(cost, order)
+                                          : proportional_v0_assignment(cost, order);
+  }
+  double solve_ms = (clock.now_seconds() - start) * 1e3;
+  PipelineEvaluation eval = cost.evaluate(assignment);
+  if (!eval.feasible) {
+    if (optimal)
+      throw internal_error("the optimal solver returned an infeasible plan: {}", eval.shortfall);
+    std::string advice = fit_advice(cost);
+    throw failure("{} does not fit with the {} split: {}{}", model.name, solver, eval.shortfall,
+                  advice.empty() ? "" : "; " + advice);
+  }
+  Plan plan;
+  fill_pipeline_plan(cost, assignment, eval, plan);
+  if (even)  // mlx-lm loads the embedding and the LM head on every rank
+    for (size_t j = 1; j < plan.ranks.size(); ++j) {
+      plan.ranks[j].weight_bytes += cost.head_memory();
+      plan.ranks[j].total_bytes += cost.head_memory();
+    }
+
+  PipelineBound bound = pipeline_lower_bound(cost, request.min_hosts);
+  if (bound.token_latency_s > eval.token_latency_s * (1 + 1e-9))
+    throw internal_error("lower bound {} s above the plan's {} s", bound.token_latency_s,
+                         eval.token_latency_s);
+  BoundInfo b;
+  b.token_latency_s = std::min(bound.token_latency_s, eval.token_latency_s);  // rounding only
+  b.gap_percent = gap_percent(eval.token_latency_s, b.token_latency_s);
+  b.method = bound.method;
+  plan.bound = b;
+
+  if (optimal) {
+    bool proven = search.exact || b.gap_percent == 0;
+    std::string note = search.method;
+    if (!search.exact) note += fmt::format("; within {:.2f} % of the lower bound", b.gap_percent);
+    plan.solver = SolverInfo{"optimal", proven, solve_ms, note};
+  } else if (even) {
+    plan.solver = SolverInfo{
+        "even", equal.exhaustive, solve_ms,
+        fmt::format("mlx-lm's equal split ({} layers a rank, rank 0 of mlx.launch the last), "
+                    "over the best {} and order{}",
+                    assignment.cuts[1], assignment.order.size() == 1 ? "host" : "hosts",
+                    equal.exhaustive ? "" : " among the fastest")};
+  } else {
+    plan.solver = SolverInfo{solver, false, solve_ms,
+                             solver == "proportional" ? "memory-proportional split (exo 1.0)"
+                                                      : "memory-weighted ring split (exo 0.0.x)"};
+  }
+  BaselineResult prop = proportional_baseline(cost, order);
+  set_speedup(prop.info, eval.token_latency_s);
+  plan.baselines.push_back(prop.info);
+  BaselineResult single = single_host_baseline(cost);
+  set_speedup(single.info, eval.token_latency_s);
+  plan.baselines.push_back(single.info);
+
+  std::string constrained;
+  if (request.max_hosts > 0) constrained = "--max-hosts";
+  if (!request.pins.empty()) constrained += constrained.empty() ? "the pins" : " and the pins";
+  record_left_out(plan, problem, constrained);
+  StrategyOutcome out;
+  out.plan = std::move(plan);
+  return out;
+}
+
+}  // namespace
+
+StrategyOutcome plan_pipeline(const PlanningProblem& problem, const Clock& clock) {
+  return choose_tensor_degrees(problem, clock, plan_pipeline_at);
+}
+
+std::vector<BaselineInfo> pipeline_baselines(const PlanningProblem& problem,
+                                             const std::vector<size_t>& members,
+                                             double plan_latency_s) {
+  PlanningProblem sub = problem.subset(members, "proportional");
+  const PipelineCostModel& cost = sub.pipeline_cost();
+  std::vector<size_t> order(members.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  BaselineResult prop = proportional_baseline(cost, order);
+  if (!prop.info.feasible) {
+    // Without a proportional split, say why no pipeline on these hosts fits at all, if none does.
+    SearchSpace space(cost, PipelineConstraints{0, 0, {}});
+    if (!solve_optimal_pipeline(space, order).feasible) {
+      BaselineInfo b;
+      b.solver = "proportional";
+      b.hosts = sub.request().hosts;
+      b.note = fmt::format(
+          "{} does not fit: {}", sub.model().name,
+          explain_infeasible(cost, PipelineConstraints{0, 0, {}}, sub.request().backend));
+      return {b};
+    }
+  }
+  BaselineResult single = single_host_baseline(cost);
+  set_speedup(prop.info, plan_latency_s);
+  set_speedup(single.info, plan_latency_s);
+  return {prop.info, single.info};
+}
+
+Plan make_plan(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
+               const PlanRequest& request, const Clock& clock) {
+  PlanningProblem problem(cluster, catalog, model, request);
+  return std::move(*plan_pipeline(problem, clock).plan);
+}
+
+}  // namespace meshplan

@@ -1,0 +1,59 @@
+// What `meshplan plan` was asked: the strategy and solver, the backend whose links it may use, the
+// context and prompt, and the user's constraints (candidate hosts, host counts, layer pins).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/models/expert_load.hpp"
+
+namespace meshplan {
+
+struct LayerPin {
+  std::string host;
+  int start = 0;  // [start, end)
+  int end = 0;
+};
+
+struct PlanRequest {
+  std::string strategy = "pipeline";
+  std::string solver =
+      "optimal";                 // optimal, proportional, proportional-v0 (pipeline); ilp (expert)
+  std::string backend = "auto";  // auto, ring, jaccl, jaccl-ring, ethernet
+  // The engine that will run the plan (lib/plan/engines.hpp): "" = inferred from the hosts (what
+  // `meshplan plan` asks by default), "any" = the fastest layout whatever runs it.
+  std::string engine = "any";
+  int64_t context = 4096;
+  int64_t prompt = 512;
+  // Memory kept free on every host beyond weights and KV: a fraction of its usable memory, or
+  // bytes (--headroom 10% / 0.1 / 8GiB).
+  double headroom_fraction = 0;
+  double headroom_bytes = 0;
+  std::vector<std::string> hosts;  // candidates, in ring order; empty = every host in file order
+  int min_hosts = 0;
+  int max_hosts = 0;  // 0 = no limit
+  std::vector<LayerPin> pins;
+  // Tensor and expert parallel.
+  bool allow_uneven = false;              // tensor shares proportional to speed and memory
+  std::optional<ExpertLoad> expert_load;  // per-layer expert frequencies; empty = uniform
+  // Serving (solvers/serving_planner.hpp): streams decoded together per replica (0 = not given:
+  // one stream, or the best that fits for the throughput objective), what is optimised, the
+  // least tokens/s every stream must get, and the tokens generated per request.
+  int concurrency = 0;
+  std::string objective;  // "" (latency, today's plan), "latency", "throughput"
+  double min_stream_tps = 0;
+  int64_t output_tokens = 0;  // 0 = not given (kDefaultOutputTokens)
+  bool serving() const {
+    return concurrency > 0 || !objective.empty() || min_stream_tps > 0 || output_tokens > 0;
+  }
+};
+
+// How plans of different strategies compare, higher being better; negative: the plan cannot
+// meet the request. Empty: by predicted decode tokens/s of one stream (the latency objective).
+struct Plan;
+using PlanScore = std::function<double(const Plan&)>;
+
+}  // namespace meshplan

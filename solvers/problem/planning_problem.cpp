@@ -1,0 +1,252 @@
+#include "solvers/problem/planning_problem.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "lib/core/error.hpp"
+#include "lib/core/units.hpp"
+#include "solvers/problem/allreduce_paths.hpp"
+#include "solvers/problem/pipeline_cost.hpp"
+
+namespace meshplan {
+
+std::vector<size_t> candidate_hosts(const Cluster& cluster, const PlanRequest& request) {
+  std::vector<size_t> out;
+  if (request.hosts.empty()) {
+    for (size_t i = 0; i < cluster.hosts.size(); ++i)
+      out.push_back(i);
+    return out;
+  }
+  for (const auto& name : request.hosts) {
+    int i = cluster.host_index(name);
+    if (i < 0) throw input_error("--hosts: unknown host \"{}\"", name);
+    if (std::find(out.begin(), out.end(), static_cast<size_t>(i)) != out.end())
+      throw input_error("--hosts: host \"{}\" is listed twice", name);
+    out.push_back(static_cast<size_t>(i));
+  }
+  return out;
+}
+
+namespace {
+
+// The pins by candidate index, validated against the candidates and the model.
+std::vector<RangePin> resolve_pins(const PlanRequest& request,
+                                   const std::vector<size_t>& candidates, const Cluster& cluster,
+                                   int layers) {
+  std::vector<RangePin> pins;
+  for (const LayerPin& p : request.pins) {
+    int i = cluster.host_index(p.host);
+    auto it = std::find(candidates.begin(), candidates.end(), static_cast<size_t>(std::max(i, 0)));
+    if (i < 0 || it == candidates.end())
+      throw input_error("--pin {}: \"{}\" is not a candidate host", p.host, p.host);
+    if (p.start < 0 || p.end > layers || p.start >= p.end)
+      throw input_error("--pin {}={}-{}: the model has layers 0-{}", p.host, p.start, p.end - 1,
+                        layers - 1);
+    RangePin r{static_cast<size_t>(it - candidates.begin()), p.start, p.end};
+    for (const RangePin& q : pins) {
+      if (q.host == r.host) throw input_error("--pin: host \"{}\" is pinned twice", p.host);
+      if (q.start < r.end && r.start < q.end)
+        throw input_error("--pin {}={}-{} overlaps the pin of {}", p.host, p.start, p.end - 1,
+                          cluster.hosts[candidates[q.host]].name);
+    }
+    pins.push_back(r);
+  }
+  return pins;
+}
+
+// Rows and columns `members` of `m`, in that order.
+LinkMatrix sub_matrix(const LinkMatrix& m, const std::vector<size_t>& members) {
+  LinkMatrix out(members.size(), std::vector<std::optional<LinkFigures>>(members.size()));
+  for (size_t a = 0; a < members.size(); ++a)
+    for (size_t b = 0; b < members.size(); ++b)
+      out[a][b] = m[members[a]][members[b]];
+  return out;
+}
+
+}  // namespace
+
+PlanningProblem::PlanningProblem(const Cluster& cluster, const Catalog& catalog,
+                                 const ModelDesc& model, const PlanRequest& request)
+    : model_(&model), request_(request), inputs_(std::make_unique<PlanInputs>()) {
+  build(cluster, catalog, LinkGraph(cluster, catalog), request);
+}
+
+PlanningProblem::PlanningProblem(const Cluster& cluster, const Catalog& catalog,
+                                 const LinkGraph& graph, const ModelDesc& model,
+                                 const PlanRequest& request)
+    : model_(&model), request_(request), inputs_(std::make_unique<PlanInputs>()) {
+  build(cluster, catalog, graph, request);
+}
+
+void PlanningProblem::build(const Cluster& cluster, const Catalog& catalog, const LinkGraph& graph,
+                            const PlanRequest& request) {
+  const ModelDesc& model = *model_;
+  if (request.context <= 0)
+    throw input_error("--context must be a positive number of tokens, got {}", request.context);
+  if (model.max_context > 0 && request.context > model.max_context)
+    throw input_error("--context {}: {} handles at most {} tokens (its max_position_embeddings)",
+                      request.context, model.name, model.max_context);
+  if (request.prompt < 0)
+    throw input_error("--prompt must not be negative, got {}", request.prompt);
+  if (request.min_hosts < 0 || request.max_hosts < 0)
+    throw input_error("--min-hosts and --max-hosts must not be negative");
+  if (request.max_hosts > 0 && request.min_hosts > request.max_hosts)
+    throw input_error("--min-hosts {} is more than --max-hosts {}", request.min_hosts,
+                      request.max_hosts);
+  std::vector<size_t> candidates = candidate_hosts(cluster, request);
+  if (candidates.empty()) throw input_error("the cluster has no hosts");
+  const int n = static_cast<int>(candidates.size());
+  if (request.min_hosts > n)
+    throw input_error("--min-hosts {}: there are only {} candidate hosts", request.min_hosts, n);
+  pins_ = resolve_pins(request, candidates, cluster, model.num_layers());
+
+  PlanInputs& in = *inputs_;
+  in.min_hosts = std::max(1, request.min_hosts);
+  in.max_hosts = request.max_hosts > 0 ? std::min(n, request.max_hosts) : n;
+  activation_bytes_ = catalog.activation_bytes();
+  in.message_bytes = activation_bytes_ * model.hidden_size;
+  for (size_t i : candidates) {
+    HostFigures h = host_figures(cluster.hosts[i], catalog);
+    if (request.headroom_fraction > 0 || request.headroom_bytes > 0) {
+      h.usable_bytes =
+          std::max(0.0, h.usable_bytes * (1 - request.headroom_fraction) - request.headroom_bytes);
+      h.usable_rule +=
+          request.headroom_bytes > 0
+              ? fmt::format(", less --headroom {}", format_gib(request.headroom_bytes))
+              : fmt::format(", less --headroom {:g} %", 100 * request.headroom_fraction);
+    }
+    in.hosts.push_back(std::move(h));
+  }
+  // One link graph; one matrix per transport.
+  auto matrix = [&](Transport t) {
+    LinkMatrix m(candidates.size(), std::vector<std::optional<LinkFigures>>(candidates.size()));
+    for (size_t a = 0; a < candidates.size(); ++a)
+      for (size_t b = 0; b < candidates.size(); ++b)
+        if (a != b) m[a][b] = graph.best(candidates[a], candidates[b], t, in.message_bytes);
+    return m;
+  };
+  in.rdma = matrix(Transport::kRdma);
+  in.tcp = matrix(Transport::kTcp);
+  in.thunderbolt = matrix(Transport::kThunderbolt);
+  in.network = matrix(Transport::kNetwork);
+  in.any = matrix(Transport::kAny);
+}
+
+PlanningProblem::~PlanningProblem() = default;
+PlanningProblem::PlanningProblem(PlanningProblem&&) noexcept = default;
+
+const LinkMatrix& PlanningProblem::backend_links() const {
+  return inputs_->links(transport_for_backend(request_.backend));
+}
+
+const PipelineCostModel& PlanningProblem::pipeline_cost() const {
+  if (!pipeline_cost_) {
+    pipeline_cost_ =
+        std::make_unique<PipelineCostModel>(*model_, inputs_->hosts, backend_links(),
+                                            request_.context, request_.prompt, activation_bytes_);
+  }
+  return *pipeline_cost_;
+}
+
+const CollectivePaths& PlanningProblem::collective_paths() const {
+  if (!paths_) paths_ = std::make_unique<CollectivePaths>(*inputs_, request_.backend);
+  return *paths_;
+}
+
+PlanningProblem PlanningProblem::unconstrained() const {
+  PlanningProblem p;
+  p.model_ = model_;
+  p.request_ = request_;
+  p.request_.pins.clear();
+  p.request_.hosts.clear();
+  p.request_.min_hosts = p.request_.max_hosts = 0;
+  p.activation_bytes_ = activation_bytes_;
+  p.inputs_ = std::make_unique<PlanInputs>();
+  p.inputs_->message_bytes = inputs_->message_bytes;
+  return p;
+}
+
+void PlanningProblem::set_links_from(const PlanningProblem& source,
+                                     const std::function<LinkMatrix(const LinkMatrix&)>& f) {
+  const PlanInputs& from = *source.inputs_;
+  inputs_->rdma = f(from.rdma);
+  inputs_->tcp = f(from.tcp);
+  inputs_->thunderbolt = f(from.thunderbolt);
+  inputs_->network = f(from.network);
+  inputs_->any = f(from.any);
+}
+
+PlanningProblem PlanningProblem::subset(const std::vector<size_t>& members,
+                                        const std::string& solver) const {
+  PlanningProblem p = unconstrained();
+  p.request_.solver = solver;
+  PlanInputs& in = *p.inputs_;
+  for (size_t m : members) {
+    in.hosts.push_back(inputs_->hosts[m]);
+    p.request_.hosts.push_back(inputs_->hosts[m].name);
+  }
+  p.set_links_from(*this, [&](const LinkMatrix& m) { return sub_matrix(m, members); });
+  in.min_hosts = 1;
+  in.max_hosts = static_cast<int>(members.size());
+  return p;
+}
+
+PlanningProblem PlanningProblem::with_solver(const std::string& solver) const {
+  PlanningProblem p = for_backend(request_.backend, {});
+  p.request_.solver = solver;
+  return p;
+}
+
+PlanningProblem PlanningProblem::for_backend(const std::string& backend,
+                                             const std::vector<size_t>& no_rdma) const {
+  std::vector<size_t> all(size());
+  for (size_t i = 0; i < all.size(); ++i)
+    all[i] = i;
+  PlanningProblem p = subset(all, request_.solver);
+  p.request_ = request_;
+  p.request_.backend = backend;
+  p.pins_ = pins_;
+  p.inputs_->min_hosts = inputs_->min_hosts;
+  p.inputs_->max_hosts = inputs_->max_hosts;
+  for (size_t h : no_rdma)
+    for (size_t o = 0; o < size(); ++o) {
+      p.inputs_->rdma[h][o].reset();
+      p.inputs_->rdma[o][h].reset();
+    }
+  return p;
+}
+
+PlanningProblem PlanningProblem::at_tensor_degrees(const std::vector<int>& tp) const {
+  PlanningProblem p = for_backend(request_.backend, {});
+  for (size_t i = 0; i < size() && i < tp.size(); ++i)
+    p.inputs_->hosts[i] = at_tensor_degree(inputs_->hosts[i], tp[i]);
+  return p;
+}
+
+PlanningProblem PlanningProblem::grouped(const std::vector<std::vector<size_t>>& groups,
+                                         std::vector<HostFigures> figures) const {
+  PlanningProblem p = unconstrained();
+  PlanInputs& in = *p.inputs_;
+  in.hosts = std::move(figures);
+  for (const HostFigures& h : in.hosts)
+    p.request_.hosts.push_back(h.name);
+  const double bytes = inputs_->message_bytes;
+  p.set_links_from(*this, [&](const LinkMatrix& m) {
+    LinkMatrix out(groups.size(), std::vector<std::optional<LinkFigures>>(groups.size()));
+    for (size_t a = 0; a < groups.size(); ++a)
+      for (size_t b = 0; b < groups.size(); ++b) {
+        if (a == b) continue;
+        for (size_t x : groups[a])
+          for (size_t y : groups[b])
+            if (m[x][y] && (!out[a][b] || m[x][y]->hop_time(bytes) < out[a][b]->hop_time(bytes)))
+              out[a][b] = m[x][y];
+      }
+    return out;
+  });
+  in.min_hosts = 1;
+  in.max_hosts = static_cast<int>(groups.size());
+  return p;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,96 @@
+// One planning problem per `meshplan plan` call: the request, validated once, the model, the
+// candidate hosts' figures and the link matrices per transport (PlanInputs), the resolved pins and
+// the all-reduce paths, built once and handed to every strategy (solvers/strategies.hpp) and to
+// the baselines. A sub-problem over some of the candidates (a plan's hosts in rank order) reuses
+// the figures instead of reading the cluster again.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster.hpp"
+#include "lib/models/model.hpp"
+#include "solvers/problem/plan_inputs.hpp"
+#include "solvers/problem/plan_request.hpp"
+#include "solvers/problem/search_space.hpp"
+
+namespace meshplan {
+
+class CollectivePaths;
+
+// Indices of the candidate hosts: `request.hosts` in that order (input errors for a name that is
+// not in the cluster or is listed twice), or every host in file order.
+std::vector<size_t> candidate_hosts(const Cluster& cluster, const PlanRequest& request);
+
+class PipelineCostModel;
+
+class PlanningProblem {
+ public:
+  // Validates the request's context, prompt, --hosts, --min-hosts, --max-hosts and --pin (input
+  // errors name the flag) and gathers the figures.
+  PlanningProblem(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
+                  const PlanRequest& request);
+  // The same over a link graph the caller already built for `cluster`.
+  PlanningProblem(const Cluster& cluster, const Catalog& catalog, const LinkGraph& graph,
+                  const ModelDesc& model, const PlanRequest& request);
+  ~PlanningProblem();
+  PlanningProblem(PlanningProblem&&) noexcept;
+  PlanningProblem& operator=(PlanningProblem&&) = delete;
+  PlanningProblem(const PlanningProblem&) = delete;
+  PlanningProblem& operator=(const PlanningProblem&) = delete;
+
+  const ModelDesc& model() const { return *model_; }
+  const PlanRequest& request() const { return request_; }
+  const PlanInputs& inputs() const { return *inputs_; }
+  size_t size() const { return inputs_->size(); }
+  const HostFigures& host(size_t i) const { return inputs_->hosts[i]; }
+  double activation_bytes() const { return activation_bytes_; }
+  // Layer pins by candidate index.
+  const std::vector<RangePin>& pins() const { return pins_; }
+  // The links a pipeline's hops may use under the request's backend.
+  const LinkMatrix& backend_links() const;
+  // The pipeline cost model over every candidate in the requested order (built on first use).
+  const PipelineCostModel& pipeline_cost() const;
+  // The ways groups of candidates can all-reduce under the backend (built on first use).
+  const CollectivePaths& collective_paths() const;
+
+  // The same problem over `members` (candidate indices) in that order, with no pins and no host
+  // limits: the hosts a plan uses, for its baselines.
+  PlanningProblem subset(const std::vector<size_t>& members, const std::string& solver) const;
+  // The same problem planned for one backend: its links only, and no RDMA link touching a host in
+  // `no_rdma` (candidate indices of hosts that cannot run RDMA, e.g. an old macOS).
+  PlanningProblem for_backend(const std::string& backend, const std::vector<size_t>& no_rdma) const;
+  // The same problem with another pipeline solver (an engine's own split), all else kept.
+  PlanningProblem with_solver(const std::string& solver) const;
+  // The same problem with each candidate's GPUs split tensor-parallel `tp[i]` wide
+  // (at_tensor_degree), pins and host limits kept.
+  PlanningProblem at_tensor_degrees(const std::vector<int>& tp) const;
+  // The same problem over groups of candidates, each planned as one host with `figures[k]`
+  // (hybrid plans: tensor parallel inside a group, a pipeline between groups): the link between
+  // two groups is the fastest between their members for one token's activations. No pins, no
+  // host limits.
+  PlanningProblem grouped(const std::vector<std::vector<size_t>>& groups,
+                          std::vector<HostFigures> figures) const;
+
+ private:
+  PlanningProblem() = default;
+  // The same model and request without pins, --hosts or host limits, and no hosts yet.
+  PlanningProblem unconstrained() const;
+  // Every link matrix of `source` passed through `f`.
+  void set_links_from(const PlanningProblem& source,
+                      const std::function<LinkMatrix(const LinkMatrix&)>& f);
+  void build(const Cluster& cluster, const Catalog& catalog, const LinkGraph& graph,
+             const PlanRequest& request);
+
+  const ModelDesc* model_ = nullptr;
+  PlanRequest request_;
+  std::unique_ptr<PlanInputs> inputs_;  // on the heap: the paths point into it across moves
+  double activation_bytes_ = 0;
+  std::vector<RangePin> pins_;
+  mutable std::unique_ptr<PipelineCostModel> pipeline_cost_;
+  mutable std::unique_ptr<CollectivePaths> paths_;
+};
+
+}  // namespace meshplan

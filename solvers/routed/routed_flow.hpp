@@ -1,0 +1,64 @@
+// Routed serving (issue 19, SPEC section 7 "Routed serving"): every host holds one contiguous
+// range of layers, and a request may pass through any chain of hosts whose ranges join end to
+// start, from the first layer to the last. The cluster's throughput is the maximum flow of that
+// network: a host carries at most its table's tokens/s for its range length, a link at most its
+// bandwidth over one token's activations. This file holds the instance, a layout and its flow.
+#pragma once
+
+#include <climits>
+#include <string>
+#include <vector>
+
+namespace meshplan {
+
+// A layout or move must beat the best flow by this factor to count (rounding is not progress).
+inline constexpr double kRoutedBetter = 1 + 1e-9;
+
+struct RoutedHost {
+  std::string name;
+  // Aggregate tokens/s while holding k = 1..size() layers, without embedding and LM head. Tables
+  // need not fall as k grows.
+  std::vector<double> table;
+  double head_s = 0;  // seconds per token the LM head adds to the host holding the last layer
+  // The most layers when the host also holds the embedding (first layer), the LM head (last
+  // layer), or both: what memory leaves beside them.
+  int max_with_first = INT_MAX;
+  int max_with_last = INT_MAX;
+  int max_with_both = INT_MAX;
+};
+
+struct RoutedInstance {
+  int layers = 0;
+  std::vector<RoutedHost> hosts;
+  // Tokens/s a link carries from host i to host j; 0 = no link (they cannot follow each other).
+  std::vector<std::vector<double>> link;
+};
+
+// Layers [start, end) of one host; start == end: the host is left out.
+struct LayerRange {
+  int start = 0;
+  int end = 0;
+  bool used() const { return end > start; }
+  int size() const { return end - start; }
+  bool operator==(const LayerRange&) const = default;
+};
+using RoutedLayout = std::vector<LayerRange>;  // one per host of the instance
+
+// Tokens/s host `i` sustains holding `r` (its table entry, slowed by the LM head when it holds the
+// last layer); 0 when the range is longer than its table or what memory allows at that position.
+double range_capacity(const RoutedInstance& instance, size_t i, LayerRange r);
+
+struct RoutedFlow {
+  double total = 0;                       // tokens/s from the first layer to the last
+  std::vector<double> host;               // per host
+  std::vector<double> entry;              // per host: tokens entering at layer 0
+  std::vector<std::vector<double>> link;  // [i][j]: tokens/s passed from i to j
+};
+
+// The maximum flow of a layout. With `cut_at` in [0, layers), every host reaching past that point
+// exits as if it held the last layer: for a layout whose hosts starting after the cut are not yet
+// placed, an upper bound on the flow of every layout that places them.
+RoutedFlow routed_max_flow(const RoutedInstance& instance, const RoutedLayout& layout,
+                           int cut_at = -1);
+
+}  // namespace meshplan

@@ -1,0 +1,281 @@
+#include "solvers/routed/routed_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "lib/core/error.hpp"
+#include "solvers/problem/planning_problem.hpp"
+#include "solvers/routed/routed_search.hpp"
+
+namespace meshplan {
+namespace {
+
+struct Built {
+  RoutedInstance instance;
+  std::vector<HostTable> tables;
+};
+
+// The most layers a host holds beside `extra` bytes (embedding, LM head), at most its table's
+// length: a measured table's length is what the host held without them.
+int layers_beside(const HostFigures& h, double extra, double per_layer, int table_length) {
+  if (per_layer <= 0) return table_length;
+  const double fit = std::floor((h.usable_bytes - extra) / per_layer);
+  return static_cast<int>(std::clamp(fit, 0.0, static_cast<double>(table_length)));
+}
+
+Built build(const Cluster& cluster, const PlanningProblem& problem, const ModelDesc& model,
+            const PlanRequest& request, const RoutedRequest& routed, int streams) {
+  const PlanInputs& in = problem.inputs();
+  Built b;
+  b.tables = host_tables(cluster, in.hosts, model, routed.model_id, request.context, streams,
+                         routed.profile, routed.profile_where);
+  double weight = 0, kv = 0;
+  for (const LayerInfo& l : model.layers) {
+    weight += static_cast<double>(l.weight_bytes);
+    kv += l.kv_bytes(request.context);
+  }
+  const double L = std::max(1, model.num_layers());
+  const double per_layer = (weight + streams * kv) / L;
+  const double embedding = static_cast<double>(model.embedding_bytes + model.other_bytes);
+  const double head = static_cast<double>(model.head_bytes);
+  b.instance.layers = model.num_layers();
+  for (size_t i = 0; i < in.size(); ++i) {
+    RoutedHost h;
+    h.name = in.hosts[i].name;
+    h.table = b.tables[i].tokens_per_s;
+    h.head_s = head_seconds_per_token(in.hosts[i], model, streams);
+    const int K = static_cast<int>(h.table.size());
+    h.max_with_first = layers_beside(in.hosts[i], embedding, per_layer, K);
+    h.max_with_last = layers_beside(in.hosts[i], head, per_layer, K);
+    h.max_with_both = layers_beside(in.hosts[i], embedding + head, per_layer, K);
+    b.instance.hosts.push_back(std::move(h));
+  }
+  const size_t n = in.size();
+  b.instance.link.assign(n, std::vector<double>(n, 0));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (i != j && in.any[i][j] && in.message_bytes > 0)
+        b.instance.link[i][j] = in.any[i][j]->bandwidth / in.message_bytes;
+  return b;
+}
+
+// The slowest chain a stream may take: each host on it works through a batch of `streams` in
+// streams / capacity seconds, one after another.
+double slowest_chain_s(const RoutedInstance& in, const RoutedLayout& layout, const RoutedFlow& f,
+                       int streams) {
+  const size_t n = in.hosts.size();
+  std::vector<double> worst(n, -1);  // seconds from this host to the last layer
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return layout[a].start > layout[b].start; });
+  double result = 0;
+  for (size_t i : order) {
+    if (f.host[i] <= 1e-12) continue;
+    const double own = streams / range_capacity(in, i, layout[i]);
+    double after = layout[i].end == in.layers ? 0 : -1;
+    for (size_t j = 0; j < n; ++j)
+      if (f.link[i][j] > 1e-12 && worst[j] >= 0) after = std::max(after, worst[j]);
+    if (after < 0) continue;
+    worst[i] = own + after;
+    if (f.entry[i] > 1e-12) result = std::max(result, worst[i]);
+  }
+  return result;
+}
+
+}  // namespace
+
+Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
+                 const PlanRequest& request, const RoutedRequest& routed, const Clock& clock) {
+  const double began = clock.now_seconds();
+  PlanningProblem problem(cluster, catalog, model, request);
+  const PlanInputs& in = problem.inputs();
+  // Streams per host: as asked, as the profile was measured, or the count whose starting layouts
+  // (best pipeline, replicas) carry the most: every count up to kRoutedSureStreams, larger ones
+  // within a third of the time limit (on 42 hosts each count takes a tenth of a second or more).
+  const double start = routed.started_at >= 0 ? routed.started_at : began;
+  int streams = request.concurrency;
+  if (streams <= 0 && routed.profile && routed.profile->concurrency > 0)
+    streams = routed.profile->concurrency;
+  if (streams <= 0) {
+    double best = -1;
+    streams = 1;
+    for (int n = 1; n <= kRoutedMaxStreams; n *= 2) {
+      // Up to kRoutedSureStreams every count is weighed whatever the clock says, so that a busy
+      // machine plans what an idle one does; larger counts only while a third of the time is left.
+      if (n > kRoutedSureStreams && clock.now_seconds() - start > routed.time_limit_s / 3) break;
+      Built b = build(cluster, problem, model, request, routed, n);
+      Chains c = best_pipeline(b.instance, std::vector<bool>(in.size(), true));
+      Chains r = greedy_replicas(b.instance);
+      if (r.tokens_per_s > c.tokens_per_s) c = r;
+      // Streams beyond --min-stream-tps on the starting layout are not worth trying.
+      if (request.min_stream_tps > 0 && c.tokens_per_s > 0) {
+        RoutedFlow f = routed_max_flow(b.instance, c.layout);
+        const double chain = slowest_chain_s(b.instance, c.layout, f, n);
+        if (chain > 0 && 1 / chain + 1e-12 < request.min_stream_tps) break;
+      }
+      const double f = c.tokens_per_s;
+      if (f > best * 1.005) {
+        best = f;
+        streams = n;
+      }
+    }
+  }
+  Built b = build(cluster, problem, model, request, routed, streams);
+  const double built = clock.now_seconds();
+  RoutedOptions options;
+  options.time_limit_s = routed.time_limit_s;
+  options.clock = &clock;
+  options.started_at = start;
+  RoutedSolution s = solve_routed(b.instance, options);
+  if (s.flow.total <= 0) {
+    bool any = std::any_of(b.instance.hosts.begin(), b.instance.hosts.end(),
+                           [](const RoutedHost& h) { return !h.table.empty(); });
+    if (!any)
+      throw failure("routed: no host holds one layer of {} at {} streams per host", model.name,
+                    streams);
+    throw failure(
+        "routed: no layout of the hosts reaches from the first layer to the last ({} layers, {} "
+        "streams per host)",
+        model.num_layers(), streams);
+  }
+
+  Plan plan;
+  plan.model_name = model.name;
+  plan.quantization = model.quantization;
+  plan.num_layers = model.num_layers();
+  plan.total_bytes = model.total_bytes();
+  plan.context = request.context;
+  plan.prompt = request.prompt;
+  plan.strategy = "routed";
+  plan.backend = "none";
+  plan.transport = "network";
+  plan.activation_bytes = in.message_bytes;
+  const RoutedInstance& ri = b.instance;
+  RoutingInfo routing;
+  routing.streams = streams;
+  routing.optimal = s.optimal;
+  routing.proof = s.proof;
+  routing.nodes = s.nodes;
+  if (routed.timings) {
+    routed.timings->push_back({"host tables and streams per host", built - began});
+    routed.timings->insert(routed.timings->end(), s.phases.begin(), s.phases.end());
+  }
+  std::vector<size_t> used;
+  for (size_t i = 0; i < ri.hosts.size(); ++i)
+    if (s.layout[i].used() && s.flow.host[i] > 1e-9) used.push_back(i);
+  std::sort(used.begin(), used.end(), [&](size_t a, size_t c) {
+    return std::pair(s.layout[a].start, a) < std::pair(s.layout[c].start, c);
+  });
+  for (size_t i : used) {
+    const LayerRange r = s.layout[i];
+    RoutedHostInfo h;
+    h.host = ri.hosts[i].name;
+    h.layer_start = r.start;
+    h.layer_end = r.end;
+    h.capacity = range_capacity(ri, i, r);
+    h.flow = s.flow.host[i];
+    h.entry = s.flow.entry[i];
+    h.exit = r.end == ri.layers ? s.flow.host[i] : 0;
+    h.table = b.tables[i].source;
+    routing.hosts.push_back(h);
+
+    RankPlan rank;
+    rank.rank = static_cast<int>(plan.ranks.size());
+    rank.host = h.host;
+    rank.layer_start = r.start;
+    rank.layer_end = r.end;
+    rank.holds_head = r.end == ri.layers;
+    for (int l = r.start; l < r.end; ++l) {
+      rank.weight_bytes += static_cast<double>(model.layers[static_cast<size_t>(l)].weight_bytes);
+      rank.kv_bytes += streams * model.layers[static_cast<size_t>(l)].kv_bytes(request.context);
+    }
+    if (r.start == 0)
+      rank.weight_bytes += static_cast<double>(model.embedding_bytes + model.other_bytes);
+    if (rank.holds_head) rank.weight_bytes += static_cast<double>(model.head_bytes);
+    rank.total_bytes = rank.weight_bytes + rank.kv_bytes;
+    rank.usable_bytes = in.hosts[i].usable_bytes;
+    rank.bandwidth = in.hosts[i].bandwidth;
+    rank.flops = in.hosts[i].flops;
+    rank.stage_s = streams / h.capacity;
+    plan.ranks.push_back(rank);
+  }
+  for (size_t i : used)
+    for (size_t j : used)
+      if (s.flow.link[i][j] > 1e-9)
+        routing.links.push_back(
+            {ri.hosts[i].name, ri.hosts[j].name, s.flow.link[i][j], ri.link[i][j]});
+
+  const double chain_s = slowest_chain_s(ri, s.layout, s.flow, streams);
+  plan.predicted.token_latency_s = chain_s;
+  plan.predicted.decode_tokens_per_s = chain_s > 0 ? 1 / chain_s : 0;
+  plan.predicted.bottleneck =
+      "the hosts' tables: the flow is limited by the cut " +
+      std::string(s.flow.total >= s.bound.tokens_per_s * (1 - 1e-9) ? "that meets the upper bound"
+                                                                    : "the search found");
+  ServingInfo sv;
+  sv.objective = "throughput";
+  sv.min_stream_tps = request.min_stream_tps;
+  sv.concurrency = streams;
+  sv.max_concurrency = streams;
+  sv.bound_by = "the hosts' tables";
+  sv.step_s = chain_s;
+  sv.stream_tokens_per_s = plan.predicted.decode_tokens_per_s;
+  sv.aggregate_tokens_per_s = s.flow.total;
+  sv.kv_bytes = 0;
+  for (const RankPlan& r : plan.ranks)
+    sv.kv_bytes += r.kv_bytes;
+  sv.bound_aggregate_tokens_per_s = std::max(s.bound.tokens_per_s, s.flow.total);
+  sv.bound_method = s.bound.method;
+  plan.serving = sv;
+  if (request.min_stream_tps > 0 && sv.stream_tokens_per_s + 1e-12 < request.min_stream_tps)
+    throw failure("--min-stream-tps {}: a stream on the slowest routed chain gets {:.1f} tokens/s",
+                  request.min_stream_tps, sv.stream_tokens_per_s);
+
+  auto baseline = [&](const char* name, const Chains& c, const char* what) {
+    BaselineInfo x{name, c.tokens_per_s > 0, 0, c.tokens_per_s, 0, {}, what};
+    for (size_t i = 0; i < ri.hosts.size(); ++i)
+      if (c.layout[i].used()) x.hosts.push_back(ri.hosts[i].name);
+    if (c.tokens_per_s > 0) x.speedup = s.flow.total / c.tokens_per_s;
+    return x;
+  };
+  plan.baselines.push_back(baseline("routed-single-pipeline", s.pipeline,
+                                    "the best single pipeline on the same tables, tokens/s"));
+  plan.baselines.push_back(baseline(
+      "routed-disjoint-replicas", s.replicas,
+      "disjoint pipelines, each the best of the hosts left, on the same tables, tokens/s"));
+  plan.solver = {"routed-branch-and-bound", s.optimal, s.solve_s * 1000, s.proof};
+
+  for (size_t i = 0; i < in.size(); ++i) {
+    const HostFigures& h = in.hosts[i];
+    HostInfo info{h.name,       h.usable_bytes, h.bandwidth, h.flops,
+                  h.overhead_s, h.usable_rule,  false,       "",
+                  h.gpus,       h.tp,           h.gpu_link};
+    info.used = std::find(used.begin(), used.end(), i) != used.end();
+    if (!info.used)
+      info.left_out = ri.hosts[i].table.empty() ? fmt::format("holds no layer at {} streams ({})",
+                                                              streams, b.tables[i].source)
+                                                : "no range for it raises the flow";
+    plan.hosts.push_back(info);
+  }
+  std::vector<std::string> out;
+  for (const HostInfo& h : plan.hosts)
+    if (!h.used) out.push_back(fmt::format("{} ({})", h.name, h.left_out));
+  if (!out.empty()) {
+    std::string note = "left out: ";
+    for (size_t k = 0; k < out.size(); ++k)
+      note += (k ? ", " : "") + out[k];
+    plan.notes.push_back(note);
+  }
+  plan.notes.push_back(fmt::format(
+      "routed: {} streams per host; {:.1f} tokens/s in all against {:.1f} for the best single "
+      "pipeline and {:.1f} for disjoint replicas on the same tables",
+      streams, s.flow.total, s.pipeline.tokens_per_s, s.replicas.tokens_per_s));
+  plan.routing = routing;
+  return plan;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,240 @@
+#include "solvers/routed/routed_search.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "solvers/routed/routed_greedy.hpp"
+#include "solvers/routed/routed_regions.hpp"
+#include "solvers/routed/routed_stage_program.hpp"
+#include "solvers/routed/routed_stages.hpp"
+
+namespace meshplan {
+namespace {
+
+struct Group {
+  std::vector<size_t> members;  // hosts, placed in this order
+  std::vector<int> lengths;     // candidate range lengths, most layer work first
+  LayerWork work;
+  size_t placed = 0;
+};
+
+class Search {
+ public:
+  Search(const RoutedInstance& in, const RoutedOptions& options, const Clock& clock,
+         double deadline)
+      : in_(in), options_(options), clock_(clock), cur_(in.hosts.size()), deadline_(deadline) {
+    const size_t L = static_cast<size_t>(in.layers);
+    for (std::vector<size_t>& members : interchangeable_hosts(in)) {
+      Group g;
+      g.members = std::move(members);
+      const size_t i = g.members.front();
+      const auto& t = in.hosts[i].table;
+      std::vector<double> capped(t.begin(), t.begin() + std::min(t.size(), L));
+      g.work = LayerWork(bound_table(in.hosts[i], in.layers));
+      for (size_t k = 1; k <= capped.size(); ++k)
+        g.lengths.push_back(static_cast<int>(k));
+      std::stable_sort(g.lengths.begin(), g.lengths.end(), [&](int a, int b) {
+        return a * capped[static_cast<size_t>(a - 1)] > b * capped[static_cast<size_t>(b - 1)];
+      });
+      groups_.push_back(std::move(g));
+    }
+  }
+
+  void start_from(double flow, const RoutedLayout& layout) {
+    if (flow > best_) {
+      best_ = flow;
+      best_layout_ = layout;
+    }
+  }
+  void run() { visit(0); }
+  bool stopped() const { return stopped_; }
+  int64_t nodes() const { return nodes_; }
+  double best() const { return best_; }
+  const RoutedLayout& best_layout() const { return best_layout_; }
+  int groups() const { return static_cast<int>(groups_.size()); }
+
+ private:
+  void visit(int p) {
+    if (stopped_) return;
+    if (p == in_.layers) {
+      const double f = routed_max_flow(in_, cur_).total;
+      if (f > best_ * kRoutedBetter || (best_layout_.empty() && f > 0)) {
+        best_ = f;
+        best_layout_ = cur_;
+      }
+      return;
+    }
+    choose(p, 0, 0, 0);
+  }
+
+  // Starts hosts at point p: group g's next member with a length at or after `from` in the
+  // group's list (so two members of a group never swap), or moves on to the next group.
+  void choose(int p, size_t g, size_t from, int started) {
+    if (stopped_) return;
+    if (g == groups_.size()) {
+      finish_point(p, started);
+      return;
+    }
+    Group& grp = groups_[g];
+    if (grp.placed < grp.members.size()) {
+      const size_t host = grp.members[grp.placed];
+      for (size_t idx = from; idx < grp.lengths.size(); ++idx) {
+        const int k = grp.lengths[idx];
+        if (p + k > in_.layers) continue;
+        const LayerRange r{p, p + k};
+        if (range_capacity(in_, host, r) <= 0) continue;
+        cur_[host] = r;
+        ++grp.placed;
+        if (work_allows(p)) choose(p, g, idx, started + 1);
+        --grp.placed;
+        cur_[host] = {};
+        if (stopped_) return;
+      }
+    }
+    choose(p, g + 1, 0, started);
+  }
+
+  void finish_point(int p, int started) {
+    // Hosts end at p (or p is the first layer): something must start here, or they carry nothing
+    // and the same layout without them is searched elsewhere.
+    if (started == 0) return;
+    if (++nodes_ % 256 == 0 && (clock_.now_seconds() > deadline_ || nodes_ > options_.max_nodes)) {
+      stopped_ = true;
+      return;
+    }
+    int q = in_.layers;
+    for (const LayerRange& r : cur_)
+      if (r.used() && r.end > p) q = std::min(q, r.end);
+    bool unplaced = false;
+    for (const Group& grp : groups_)
+      unplaced = unplaced || grp.placed < grp.members.size();
+    if (q < in_.layers && !unplaced) return;
+    if (routed_max_flow(in_, cur_, p).total <= best_ * kRoutedBetter) return;
+    visit(q);
+  }
+
+  // Whether a flow above the best can still cover layers [p, L): the open hosts' layers past p
+  // and the unplaced hosts' best layer work at that flow.
+  bool work_allows(int p) const {
+    const double f = best_ * kRoutedBetter;
+    if (f <= 0) return true;
+    double passes = 0;
+    for (size_t i = 0; i < cur_.size(); ++i)
+      if (cur_[i].used() && cur_[i].end > p)
+        passes += (cur_[i].end - p) * std::min(range_capacity(in_, i, cur_[i]) / f, 1.0);
+    for (const Group& grp : groups_)
+      passes += static_cast<double>(grp.members.size() - grp.placed) * grp.work.per_flow(f);
+    return passes >= (in_.layers - p) * (1 - 1e-12);
+  }
+
+  const RoutedInstance& in_;
+  const RoutedOptions& options_;
+  const Clock& clock_;
+  std::vector<Group> groups_;
+  RoutedLayout cur_;
+  double best_ = 0;
+  RoutedLayout best_layout_;
+  int64_t nodes_ = 0;
+  bool stopped_ = false;
+  double deadline_;
+};
+
+}  // namespace
+
+RoutedSolution solve_routed(const RoutedInstance& in, const RoutedOptions& options) {
+  SteadyClock steady;
+  const Clock& clock = options.clock ? *options.clock : steady;
+  const double started = clock.now_seconds();
+  const double deadline =
+      (options.started_at >= 0 ? options.started_at : started) + options.time_limit_s;
+  RoutedSolution out;
+  double mark = started;
+  auto phase = [&](const char* name) {
+    const double now = clock.now_seconds();
+    out.phases.push_back({name, now - mark});
+    mark = now;
+  };
+  out.bound = routed_upper_bound(in);
+  phase("upper bound");
+  out.pipeline = best_pipeline(in, std::vector<bool>(in.hosts.size(), true));
+  phase("single pipeline");
+  out.replicas = greedy_replicas(in);
+  phase("disjoint replicas");
+  const auto groups = interchangeable_hosts(in);
+  out.stages = best_stage_layout(in, groups);
+  const double low = std::max(out.pipeline.tokens_per_s, out.replicas.tokens_per_s);
+  if (out.stages.tokens_per_s <= 0)
+    out.stages = best_kind_stages(in, groups, low, out.bound.tokens_per_s);
+  phase("stage layouts");
+  {
+    // The bisection from 0, as the plain sweep runs it (so the result is never below that), then
+    // perturbed sweeps for at most a quarter of the time left.
+    const double now = clock.now_seconds();
+    out.greedy = greedy_stage_layout(in, groups, 0, out.bound.tokens_per_s, clock,
+                                     now + std::max(0.0, deadline - now) / 4);
+  }
+  phase("sweep over shared boundaries");
+  {
+    // The stage program for at most a third of the time left.
+    const double now = clock.now_seconds();
+    const double best = std::max({low, out.stages.tokens_per_s, out.greedy.tokens_per_s});
+    Chains p = program_stage_layout(in, groups, best, out.bound.tokens_per_s, clock,
+                                    now + std::max(0.0, deadline - now) / 3);
+    if (p.tokens_per_s > out.greedy.tokens_per_s) out.greedy = std::move(p);
+  }
+  phase("stage program");
+  {
+    // Where slow links join regions: each region's own layout, side by side (a third of the time
+    // left).
+    const double now = clock.now_seconds();
+    Chains r = regional_layout(in, clock, now + std::max(0.0, deadline - now) / 3);
+    if (r.tokens_per_s > out.greedy.tokens_per_s) out.greedy = std::move(r);
+  }
+  phase("regions");
+
+  Search search(in, options, clock, deadline);
+  // Local moves from the best starting layout, for at most half the time left: the branch and
+  // bound needs the rest, and starts from what they reach.
+  Chains seed = out.greedy;
+  for (const Chains* c : {&out.pipeline, &out.replicas, &out.stages})
+    if (c->tokens_per_s > seed.tokens_per_s) seed = *c;
+  search.start_from(out.pipeline.tokens_per_s, out.pipeline.layout);
+  search.start_from(out.replicas.tokens_per_s, out.replicas.layout);
+  search.start_from(out.stages.tokens_per_s, out.stages.layout);
+  search.start_from(out.greedy.tokens_per_s, out.greedy.layout);
+  if (seed.tokens_per_s > 0 && seed.tokens_per_s < out.bound.tokens_per_s * (1 - 1e-9)) {
+    const double now = clock.now_seconds();
+    out.moves = improve_by_moves(in, seed, clock, now + std::max(0.0, deadline - now) / 2);
+    search.start_from(seed.tokens_per_s, seed.layout);
+  }
+  phase("local moves");
+  const bool at_bound = [&] { return search.best() >= out.bound.tokens_per_s * (1 - 1e-9); }();
+  if (!at_bound && in.layers > 0 && !in.hosts.empty()) search.run();
+  phase("branch and bound");
+  out.layout = search.best_layout();
+  if (out.layout.empty()) out.layout.assign(in.hosts.size(), {});
+  out.flow = routed_max_flow(in, out.layout);
+  out.nodes = search.nodes();
+  out.groups = search.groups();
+  out.solve_s = clock.now_seconds() - started;
+  if (out.flow.total >= out.bound.tokens_per_s * (1 - 1e-9)) {
+    out.optimal = true;
+    out.proof = "meets the upper bound";
+  } else if (!search.stopped()) {
+    out.optimal = true;
+    out.proof = fmt::format(
+        "branch and bound searched every layout ({} partial layouts visited, {} groups of "
+        "interchangeable hosts)",
+        out.nodes, out.groups);
+  } else {
+    out.proof = fmt::format(
+        "search stopped after {:.1f} s and {} partial layouts; the best found is within {:.3g} % "
+        "of the upper bound",
+        out.solve_s, out.nodes,
+        out.flow.total > 0 ? (out.bound.tokens_per_s / out.flow.total - 1) * 100 : 100.0);
+  }
+  return out;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,53 @@
+// The routed layout with the highest flow (issue 19): each host gets one range of layers or is
+// left out. Starts from the best single pipeline, the disjoint replicas, the best stage layout
+// (solvers/routed_stages.hpp) and the sweep over shared boundaries (solvers/routed_greedy.hpp), the
+// best of them raised by local moves, then searches layouts by branch and bound, sweeping the
+// layer boundaries from the first layer to the last: at each point where some host's range ends,
+// which hosts start there and with how many layers. Hosts with the same table, memory limits and
+// links are one group, so the search never tries two layouts that differ only by swapping them. Two
+// bounds prune: the flow of the part placed so far (routed_max_flow with a cut), and the layer work
+// the open and unplaced hosts can still do. A search that ends inside its time proves its layout
+// optimal; so does a layout that meets the upper bound.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/core/clock.hpp"
+#include "solvers/routed/routed_bounds.hpp"
+#include "solvers/routed/routed_flow.hpp"
+
+namespace meshplan {
+
+struct RoutedOptions {
+  double time_limit_s = 1.5;
+  const Clock* clock = nullptr;  // SteadyClock when null
+  // When the plan began, on `clock`: the limit counts from there, so that what the caller spent
+  // before (loading, choosing the streams) comes out of it. Negative: when the solve begins.
+  double started_at = -1;
+  int64_t max_nodes = INT64_MAX;
+};
+
+struct RoutedSolution {
+  RoutedLayout layout;
+  RoutedFlow flow;
+  RoutedBound bound;
+  bool optimal = false;
+  std::string proof;  // how optimality was shown, or why not
+  Chains pipeline;    // baselines on the same tables
+  Chains replicas;
+  Chains stages;  // the best stage layout (solvers/routed_stages.hpp), when computed
+  Chains greedy;  // the sweep over shared boundaries (solvers/routed_greedy.hpp)
+  int moves = 0;  // local moves that raised the best starting layout
+  // Where the time went: each step's name and seconds, in order.
+  std::vector<std::pair<std::string, double>> phases;
+  int64_t nodes = 0;  // layouts and partial layouts the search visited
+  double solve_s = 0;
+  int groups = 0;  // hosts that differ in table, memory or links
+};
+
+RoutedSolution solve_routed(const RoutedInstance& instance, const RoutedOptions& options = {});
+
+}  // namespace meshplan

@@ -1,0 +1,242 @@
+#include "solvers/routed/routed_stages.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace meshplan {
+namespace {
+
+bool same_host(const RoutedInstance& in, size_t a, size_t b) {
+  const RoutedHost &x = in.hosts[a], &y = in.hosts[b];
+  if (x.table != y.table || x.head_s != y.head_s || x.max_with_first != y.max_with_first ||
+      x.max_with_last != y.max_with_last || x.max_with_both != y.max_with_both)
+    return false;
+  if (in.link.empty()) return true;
+  if (in.link[a][b] != in.link[b][a]) return false;
+  for (size_t k = 0; k < in.hosts.size(); ++k) {
+    if (k == a || k == b) continue;
+    if (in.link[a][k] != in.link[b][k] || in.link[k][a] != in.link[k][b]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::vector<size_t>> interchangeable_hosts(const RoutedInstance& in) {
+  std::vector<std::vector<size_t>> groups;
+  std::vector<bool> grouped(in.hosts.size(), false);
+  for (size_t i = 0; i < in.hosts.size(); ++i) {
+    if (grouped[i]) continue;
+    groups.emplace_back();
+    for (size_t j = i; j < in.hosts.size(); ++j)
+      if (!grouped[j] && same_host(in, i, j)) {
+        grouped[j] = true;
+        groups.back().push_back(j);
+      }
+  }
+  return groups;
+}
+
+Chains best_stage_layout(const RoutedInstance& in, const std::vector<std::vector<size_t>>& groups,
+                         double max_work) {
+  Chains out;
+  out.layout.assign(in.hosts.size(), {});
+  const int L = in.layers;
+  const size_t G = groups.size();
+  // Hosts used per group, as one mixed-radix number.
+  std::vector<size_t> radix(G + 1, 1);
+  for (size_t g = 0; g < G; ++g)
+    radix[g + 1] = radix[g] * (groups[g].size() + 1);
+  const size_t used_states = radix[G];
+  // The program visits (layers, used) states and, from each, every stage length and combination.
+  const double work = static_cast<double>(used_states) * static_cast<double>(used_states) *
+                      static_cast<double>(L) * static_cast<double>(L) * static_cast<double>(G);
+  if (L <= 0 || work > static_cast<double>(max_work)) return out;
+  auto digit = [&](size_t code, size_t g) { return code / radix[g] % (groups[g].size() + 1); };
+
+  struct Step {
+    double value = -1;  // the slowest stage so far; -1: not reachable
+    int prev_layer = -1, length = 0;
+    size_t prev_used = 0, added = 0;  // `added`: hosts of each group in the last stage (code)
+  };
+  std::vector<Step> best(used_states * static_cast<size_t>(L + 1));
+  auto at = [&](int l, size_t used) -> Step& {
+    return best[static_cast<size_t>(l) * used_states + used];
+  };
+  at(0, 0).value = std::numeric_limits<double>::infinity();
+  for (int l = 0; l < L; ++l)
+    for (size_t used = 0; used < used_states; ++used) {
+      const Step from = at(l, used);
+      if (from.value < 0) continue;
+      for (int len = 1; l + len <= L; ++len) {
+        const LayerRange r{l, l + len};
+        std::vector<double> cap(G);
+        bool any = false;
+        for (size_t g = 0; g < G; ++g) {
+          cap[g] = range_capacity(in, groups[g].front(), r);
+          any = any || (cap[g] > 0 && digit(used, g) < groups[g].size());
+        }
+        if (!any) continue;
+        // Every combination of the groups' unused hosts with a capacity for this range.
+        for (size_t add = 1; add < used_states; ++add) {
+          double total = 0;
+          bool fits = true;
+          for (size_t g = 0; g < G && fits; ++g) {
+            const size_t k = digit(add, g);
+            if (k == 0) continue;
+            fits = cap[g] > 0 && digit(used, g) + k <= groups[g].size();
+            total += static_cast<double>(k) * cap[g];
+          }
+          if (!fits) continue;
+          const double value = std::min(from.value, total);
+          Step& to = at(l + len, used + add);
+          if (value > to.value) to = {value, l, len, used, add};
+        }
+      }
+    }
+  size_t end = used_states;
+  double value = 0;
+  for (size_t used = 0; used < used_states; ++used)
+    if (at(L, used).value > value) {
+      value = at(L, used).value;
+      end = used;
+    }
+  if (end == used_states) return out;
+  std::vector<size_t> next(G, 0);  // next unplaced member per group
+  for (int l = L; l > 0;) {
+    const Step s = at(l, end);
+    for (size_t g = 0; g < G; ++g)
+      for (size_t k = 0; k < digit(s.added, g); ++k)
+        out.layout[groups[g][next[g]++]] = {s.prev_layer, l};
+    l = s.prev_layer;
+    end = s.prev_used;
+    ++out.chains;
+  }
+  out.tokens_per_s = routed_max_flow(in, out.layout).total;
+  return out;
+}
+
+Chains best_kind_stages(const RoutedInstance& in, const std::vector<std::vector<size_t>>& groups,
+                        double low, double high) {
+  const int L = in.layers;
+  const size_t G = groups.size();
+  struct Stage {
+    int hosts = 0, layers = 0;
+  };
+  // Per kind: which (hosts used, layers covered) are reachable, and the stage that reached them.
+  struct Kind {
+    std::vector<std::vector<Stage>> how;  // [hosts][layers]; layers == 0 and hosts > 0: none
+    std::vector<std::vector<char>> reach;
+  };
+  auto plan_kind = [&](size_t g, double F) {
+    const size_t n = groups[g].size();
+    const std::vector<double>& t = in.hosts[groups[g].front()].table;
+    Kind k;
+    k.reach.assign(n + 1, std::vector<char>(static_cast<size_t>(L + 1), 0));
+    k.how.assign(n + 1, std::vector<Stage>(static_cast<size_t>(L + 1)));
+    k.reach[0][0] = 1;
+    for (size_t u = 0; u < n; ++u)
+      for (int s = 0; s < L; ++s) {
+        if (!k.reach[u][static_cast<size_t>(s)]) continue;
+        for (size_t m = 1; u + m <= n; ++m)
+          for (int l = 1; s + l <= L && static_cast<size_t>(l) <= t.size(); ++l) {
+            if (static_cast<double>(m) * t[static_cast<size_t>(l - 1)] < F) continue;
+            char& r = k.reach[u + m][static_cast<size_t>(s + l)];
+            if (!r) {
+              r = 1;
+              k.how[u + m][static_cast<size_t>(s + l)] = {static_cast<int>(m), l};
+            }
+          }
+      }
+    return k;
+  };
+  // Whether the kinds' layer counts can sum to L; fills the layout when they can.
+  auto attempt = [&](double F, RoutedLayout* layout) {
+    std::vector<Kind> kinds;
+    for (size_t g = 0; g < G; ++g)
+      kinds.push_back(plan_kind(g, F));
+    // total[g][s]: kinds 0..g-1 cover exactly s layers; from[g][s]: layers of kind g-1 used.
+    std::vector<std::vector<int>> from(G + 1, std::vector<int>(static_cast<size_t>(L + 1), -1));
+    from[0][0] = 0;
+    for (size_t g = 0; g < G; ++g)
+      for (int s = 0; s <= L; ++s) {
+        if (from[g][static_cast<size_t>(s)] < 0) continue;
+        for (int add = 0; s + add <= L; ++add) {
+          bool ok = false;
+          for (size_t u = 0; u < kinds[g].reach.size() && !ok; ++u)
+            ok = kinds[g].reach[u][static_cast<size_t>(add)] != 0;
+          if (ok && from[g + 1][static_cast<size_t>(s + add)] < 0)
+            from[g + 1][static_cast<size_t>(s + add)] = add;
+        }
+      }
+    if (from[G][static_cast<size_t>(L)] < 0) return false;
+    if (!layout) return true;
+    // Walk back: each kind's layers, then its stages; stages are laid end to end.
+    std::vector<std::pair<std::vector<size_t>, int>> stages;  // hosts, layers
+    int s = L;
+    for (size_t g = G; g-- > 0;) {
+      int add = from[g + 1][static_cast<size_t>(s)];
+      s -= add;
+      size_t u = 0;
+      while (!kinds[g].reach[u][static_cast<size_t>(add)])
+        ++u;
+      size_t next = 0;
+      while (add > 0) {
+        Stage st = kinds[g].how[u][static_cast<size_t>(add)];
+        std::vector<size_t> hosts(groups[g].begin() + static_cast<long>(next),
+                                  groups[g].begin() + static_cast<long>(next + st.hosts));
+        next += static_cast<size_t>(st.hosts);
+        stages.push_back({hosts, st.layers});
+        u -= static_cast<size_t>(st.hosts);
+        add -= st.layers;
+      }
+    }
+    // The embedding and the LM head take room and time: first the stage that keeps the most
+    // capacity beside the embedding, last the one that keeps the most beside the head.
+    auto capacity = [&](size_t k, LayerRange r) {
+      double c = 0;
+      for (size_t h : stages[k].first)
+        c += range_capacity(in, h, r);
+      return c;
+    };
+    const size_t count = stages.size();
+    size_t first = 0, last = count - 1;
+    for (size_t k = 0; k < count; ++k)
+      if (capacity(k, {0, stages[k].second}) > capacity(first, {0, stages[first].second}))
+        first = k;
+    if (count > 1) {
+      last = first == 0 ? 1 : 0;
+      for (size_t k = 0; k < count; ++k)
+        if (k != first &&
+            capacity(k, {L - stages[k].second, L}) > capacity(last, {L - stages[last].second, L}))
+          last = k;
+    }
+    std::vector<size_t> order{first};
+    for (size_t k = 0; k < count; ++k)
+      if (k != first && k != last) order.push_back(k);
+    if (last != first) order.push_back(last);
+    int at = 0;
+    layout->assign(in.hosts.size(), {});
+    for (size_t k : order) {
+      for (size_t h : stages[k].first)
+        (*layout)[h] = {at, at + stages[k].second};
+      at += stages[k].second;
+    }
+    return true;
+  };
+  Chains out;
+  out.layout.assign(in.hosts.size(), {});
+  if (L <= 0 || G == 0 || !(high > low)) return out;
+  for (int it = 0; it < 40 && high - low > 1e-6 * high; ++it) {
+    const double mid = (low + high) / 2;
+    (attempt(mid, nullptr) ? low : high) = mid;
+  }
+  RoutedLayout layout;
+  if (!attempt(low, &layout)) return out;
+  out.layout = layout;
+  out.tokens_per_s = routed_max_flow(in, layout).total;
+  out.chains = 1;
+  return out;
+}
+
+}  // namespace meshplan

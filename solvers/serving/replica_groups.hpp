@@ -1,0 +1,46 @@
+// Replicas: the candidate hosts split into groups that each serve a full copy of the model, each
+// group planned by the existing strategies (any strategy inside a group) with its own batched
+// decode. Requests are shared among the replicas by capacity (aggregate tokens/s).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster.hpp"
+#include "lib/core/clock.hpp"
+#include "lib/models/model.hpp"
+#include "lib/plan/plan.hpp"
+#include "solvers/problem/plan_request.hpp"
+
+namespace meshplan {
+
+struct ReplicaSet {
+  std::vector<Plan> plans;  // one per replica, each with its serving figures
+  std::vector<ReplicaInfo> replicas;
+  double aggregate_tokens_per_s = 0;
+};
+
+// The plan of one group of hosts (names, in candidate order) with serving figures, or nothing
+// when the model does not fit on it.
+std::optional<Plan> plan_group(const Cluster& cluster, const Catalog& catalog,
+                               const ModelDesc& model, const PlanRequest& request,
+                               const std::vector<std::string>& hosts, const Clock& clock);
+
+// Replicas from plans of disjoint groups: request shares by capacity.
+ReplicaSet replica_set(std::vector<Plan> plans);
+
+// Up to this many candidates, replicas are chosen over every partition of the hosts (each
+// subset planned once: 2^n plans); above it, over the splits below.
+inline constexpr size_t kExactReplicaHosts = 8;
+
+// The split of `whole`'s candidates into two or more groups with the highest aggregate
+// tokens/s: every partition (hosts may stay idle) up to kExactReplicaHosts candidates; groups
+// balanced by memory for every number of groups, and every host that holds the model alone as
+// its own replica. Nothing when no split has two feasible groups.
+std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& catalog,
+                                        const ModelDesc& model, const PlanRequest& request,
+                                        const Plan& whole, const Clock& clock);
+
+}  // namespace meshplan
