@@ -3,16 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <set>
 
 #include "app/ssh_args.hpp"
 #include "lib/cluster/cluster_writer.hpp"
-#include "lib/configure/live_check.hpp"
-#include "lib/configure/tcp_check.hpp"
 #include "lib/core/error.hpp"
 #include "lib/discovery/host_list.hpp"
-#include "lib/emit/mlx_env.hpp"
-#include "lib/emit/mlx_hostfile_builder.hpp"
+#include "lib/preflight/preflight.hpp"
 
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
@@ -83,101 +79,31 @@ std::string today() {
 bool run_live(const CheckArgs& a, AppContext& ctx, const Cluster& cluster,
               const TopologyContext& topo, const CheckReport& report,
               const std::optional<PlanRanks>& plan) {
-  const BackendVerdict* chosen = report.find(report.chosen);
-  bool rdma = chosen && chosen->transport == "rdma";
-  std::vector<LiveLink> links = live_links(cluster, topo.subnets, rdma);
-  std::set<std::string> hosts;
-  if (plan)
-    for (const auto& r : plan->ranks)
-      hosts.insert(r.host);
-  std::erase_if(links, [&](const LiveLink& l) {
-    return plan && (!hosts.count(l.host) || !hosts.count(l.peer_host));
-  });
-  // The TCP connections the chosen backend's launch opens (mlx.launch's ports), by host name.
-  // A hostfile that cannot be written (an address the backend needs is unknown) leaves the TCP
-  // test out, saying why; the rest of the check still runs.
-  std::vector<TcpProbe> probes;
-  if (chosen && chosen->valid) {
-    MlxEnvOptions ports;
-    ports.starting_port = a.starting_port;
-    try {
-      for (const auto& c : mlx_connections(build_mlx_hostfile(topo, *chosen, {}), ports))
-        probes.push_back(
-            {chosen->ranks[c.listener], chosen->ranks[c.connector], c.address, c.port});
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::kFailed && e.kind() != ErrorKind::kBadInput) throw;
-      ctx.console.note(fmt::format("TCP connections not tried: {}", e.what()));
-    }
-  }
-  std::vector<HostTarget> targets;
-  for (const Host& h : cluster.hosts) {
-    bool wanted = plan ? hosts.count(h.name) > 0 : false;
-    for (const auto& p : probes)
-      wanted = wanted || p.listen_host == h.name || p.connect_host == h.name;
-    for (const auto& l : links)
-      wanted = wanted || l.host == h.name;
-    if (!wanted) continue;
-    targets.push_back(host_target(h.name, h.ssh_target(), a.cluster, a.ssh));
-  }
-  if (targets.empty())
-    throw input_error("--live: {} has no cable between hosts to check", a.cluster);
-  auto executor = make_ssh_executor(a.ssh);
-  LiveOptions options;
+  PreflightOptions options;
+  options.cluster_file = a.cluster;
+  options.starting_port = a.starting_port;
   options.pings = a.pings;
   options.jobs = a.jobs;
-  options.iperf_seconds = a.measure ? a.iperf_seconds : 0;
-  LiveReport live = run_live_check(cluster, links, targets, *executor, options);
-  TcpCheckResult tcp;
-  if (live.failures.empty() && !probes.empty()) {
-    // Each connection waits at most this long, below the SSH silence limit.
-    int wait_s = std::max(1, std::min(a.ssh.ssh.timeout_s - 1, 5));
-    tcp = run_tcp_check(probes, targets, *executor, a.jobs, wait_s);
-    live.findings.insert(live.findings.end(), tcp.findings.begin(), tcp.findings.end());
-    live.failures = tcp.failures;
-    live.notes.insert(live.notes.end(), tcp.notes.begin(), tcp.notes.end());
-  }
-
-  size_t answered = 0;
-  for (const auto& r : live.round_trip_us)
-    answered += r.has_value();
-  std::string out = fmt::format("\nLive check: {} host{}, {} cable end{}, {} answered\n",
-                                targets.size(), targets.size() == 1 ? "" : "s", links.size(),
-                                links.size() == 1 ? "" : "s", answered);
-  if (!probes.empty())
-    out += fmt::format("  TCP ({} launch, from port {}): {} of {} connection{} opened\n",
-                       report.chosen, a.starting_port, tcp.opened, probes.size(),
-                       probes.size() == 1 ? "" : "s");
-  for (size_t i = 0; i < links.size(); ++i)
-    if (live.round_trip_us[i])
-      out += fmt::format("  {}: {} -> {}: round trip {:.0f} us{}\n", links[i].name(),
-                         links[i].address, links[i].peer_address, *live.round_trip_us[i],
-                         live.bandwidth_gbps[i]
-                             ? fmt::format(", {:.2f} Gb/s (iperf3)", *live.bandwidth_gbps[i])
-                             : "");
+  options.measure = a.measure;
+  options.iperf_seconds = a.iperf_seconds;
+  // Below the SSH silence limit.
+  options.connect_wait_s = std::max(1, std::min(a.ssh.ssh.timeout_s - 1, 5));
+  options.date = today();
+  auto executor = make_ssh_executor(a.ssh);
+  auto target_of = [&](const Host& h) {
+    return host_target(h.name, h.ssh_target(), a.cluster, a.ssh);
+  };
+  PreflightReport live = run_preflight(cluster, topo, report, plan, target_of, *executor, options);
   for (const auto& n : live.notes)
     ctx.console.note(n);
-  for (const auto& f : live.findings) {
-    std::string fix = f.fix;
-    for (auto p = fix.find("CLUSTER"); p != std::string::npos; p = fix.find("CLUSTER"))
-      fix.replace(p, 7, a.cluster);
-    out += fmt::format("  problem: {}{}{}\n    fix: {}\n", f.host.empty() ? "" : f.host + ": ",
-                       f.cable.empty() ? "" : "cable " + f.cable + ": ", f.problem, fix);
+  ctx.console.data(live.text);
+  if (live.measured) {
+    write_output(ctx, a.output, write_cluster_json(*live.measured));
+    ctx.console.note(fmt::format("wrote the measured latencies of {} cable end{} to {}",
+                                 live.answered, live.answered == 1 ? "" : "s", a.output));
   }
-  ctx.console.data(out);
-  if (a.measure && answered > 0) {
-    Cluster measured = with_measurements(cluster, links, live, today());
-    write_output(ctx, a.output, write_cluster_json(measured));
-    ctx.console.note(fmt::format("wrote the measured latencies of {} cable end{} to {}", answered,
-                                 answered == 1 ? "" : "s", a.output));
-  }
-  if (!live.failures.empty()) {
-    std::string msg = fmt::format("{} of {} host{} could not be checked:", live.failures.size(),
-                                  targets.size(), targets.size() == 1 ? "" : "s");
-    for (const auto& f : live.failures)
-      msg += fmt::format("\n  {}: {}: {}", f.host, host_failure_name(f.kind), f.message);
-    throw Error(ErrorKind::kHostsFailed, msg);
-  }
-  return live.findings.empty();
+  if (!live.unreachable.empty()) throw Error(ErrorKind::kHostsFailed, live.unreachable);
+  return live.ok;
 }
 
 int run_check(const CheckArgs& a, AppContext& ctx) {

@@ -37,8 +37,6 @@ void add_advise_command(CLI::App& app, AppContext& ctx);
 std::string read_input(AppContext& ctx, const std::string& path);
 // Writes `content` to `path` atomically, or to stdout when path is "-".
 void write_output(AppContext& ctx, const std::string& path, const std::string& content);
-// A token count given to `flag` ("32768", "32k", "128K"); an input error naming the flag otherwise.
-int64_t token_count(const std::string& flag, const std::string& text);
 // Splits "a,b,c" and expands ranges such as mac[1-4].
 std::vector<std::string> split_list(const std::string& text);
 

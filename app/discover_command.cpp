@@ -15,12 +15,12 @@
 #include "lib/core/error.hpp"
 #include "lib/core/shell_quote.hpp"
 #include "lib/core/units.hpp"
+#include "lib/discovery/discover_targets.hpp"
 #include "lib/discovery/discovery.hpp"
 #include "lib/discovery/host_list.hpp"
 #include "lib/discovery/libssh_executor.hpp"
 #include "lib/discovery/replay_folder.hpp"
 #include "lib/discovery/scontrol_parser.hpp"
-#include "lib/discovery/slurm_hostlist.hpp"
 #include "lib/topologies/cluster_loader.hpp"
 
 namespace meshplan {
@@ -72,53 +72,23 @@ A host that fails is reported as unreachable, timed out, host key unknown, host 
 authentication refused, command missing, command failed or output not understood, and the run
 exits with 3. Nothing is written then, unless --ignore-unreachable, which writes the other hosts.)";
 
-std::vector<HostTarget> collect_targets(const DiscoverOptions& o, AppContext& ctx) {
-  std::vector<HostTarget> targets;
-  for (const auto& word : o.positional) {
-    for (const auto& item : expand_host_list(word))
-      targets.push_back(parse_target(item, "host list"));
-  }
-  for (const auto& item : expand_host_list(o.hosts))
-    targets.push_back(parse_target(item, "--hosts"));
-  if (!o.inventory.empty()) {
-    for (auto& t : parse_inventory(read_input(ctx, o.inventory), o.inventory))
-      targets.push_back(std::move(t));
-  }
+std::vector<HostTarget> targets_of(const DiscoverOptions& o, AppContext& ctx) {
+  TargetSources s;
+  s.words = o.positional;
+  s.hosts = o.hosts;
+  s.inventory_file = o.inventory;
+  if (!o.inventory.empty()) s.inventory_text = read_input(ctx, o.inventory);
   if (o.slurm) {
     const char* list = std::getenv("SLURM_JOB_NODELIST");
-    if (!list || !*list)
-      throw input_error(
-          "--slurm: SLURM_JOB_NODELIST is not set; run inside an allocation (salloc, sbatch, "
-          "srun) or list the nodes (gpu[01-04])");
-    for (const auto& item : expand_slurm_hostlist(list))
-      targets.push_back(parse_target(item, "SLURM_JOB_NODELIST"));
+    s.slurm_nodes = list ? list : "";
   }
-  if (targets.empty() && !o.replay.empty()) {
-    for (const auto& name : replay_hosts(ctx.fs, o.replay))
-      targets.push_back(parse_target(name, o.replay));
+  if (!o.replay.empty()) {
+    s.replay_dir = o.replay;
+    s.replay_hosts = replay_hosts(ctx.fs, o.replay);
   }
-  if (targets.empty())
-    throw input_error(
-        "no hosts given: list them (mac-1 mac-2), or use --hosts mac[1-4], -i INVENTORY, "
-        "--slurm or --replay DIR");
-  check_unique_names(targets);
-  // --user and --port fill in what a target leaves out, so that the cluster file's `ssh` records
-  // how each host was reached.
-  for (auto& t : targets) {
-    if (t.user.empty() && !o.ssh.ssh.user.empty()) t.user = o.ssh.ssh.user;
-    if (t.port == 0) t.port = o.ssh.ssh.port;
-  }
-  return targets;
-}
-
-std::string failure_report(const std::vector<HostFailure>& failures, size_t total) {
-  std::string s = fmt::format("{} of {} host{} could not be probed:", failures.size(), total,
-                              total == 1 ? "" : "s");
-  for (const auto& f : failures) {
-    std::string who = f.target == f.host ? f.host : fmt::format("{} ({})", f.host, f.target);
-    s += fmt::format("\n  {}: {}: {}", who, host_failure_name(f.kind), f.message);
-  }
-  return s;
+  s.default_user = o.ssh.ssh.user;
+  s.default_port = o.ssh.ssh.port;
+  return collect_targets(s);
 }
 
 // `scontrol show node -o NODES`: its output, or a hosts-failed error with what scontrol said. The
@@ -217,7 +187,7 @@ int run_discover(const DiscoverOptions& o, AppContext& ctx) {
     throw input_error("--source {}: expected ssh or scontrol", o.source);
   if (o.source == "scontrol" && (!o.replay.empty() || !o.record.empty()))
     throw input_error("--source scontrol reads Slurm's controller: no --replay or --record");
-  std::vector<HostTarget> targets = collect_targets(o, ctx);
+  std::vector<HostTarget> targets = targets_of(o, ctx);
   if (o.source == "scontrol") {
     Cluster cluster = scontrol_cluster(targets, ctx);
     for (const auto& f : cluster.findings)
@@ -273,7 +243,7 @@ int run_discover(const DiscoverOptions& o, AppContext& ctx) {
       h.slurm = true;
   if (write) write_cluster(result.cluster, o, ctx);
   if (!result.failures.empty()) {
-    std::string report = failure_report(result.failures, targets.size());
+    std::string report = probe_failure_report(result.failures, targets.size());
     if (write)
       report +=
           fmt::format("\nwrote the other {} host{} (--ignore-unreachable)",

@@ -21,14 +21,6 @@ void write_output(AppContext& ctx, const std::string& path, const std::string& c
   ctx.console.info("wrote " + path);
 }
 
-int64_t token_count(const std::string& flag, const std::string& text) {
-  auto n = parse_token_count(text);
-  if (!n)
-    throw input_error("{} {}: expected a number of tokens, e.g. 32768, 32k or 128K (k = 1024)",
-                      flag, text);
-  return *n;
-}
-
 std::vector<std::string> split_list(const std::string& text) {
   return expand_host_list(text);
 }

@@ -4,6 +4,7 @@
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
 #include "lib/plan/engines.hpp"
+#include "solvers/problem/request_flags.hpp"
 
 namespace meshplan {
 namespace {
@@ -12,65 +13,6 @@ std::vector<std::string> engine_choices() {
   std::vector<std::string> names = engine_name_list();
   names.insert(names.end(), {"any"});
   return names;
-}
-
-// "m3-ultra-1=0-20" -> host m3-ultra-1, layers [0, 21).
-LayerPin parse_pin(const std::string& text) {
-  auto eq = text.find('=');
-  auto dash = text.find('-', eq == std::string::npos ? 0 : eq);
-  if (eq == std::string::npos || dash == std::string::npos || eq == 0)
-    throw input_error(
-        "--pin {}: expected HOST=FIRST-LAST, e.g. m3-ultra-1=0-20 (layers 0 to 20 inclusive)",
-        text);
-  LayerPin pin;
-  pin.host = text.substr(0, eq);
-  try {
-    size_t used = 0;
-    std::string a = text.substr(eq + 1, dash - eq - 1), b = text.substr(dash + 1);
-    pin.start = std::stoi(a, &used);
-    if (used != a.size()) throw std::invalid_argument(a);
-    pin.end = std::stoi(b, &used) + 1;
-    if (used != b.size()) throw std::invalid_argument(b);
-  } catch (const std::exception&) {
-    throw input_error("--pin {}: expected HOST=FIRST-LAST with layer numbers, e.g. m3-ultra-1=0-20",
-                      text);
-  }
-  if (pin.start < 0 || pin.end <= pin.start)
-    throw input_error("--pin {}: the last layer must not be before the first", text);
-  return pin;
-}
-
-// "10%", "0.1" (a fraction of each host's usable memory) or "8GiB" (bytes per host).
-void parse_headroom(const std::string& text, PlanRequest& r) {
-  std::string t = trim(text);
-  const char* form =
-      "expected a fraction of each host's usable memory (0.1 or 10%) or a size "
-      "(8GiB)";
-  if (!t.empty() && t.back() == '%') {
-    try {
-      size_t used = 0;
-      double v = std::stod(t.substr(0, t.size() - 1), &used);
-      if (used != t.size() - 1 || v < 0 || v >= 100) throw std::invalid_argument(t);
-      r.headroom_fraction = v / 100;
-      return;
-    } catch (const std::exception&) {
-      throw input_error("--headroom {}: {}", text, form);
-    }
-  }
-  if (t.find_first_not_of("0123456789.") == std::string::npos && !t.empty()) {
-    double v = 0;
-    try {
-      v = std::stod(t);
-    } catch (const std::exception&) {
-      throw input_error("--headroom {}: {}", text, form);
-    }
-    if (v < 0 || v >= 1) throw input_error("--headroom {}: {}; a fraction is below 1", text, form);
-    r.headroom_fraction = v;
-    return;
-  }
-  auto bytes = parse_bytes(t);
-  if (!bytes || *bytes < 0) throw input_error("--headroom {}: {}", text, form);
-  r.headroom_bytes = *bytes;
 }
 
 }  // namespace
@@ -146,25 +88,17 @@ void add_serving_options(CLI::App* sub, PlanRequestArgs& a) {
 }
 
 void serving_request(const PlanRequestArgs& a, PlanRequest& request) {
-  if (request.min_stream_tps < 0)
-    throw input_error("--min-stream-tps {}: expected tokens/s, 0 or more", request.min_stream_tps);
-  if (request.min_stream_tps > 0 && request.objective.empty()) request.objective = "throughput";
-  if (!a.output_tokens.empty())
-    request.output_tokens = token_count("--output-tokens", a.output_tokens);
+  apply_serving_flags(a.output_tokens, request);
 }
 
 void model_request(const PlanRequestArgs& a, PlanRequest& request) {
-  request.context = token_count("--context", a.context);
-  request.prompt = a.prompt == "0" ? 0 : token_count("--prompt", a.prompt);
-  if (!a.headroom.empty()) parse_headroom(a.headroom, request);
-  if (!a.hosts.empty()) request.hosts = split_list(a.hosts);
-  for (const auto& p : a.pins)
-    request.pins.push_back(parse_pin(p));
-  if (request.strategy == "routed") {
-    if (request.objective == "latency")
-      throw input_error("--strategy routed plans for --objective throughput, not latency");
-    request.objective = "throughput";
-  }
+  RequestFlags f;
+  f.context = a.context;
+  f.prompt = a.prompt;
+  f.headroom = a.headroom;
+  if (!a.hosts.empty()) f.hosts = split_list(a.hosts);
+  f.pins = a.pins;
+  apply_request_flags(f, request);
 }
 
 }  // namespace meshplan

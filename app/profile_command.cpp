@@ -4,6 +4,7 @@
 #include "app/topology_args.hpp"
 #include "lib/core/error.hpp"
 #include "lib/models/model_loader.hpp"
+#include "solvers/problem/request_flags.hpp"
 #include "solvers/problem/throughput_profile.hpp"
 
 namespace meshplan {

@@ -198,9 +198,10 @@ TEST(layering_test, no_loose_sources) {
     for (const auto& entry : fs::directory_iterator(source_path(top))) {
       std::string folder = top + "/" + entry.path().filename().string();
       EXPECT_TRUE(entry.is_directory()) << folder;
-      if (entry.is_directory())
+      if (entry.is_directory()) {
         EXPECT_TRUE(folders.count(folder) || folder == "lib/data")
             << folder << " is not a library folder";
+      }
     }
   }
 }

@@ -4,7 +4,7 @@
 # dictionary), and prints the executions.
 #
 #   tests/fuzz/run.sh TARGET SECONDS [BUILD_DIR]   one target (cluster_yaml, ifconfig, ...)
-#   tests/fuzz/run.sh all SECONDS [BUILD_DIR]      every target in turn, SECONDS each
+#   tests/fuzz/run.sh all SECONDS [BUILD_DIR]      every target, SECONDS each, one per core at once
 #   tests/fuzz/run.sh list                         the target names
 #
 # BUILD_DIR defaults to build-asan. The corpus grows in BUILD_DIR/fuzz-corpus/TARGET (kept
@@ -131,9 +131,26 @@ target=$1 seconds=$2 build=${3:-build-asan}
 mkdir -p "$build/fuzz-findings"
 : >"$build/fuzz-findings/executions.txt"
 if [[ $target == all ]]; then
+  # As many targets at once as there are cores (FUZZ_JOBS to change it); each one's lines are
+  # printed together when it ends.
+  jobs=${FUZZ_JOBS:-$(nproc)}
+  out=$build/fuzz-findings/run-output
+  rm -rf "$out"
+  mkdir -p "$out"
   failed=()
+  running=0
   for t in $(targets); do
-    run_one "$t" "$seconds" "$build" || failed+=("$t")
+    if [[ $running -ge $jobs ]]; then
+      wait -n || true
+      running=$((running - 1))
+    fi
+    (run_one "$t" "$seconds" "$build" >"$out/$t.txt" 2>&1 || touch "$out/$t.failed") &
+    running=$((running + 1))
+  done
+  wait
+  for t in $(targets); do
+    cat "$out/$t.txt"
+    [[ -f $out/$t.failed ]] && failed+=("$t")
   done
   if [[ ${#failed[@]} -gt 0 ]]; then
     echo "run.sh: findings in: ${failed[*]}" >&2
