@@ -124,12 +124,12 @@ TEST(advise_cli_test, a_workload_is_ranked_by_the_workload_planners_objective) {
   EXPECT_NE(both.err.find("leave out -m/--model x"), std::string::npos) << both.err;
 }
 
-// The README's example is the real output (but for the time the search took).
-TEST(advise_cli_test, the_readme_example_is_the_real_output) {
-  const std::string readme = read_text(source_path("README.md"));
+// The example of docs/advise.md is the real output (but for the time the search took).
+TEST(advise_cli_test, the_docs_example_is_the_real_output) {
+  const std::string page = read_text(source_path("docs/advise.md"));
   std::smatch m;
   ASSERT_TRUE(std::regex_search(
-      readme, m,
+      page, m,
       std::regex(
           R"(<!-- example: advise -->\n[^\n]*\n\n```\n\$ meshplan ([^\n]*)\n([\s\S]*?)```\n)")));
   std::vector<std::string> args;

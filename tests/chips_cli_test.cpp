@@ -106,13 +106,13 @@ TEST(chips_cli_test, an_unknown_name_gets_the_nearest_and_exit_2) {
       << r.err;
 }
 
-TEST(chips_cli_test, the_readme_lists_every_catalog_source) {
-  std::string readme = read_text(std::string(MESHPLAN_SOURCE_DIR) + "/README.md");
+TEST(chips_cli_test, the_docs_list_every_catalog_source) {
+  std::string page = read_text(std::string(MESHPLAN_SOURCE_DIR) + "/docs/chips.md");
   for (const char* file : {"lib/data/chips.json", "lib/data/machines.json"}) {
     json catalog = json::parse(read_text(std::string(MESHPLAN_SOURCE_DIR) + "/" + file));
     for (const auto& [key, text] : catalog["sources"].items())
-      EXPECT_NE(readme.find("* `" + key + "`: " + text.get<std::string>()), std::string::npos)
-          << file << " source " << key << " is not in the README's chips section";
+      EXPECT_NE(page.find("* `" + key + "`: " + text.get<std::string>()), std::string::npos)
+          << file << " source " << key << " is not in docs/chips.md";
   }
 }
 

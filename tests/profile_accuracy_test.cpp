@@ -3,7 +3,7 @@
 // not listed as a known miss, and still outside for the known misses (so their notes stay true).
 // A case may hold itself to a tighter "tolerance" (the multi-GPU points measured with an engine's
 // fused kernels hold to 25 %).
-// The ratios are printed; the README's "Throughput profiles" section quotes them.
+// The ratios are printed; docs/cost-model.md ("Accuracy of the throughput tables") quotes them.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -140,13 +140,13 @@ TEST(engines_test, vllm_takes_one_tensor_degree_for_every_stage) {
 namespace meshplan {
 namespace {
 
-// The README's Engines table is the table's facts with their sources: a row per engine, titled as
-// the table titles it, saying where it runs and citing the source the table cites.
-TEST(engines_test, the_readme_table_has_a_row_per_engine_with_its_source) {
-  const std::string readme = testing::read_text(testing::source_path("README.md"));
-  const size_t table = readme.find("| engine | runs on | pipeline |");
+// The table of docs/engines.md is the table's facts with their sources: a row per engine, titled
+// as the table titles it, saying where it runs and citing the source the table cites.
+TEST(engines_test, the_docs_table_has_a_row_per_engine_with_its_source) {
+  const std::string page = testing::read_text(testing::source_path("docs/engines.md"));
+  const size_t table = page.find("| engine | runs on | pipeline |");
   ASSERT_NE(table, std::string::npos);
-  const std::string rows = readme.substr(table, readme.find("\n\n", table) - table);
+  const std::string rows = page.substr(table, page.find("\n\n", table) - table);
   for (const Engine& e : engines()) {
     const std::string title(e.title.substr(0, e.title.find(" through")));
     const size_t row = rows.find("\n| " + title);

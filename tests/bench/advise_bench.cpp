@@ -1,6 +1,6 @@
 // `meshplan advise` with the default options on eight Mac Studios in a Thunderbolt 5 ring (20
 // cables missing for a mesh, a purchase, hosts to leave out, engines): every change alone, then
-// pairs within the default budget. The README's target: under 2 s for 8 hosts.
+// pairs within the default budget. The target (docs/benchmarks.md): under 2 s for 8 hosts.
 #include <benchmark/benchmark.h>
 
 #include <string>

@@ -1,6 +1,6 @@
 // Reading and checking large cluster files: 2,000, 20,000 and 200,000 hosts on one shared network
 // with a Thunderbolt ring among the first eight, as YAML and as JSON. Both steps are n log n in
-// the hosts; the figures go in the README's bounds.
+// the hosts; the figures go in docs/input-limits.md.
 #include <benchmark/benchmark.h>
 
 #include <string>
