@@ -48,7 +48,7 @@ those of the best changes alone, and the report says so); a combination is liste
 beats each of its parts. The first row is the plan as the cluster stands. Each row gives the new
 plan's figures, the check findings it resolves and what to do, ports named. Changes that buy
 nothing are counted, not listed; those that only fix a finding are listed apart. --json prints
-meshplan.advice/1 (README "Advice file").)";
+meshplan.advice/1 (docs/advice-file.md).)";
 
 int run_advise(const AdviseOptions& o, AppContext& ctx) {
   const PlanRequestArgs& a = o.args;
@@ -95,7 +95,7 @@ void add_advise_command(CLI::App& app, AppContext& ctx) {
       "Machines to price one more of, comma-separated catalog keys (mac-studio-m3-ultra, "
       "dgx-spark; `meshplan chips NAME` shows one); default: one more like each host");
   sub->add_option("--workload", o->workload,
-                  "Several models: a workload file (JSON or YAML, README \"Workload file\")");
+                  "Several models: a workload file (JSON or YAML, docs/workload-file.md)");
   sub->add_option("--changes", o->changes, "Changes made together, at most")
       ->check(CLI::Range(1, 4))
       ->capture_default_str();

@@ -57,7 +57,7 @@ void add_plan_request_options(CLI::App* sub, PlanRequestArgs& a) {
                 "for uneven shards)");
   sub->add_option(
       "--expert-load", a.expert_load,
-      "Expert parallel: measured expert frequencies per MoE layer (JSON or YAML, README)");
+      "Expert parallel: measured expert frequencies per MoE layer (JSON or YAML, docs/expert-load-file.md)");
   sub->add_option("--backend", a.request.backend,
                   "Links a plan may use: auto, ring, jaccl, jaccl-ring, ethernet")
       ->check(CLI::IsMember({"auto", "ring", "jaccl", "jaccl-ring", "ethernet"}))

@@ -65,7 +65,7 @@ the host and the bytes missing.
 Serving: --concurrency N decodes N streams per replica (weights read once per step, each stream
 its own KV) and reports per-stream and aggregate tokens/s, the streams' KV and the most that fit.
 --objective throughput maximises aggregate tokens/s (with --min-stream-tps X, every stream gets at
-least X) and may split the hosts into replicas; --workload FILE places several models (README);
+least X) and may split the hosts into replicas; --workload FILE places several models (docs/workload-file.md);
 with any of these, the plan also compares serving shapes by end-to-end time per request, among them
 prefill on one host and decode on another (it pays for prompts of 8192 tokens and more).
 
@@ -220,10 +220,10 @@ void add_plan_command(CLI::App& app, AppContext& ctx) {
   add_plan_request_options(sub, o->args);
   sub->add_option("--profile", o->profile,
                   "Routed serving: measured tokens/s per host and layers held (YAML or JSON, "
-                  "README \"profile\")");
+                  "docs/profile.md)");
   add_serving_options(sub, o->args);
   sub->add_option("--workload", o->workload,
-                  "Several models: a workload file (JSON or YAML, README \"Workload file\")");
+                  "Several models: a workload file (JSON or YAML, docs/workload-file.md)");
   sub->add_flag("--json", o->json, "Print the plan file (JSON) instead of the table");
   sub->add_option("-o,--output", o->output, "Write the plan file (JSON) here, atomically");
   sub->callback([o, &ctx] { ctx.run = [o, &ctx] { return run_plan(*o, ctx); }; });

@@ -36,7 +36,7 @@ For every host (or those of --hosts), entry k is the aggregate decode tokens/s o
 streams while the host holds k average layers of the model at --context, without the embedding
 and LM head; the list ends at the most layers whose weights and KV fit in the host's usable
 memory. A host that cannot hold one layer is left out, with a note on stderr. The output is the
-profile format `plan --profile` reads (README "Throughput profiles"): replace figures with
+profile format `plan --profile` reads (docs/throughput-profile.md): replace figures with
 measured ones, or key a table by chip under chips: to cover every host of that chip.)";
 
 int run_profile(const ProfileOptions& o, AppContext& ctx) {

@@ -152,7 +152,7 @@ std::map<std::string, std::string> emit_all(const EmitInput& in) {
     guide +=
         "\nStart on each host an engine that serves its layer range, then have the request "
         "scheduler send requests to the `entry` hosts of routing.json by weight and pass each "
-        "token on to a `next` host by weight (README \"Routed serving\"). inventory.yaml lists "
+        "token on to a `next` host by weight (meshplan's docs/routed-serving.md). inventory.yaml lists "
         "the hosts for Ansible; cluster.dot draws the ranges and the flows.\n";
     files["LAUNCH.md"] = guide;
     return files;
