@@ -5,6 +5,7 @@
 #include "app/topology_args.hpp"
 #include "lib/core/error.hpp"
 #include "lib/discovery/slurm_hostlist.hpp"
+#include "lib/emit/emit_all.hpp"
 #include "lib/emit/emit_formats.hpp"
 
 namespace meshplan {

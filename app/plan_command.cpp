@@ -13,7 +13,7 @@
 #include "lib/plan/engines.hpp"
 #include "lib/plan/plan_json.hpp"
 #include "lib/plan/plan_report.hpp"
-#include "lib/plan/plan_serving.hpp"
+#include "lib/plan/workload_plan.hpp"
 #include "lib/topologies/cluster_loader.hpp"
 #include "solvers/problem/plan_request.hpp"
 #include "solvers/serving/serving_planner.hpp"

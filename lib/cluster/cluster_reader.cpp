@@ -160,26 +160,6 @@ void read_link(const DocNode& n, const Catalog& catalog, Cluster* cluster) {
 
 }  // namespace
 
-bool valid_ipv4(std::string_view address) {
-  int parts = 0;
-  size_t i = 0;
-  while (i <= address.size()) {
-    size_t j = address.find('.', i);
-    if (j == std::string_view::npos) j = address.size();
-    std::string_view part = address.substr(i, j - i);
-    if (part.empty() || part.size() > 3) return false;
-    int v = 0;
-    for (char c : part) {
-      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-      v = v * 10 + (c - '0');
-    }
-    if (v > 255) return false;
-    ++parts;
-    i = j + 1;
-  }
-  return parts == 4;
-}
-
 Cluster read_cluster(const DocNode& root, const Catalog& catalog) {
   root.require_object();
   // Another meshplan file where a cluster is expected: say which, rather than "unknown key".

@@ -18,6 +18,4 @@ inline constexpr size_t kMaxClusterHosts = 250000;
 
 Cluster read_cluster(const DocNode& root, const Catalog& catalog);
 
-bool valid_ipv4(std::string_view address);
-
 }  // namespace meshplan

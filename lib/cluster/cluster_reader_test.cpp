@@ -4,6 +4,7 @@
 
 #include "lib/cluster/cluster_writer.hpp"
 #include "lib/cluster/host_figures.hpp"
+#include "lib/cluster/value_readers.hpp"
 #include "lib/core/error.hpp"
 #include "lib/topologies/cluster_loader.hpp"
 #include "tests/test_support.hpp"

@@ -4,10 +4,29 @@
 
 #include <cmath>
 
-#include "lib/cluster/cluster_reader.hpp"
 #include "lib/core/units.hpp"
 
 namespace meshplan {
+
+bool valid_ipv4(std::string_view address) {
+  int parts = 0;
+  size_t i = 0;
+  while (i <= address.size()) {
+    size_t j = address.find('.', i);
+    if (j == std::string_view::npos) j = address.size();
+    std::string_view part = address.substr(i, j - i);
+    if (part.empty() || part.size() > 3) return false;
+    int v = 0;
+    for (char c : part) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+      v = v * 10 + (c - '0');
+    }
+    if (v > 255) return false;
+    ++parts;
+    i = j + 1;
+  }
+  return parts == 4;
+}
 namespace {
 
 constexpr const char* kSizeForm = "a size such as 512GiB, 192GB or a number of bytes";

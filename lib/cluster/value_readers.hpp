@@ -18,6 +18,8 @@ double read_positive(const DocNode& n, std::string_view what);
 double read_fraction(const DocNode& n);
 LinkKind read_kind(const DocNode& n);
 // "192.168.0.1" or "192.168.0.1/30" (the prefix goes to *prefix when given).
+// A dotted-quad IPv4 address (four numbers 0-255).
+bool valid_ipv4(std::string_view address);
 std::string read_ipv4(const DocNode& n, int* prefix);
 int read_prefix(const DocNode& n);
 

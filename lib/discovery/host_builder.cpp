@@ -7,6 +7,7 @@
 #include <set>
 
 #include "lib/cluster/cluster_reader.hpp"
+#include "lib/cluster/value_readers.hpp"
 #include "lib/core/units.hpp"
 #include "lib/discovery/gpu_topology_parser.hpp"
 #include "lib/discovery/hardware_parser.hpp"

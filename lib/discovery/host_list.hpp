@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/discovery/slurm_hostlist.hpp"
+
 namespace meshplan {
 
 // One host to probe: the name it gets in the cluster file and how to reach it.
@@ -20,10 +22,6 @@ struct HostTarget {
   std::string spec() const;
   bool operator==(const HostTarget&) const = default;
 };
-
-// A host list (discover's hosts, plan --hosts) names at most this many hosts, one item as many:
-// mac[1-100000] is refused before anything is built.
-inline constexpr size_t kMaxListedHosts = 4097;
 
 // Splits "a,b,c" at commas outside brackets and expands ranges such as mac[1-4], mac[01-04] and
 // Slurm's gpu[01-04,07] (zero-padded to the width of the low bound). Empty items are dropped.

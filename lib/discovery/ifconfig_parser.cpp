@@ -4,7 +4,7 @@
 #include <cctype>
 #include <sstream>
 
-#include "lib/cluster/cluster_reader.hpp"
+#include "lib/cluster/value_readers.hpp"
 #include "lib/core/units.hpp"
 #include "lib/discovery/probe_set.hpp"
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "lib/cluster/cluster_reader.hpp"
+#include "lib/cluster/value_readers.hpp"
 
 namespace meshplan {
 namespace {

@@ -6,7 +6,6 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
-#include "lib/discovery/host_list.hpp"
 
 namespace meshplan {
 namespace {

@@ -18,6 +18,10 @@
 
 namespace meshplan {
 
+// A host list (discover's hosts, plan --hosts) names at most this many hosts, one item as many:
+// mac[1-100000] is refused before anything is built.
+inline constexpr size_t kMaxListedHosts = 4097;
+
 // One bracket's numbers, zero-padded as Slurm pads them ("01-03,07" -> 01 02 03 07). Throws an
 // input error naming `item` for an entry Slurm refuses, or when there are more than `limit`.
 std::vector<std::string> expand_bracket(std::string_view inside, std::string_view item,

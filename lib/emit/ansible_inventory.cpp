@@ -2,7 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "lib/emit/emit_formats.hpp"
+#include "lib/emit/launch_nodes.hpp"
 
 namespace meshplan {
 namespace {

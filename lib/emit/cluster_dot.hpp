@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "lib/emit/emit_formats.hpp"
+#include "lib/emit/launch_nodes.hpp"
 #include "lib/plan/advice.hpp"
 
 namespace meshplan {

@@ -7,7 +7,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/shell_quote.hpp"
-#include "lib/emit/emit_formats.hpp"
+#include "lib/emit/launch_nodes.hpp"
 #include "lib/emit/nccl_env.hpp"
 #include "lib/emit/torchrun_launch.hpp"
 

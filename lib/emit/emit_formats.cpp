@@ -9,7 +9,6 @@
 #include "lib/emit/cluster_dot.hpp"
 #include "lib/emit/deepspeed_files.hpp"
 #include "lib/emit/exo_env.hpp"
-#include "lib/emit/launch_guide.hpp"
 #include "lib/emit/llama_rpc.hpp"
 #include "lib/emit/mlx_cuda_hostfile.hpp"
 #include "lib/emit/mlx_hostfile_builder.hpp"
@@ -22,6 +21,7 @@
 #include "lib/emit/routing_table.hpp"
 #include "lib/emit/setup_commands.hpp"
 #include "lib/emit/slurm_batch.hpp"
+#include "lib/emit/slurm_hetjob.hpp"
 #include "lib/emit/torchrun_launch.hpp"
 #include "lib/emit/vllm_disaggregated.hpp"
 #include "lib/emit/vllm_launch.hpp"
@@ -185,7 +185,7 @@ const std::vector<EmitFormat>& emit_formats() {
       {"slurm",
        "sbatch script: the plan's nodes in rank order, GPUs per node, and per node through srun "
        "its NCCL/Gloo variables and engine (--engine vllm, torchrun or llama-rpc; needs --plan)",
-       write_slurm_batch, "slurm.sbatch", true, slurm_over_the_ranks, "vllm llama-rpc torchrun"},
+       write_slurm_job, "slurm.sbatch", true, slurm_over_the_ranks, "vllm llama-rpc torchrun"},
   };
   return table;
 }

@@ -11,25 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/cluster/cluster.hpp"
-#include "lib/emit/launch_nodes.hpp"
+#include "lib/emit/emit_input.hpp"
 #include "lib/emit/mlx_env.hpp"
-#include "lib/plan/plan_ranks.hpp"
-#include "lib/topologies/backend_rules.hpp"
-#include "lib/topologies/check_report.hpp"
 
 namespace meshplan {
-
-struct EmitInput {
-  const Cluster& cluster;
-  const TopologyContext& topology;
-  const CheckReport& report;  // report.chosen is the backend in use
-  const std::optional<PlanRanks>& plan;
-  std::string requested_backend = "auto";  // as given on the command line
-  std::vector<std::string> envs;           // --env KEY=VALUE for every rank
-  MlxEnvOptions env_options;
-  LaunchOptions launch{};
-};
 
 struct EmitFormat {
   std::string_view name;
@@ -55,10 +40,6 @@ const EmitFormat* find_emit_format(std::string_view name);
 std::string emit_format_names();
 // The "Formats:" block of `emit --help`: one line per format, names padded to one column.
 std::string emit_formats_help();
-
-// `emit all`: every format that applies to the plan, file name -> content, plus LAUNCH.md. An
-// input error without a plan.
-std::map<std::string, std::string> emit_all(const EmitInput& input);
 
 // Input errors for --env values that are not KEY=VALUE with a key of letters, digits and _, and
 // for option values no engine accepts.

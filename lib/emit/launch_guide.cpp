@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "lib/core/error.hpp"
-#include "lib/emit/emit_formats.hpp"
 #include "lib/emit/exo_env.hpp"
+#include "lib/emit/launch_nodes.hpp"
 #include "lib/emit/llama_rpc.hpp"
 #include "lib/emit/mlx_launch.hpp"
 #include "lib/emit/ray_cluster.hpp"
@@ -131,47 +131,6 @@ std::string render_launch_guide(const EmitInput& in,
                : "\nRay is not written: no engine of this plan runs on Ray here (vLLM on Ray "
                  "needs NVIDIA hosts).\n";
   return out;
-}
-
-std::map<std::string, std::string> emit_all(const EmitInput& in) {
-  require_plan(in, "emit all", "it writes the artifacts of one plan");
-  // Several copies of the model (replicas, or a routed plan of whole copies): a launch each.
-  const std::vector<ReplicaLaunch> replicas = replica_launches(in);
-  if (!replicas.empty()) return emit_replica_launches(in, replicas);
-  std::map<std::string, std::string> files;
-  if (in.plan->routing) {
-    // A routed plan is served by one engine per host on its layer range, with a scheduler that
-    // follows the routing table; the launchers of one model split over ranks do not apply.
-    for (const EmitFormat& f : emit_formats())
-      if (f.name == "routing" || f.name == "dot" || f.name == "ansible-inventory")
-        files[std::string(f.file)] = f.write(in);
-    std::string guide = "# Launching this routed plan\n\n";
-    for (const RoutedHostInfo& h : in.plan->routing->hosts)
-      guide += fmt::format("* {}: layers [{}, {}), {:.1f} tokens/s\n", h.host, h.layer_start,
-                           h.layer_end, h.flow);
-    guide +=
-        "\nStart on each host an engine that serves its layer range, then have the request "
-        "scheduler send requests to the `entry` hosts of routing.json by weight and pass each "
-        "token on to a `next` host by weight (meshplan's docs/routed-serving.md). inventory.yaml lists "
-        "the hosts for Ansible; cluster.dot draws the ranges and the flows.\n";
-    files["LAUNCH.md"] = guide;
-    return files;
-  }
-  const std::string& engine = in.plan->engine;
-  if (engine.empty() && in.plan->engine_reason.rfind("none:", 0) == 0)
-    throw failure(
-        "the plan names no engine that runs it ({}); plan again with --engine NAME for a layout "
-        "an engine runs, or write one format by name (emit --list)",
-        in.plan->engine_reason.substr(6));
-  // The Slurm job starts the plan's engine where it starts one.
-  EmitInput input = in;
-  if (input.launch.engine.empty() && (engine == "vllm" || engine == "llama-rpc"))
-    input.launch.engine = engine;
-  for (const EmitFormat& f : emit_formats())
-    if (format_serves_engine(f, engine) && (!f.applies || f.applies(input)))
-      files[std::string(f.file)] = f.write(input);
-  files["LAUNCH.md"] = render_launch_guide(input, files);
-  return files;
 }
 
 }  // namespace meshplan

@@ -1,6 +1,7 @@
 // LAUNCH.md: the ranks, then one numbered section per artifact written, naming the hosts to run
 // on in order, and what an engine cannot do with the plan.
 #include "lib/emit/launch_guide.hpp"
+#include "lib/emit/emit_all.hpp"
 
 #include <gtest/gtest.h>
 

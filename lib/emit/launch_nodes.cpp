@@ -8,7 +8,7 @@
 #include "lib/cluster/host_reader.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/shell_quote.hpp"
-#include "lib/emit/emit_formats.hpp"
+#include "lib/emit/emit_input.hpp"
 #include "lib/plan/engines.hpp"
 #include "lib/topologies/backend_rules.hpp"
 #include "lib/topologies/host_networks.hpp"

@@ -11,24 +11,9 @@
 #include <vector>
 
 #include "lib/cluster/cluster.hpp"
+#include "lib/emit/emit_input.hpp"
 
 namespace meshplan {
-
-struct EmitInput;
-
-// Command-line choices shared by the launcher formats; 0 / "" mean the engine's default.
-struct LaunchOptions {
-  int port = 0;         // torchrun/vllm master port, rpc-server port, ray head port, exo API
-  std::string program;  // what torchrun / deepspeed start ("train.py" when empty)
-  std::string model;    // the model path for llama.cpp, vLLM and mlx-lm ("MODEL" when empty)
-  std::string user;     // ssh user for Ray and Ansible when the ssh target names none
-  std::string engine;   // what `emit slurm` starts: vllm (when empty), torchrun or llama-rpc
-  // exo's --namespace: "" = the cluster's name; each replica of a plan gets its own, so that two
-  // replicas on one network do not discover each other.
-  std::string exo_namespace;
-  // The Slurm allocation's nodes (--allocation, else SLURM_JOB_NODELIST), expanded; empty: none.
-  std::vector<std::string> allocation;
-};
 
 struct LaunchNode {
   int rank = 0;

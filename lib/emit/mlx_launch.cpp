@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "lib/emit/emit_formats.hpp"
+#include "lib/emit/launch_nodes.hpp"
 #include "lib/emit/mlx_cuda_hostfile.hpp"
 #include "lib/topologies/backend_rules.hpp"
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "lib/core/error.hpp"
+#include "lib/emit/launch_nodes.hpp"
 #include "lib/emit/mlx_env.hpp"
 #include "lib/topologies/mlx_hostfile.hpp"
 #include "tests/launch_inputs.hpp"

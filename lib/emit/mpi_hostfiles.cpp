@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "lib/emit/emit_formats.hpp"
+#include "lib/emit/launch_nodes.hpp"
 
 namespace meshplan {
 namespace {

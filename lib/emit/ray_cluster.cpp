@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "lib/core/error.hpp"
-#include "lib/emit/emit_formats.hpp"
+#include "lib/emit/launch_nodes.hpp"
 #include "lib/emit/vllm_launch.hpp"
 
 namespace meshplan {

@@ -6,15 +6,11 @@
 #include <algorithm>
 
 #include "lib/core/error.hpp"
-#include "lib/emit/ansible_inventory.hpp"
-#include "lib/emit/cluster_dot.hpp"
 #include "lib/emit/exo_env.hpp"
 #include "lib/emit/llama_rpc.hpp"
 #include "lib/emit/mlx_launch.hpp"
 #include "lib/emit/nginx_upstream.hpp"
 #include "lib/emit/plan_match.hpp"
-#include "lib/emit/replica_guide.hpp"
-#include "lib/emit/slurm_hetjob.hpp"
 #include "lib/emit/vllm_launch.hpp"
 #include "lib/plan/engines.hpp"
 
@@ -83,31 +79,6 @@ void place_server(const EmitInput& in, ReplicaLaunch& r) {
   r.port = at.port;
 }
 
-// Every replica's hosts as one plan without layers, checked with the requested backend: the
-// hosts the Ansible inventory lists. nullopt when no backend holds them all.
-std::optional<std::map<std::string, std::string>> whole_cluster_files(
-    const EmitInput& in, const std::vector<ReplicaLaunch>& replicas) {
-  std::optional<PlanRanks> all = PlanRanks{};
-  all->engine = in.plan->engine;
-  for (const ReplicaLaunch& r : replicas)
-    for (const PlanRank& k : r.replica.ranks) {
-      PlanRank x;
-      x.rank = static_cast<int>(all->ranks.size());
-      x.host = k.host;
-      all->ranks.push_back(x);
-    }
-  CheckOptions o;
-  o.hosts = all->hosts();
-  try {
-    CheckReport report = check_cluster(in.topology, o);
-    EmitInput whole{in.cluster, in.topology, report,         all,
-                    "auto",     in.envs,     in.env_options, in.launch};
-    return std::map<std::string, std::string>{{"inventory.yaml", write_ansible_inventory(whole)}};
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-}
-
 }  // namespace
 
 std::vector<ReplicaLaunch> replica_launches(const EmitInput& in) {
@@ -150,48 +121,6 @@ std::string write_nginx(const EmitInput& in) {
          fmt::format("replica {}: {} ({}), {:.1f} % of the requests", r.index,
                      fmt::join(r.replica.hosts, ", "), r.engine, r.replica.request_share * 100)});
   return render_nginx_conf(servers, kNginxListenPort);
-}
-
-std::map<std::string, std::string> emit_replica_launches(
-    const EmitInput& in, const std::vector<ReplicaLaunch>& replicas) {
-  std::map<std::string, std::string> files;
-  bool thunderbolt = false;
-  for (const ReplicaLaunch& r : replicas) {
-    EmitInput one = replica_input(in, r);
-    const std::string folder = fmt::format("replica-{}/", r.index);
-    for (std::string_view name : engine_format_names(r.engine)) {
-      const EmitFormat* f = find_emit_format(name);
-      files[folder + std::string(f->file)] = f->write(one);
-    }
-    const std::string t = build_launch_layout(one).transport;
-    if (!thunderbolt && (t == "thunderbolt" || t == "rdma")) {
-      // The cables' addresses are the cluster's (one /30 plan): one setup for every replica.
-      thunderbolt = true;
-      for (const char* name : {"setup", "teardown"}) {
-        const EmitFormat* f = find_emit_format(name);
-        files[std::string(f->file)] = f->write(one);
-      }
-    }
-  }
-  // Linux replicas of an engine Slurm starts: the heterogeneous job, a component per replica.
-  const bool linux_only =
-      std::none_of(replicas.begin(), replicas.end(), [&](const ReplicaLaunch& r) {
-        const LaunchLayout layout = build_launch_layout(replica_input(in, r));
-        return std::any_of(layout.nodes.begin(), layout.nodes.end(),
-                           [](const LaunchNode& n) { return n.mac; });
-      });
-  const std::string& engine = replicas.front().engine;
-  if (linux_only && (engine == "vllm" || engine == "llama-rpc")) {
-    EmitInput job = in;
-    if (job.launch.engine.empty()) job.launch.engine = engine;
-    files["slurm.sbatch"] = write_slurm_hetjob(job);
-  }
-  files["nginx.conf"] = write_nginx(in);
-  files["cluster.dot"] = write_cluster_dot_artifact(in);
-  auto whole = whole_cluster_files(in, replicas);
-  if (whole) files.insert(whole->begin(), whole->end());
-  files["LAUNCH.md"] = render_replica_guide(in, replicas, files);
-  return files;
 }
 
 }  // namespace meshplan

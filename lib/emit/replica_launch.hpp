@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/emit/emit_formats.hpp"
+#include "lib/emit/launch_nodes.hpp"
 
 namespace meshplan {
 
@@ -51,11 +51,5 @@ EmitInput replica_input(const EmitInput& in, const ReplicaLaunch& replica);
 // `emit nginx`: the config of nginx over the replicas' HTTP servers (lib/emit/nginx_upstream.*);
 // an input error naming the plan for a plan of one copy.
 std::string write_nginx(const EmitInput& in);
-
-// `emit all` of a replica plan: replica-N/ with its engine's files, nginx.conf, setup.sh and
-// teardown.sh when a replica talks over Thunderbolt, inventory.yaml and cluster.dot over every
-// replica's hosts, and LAUNCH.md, the ordered checklist.
-std::map<std::string, std::string> emit_replica_launches(
-    const EmitInput& in, const std::vector<ReplicaLaunch>& replicas);
 
 }  // namespace meshplan

@@ -1,6 +1,7 @@
 // A plan of several replicas launches each on its own hosts with its own engine's files, under
 // replica-N/, with nginx in front weighted by the plan's shares and a checklist in order.
 #include "lib/emit/replica_launch.hpp"
+#include "lib/emit/emit_all.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,10 +7,9 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/shell_quote.hpp"
-#include "lib/emit/emit_formats.hpp"
+#include "lib/emit/launch_nodes.hpp"
 #include "lib/emit/llama_rpc.hpp"
 #include "lib/emit/nccl_env.hpp"
-#include "lib/emit/slurm_hetjob.hpp"
 #include "lib/emit/torchrun_launch.hpp"
 #include "lib/emit/vllm_launch.hpp"
 
@@ -196,7 +195,6 @@ SlurmLaunch slurm_launch(const EmitInput& in) {
 }
 
 std::string write_slurm_batch(const EmitInput& in) {
-  if (in.plan && !launch_replicas(*in.plan).empty()) return write_slurm_hetjob(in);
   const SlurmLaunch job = slurm_launch(in);
   const size_t n = job.nodes.size();
   std::string out = "#!/bin/bash\n";

@@ -49,6 +49,7 @@ std::string srun_line(const SlurmStep& step, const std::string& script_var, int 
 // --gpus-per-node when they have GPUs.
 std::string sbatch_node_lines(const SlurmLaunch& launch);
 
+// The job of a plan of one copy (see write_slurm_job for any plan).
 std::string write_slurm_batch(const EmitInput& in);
 
 // `emit all` writes it for plans over Linux hosts of one GPU count (Slurm schedules Linux nodes,

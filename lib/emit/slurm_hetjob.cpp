@@ -56,4 +56,9 @@ std::string write_slurm_hetjob(const EmitInput& in) {
   return out;
 }
 
+std::string write_slurm_job(const EmitInput& in) {
+  if (in.plan && !launch_replicas(*in.plan).empty()) return write_slurm_hetjob(in);
+  return write_slurm_batch(in);
+}
+
 }  // namespace meshplan

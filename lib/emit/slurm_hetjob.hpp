@@ -11,5 +11,7 @@ namespace meshplan {
 struct EmitInput;
 
 std::string write_slurm_hetjob(const EmitInput& in);
+// `emit slurm`: the heterogeneous job of a replica plan, else the batch job of one copy.
+std::string write_slurm_job(const EmitInput& in);
 
 }  // namespace meshplan

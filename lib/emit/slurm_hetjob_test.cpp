@@ -22,7 +22,7 @@ size_t count(const std::string& text, const std::string& what) {
 
 TEST(slurm_hetjob_test, one_component_per_replica_each_started_by_its_het_group) {
   auto in = testing::launch_inputs(testing::kLoopback, kReplicas);
-  const std::string script = write_slurm_batch(in->input());
+  const std::string script = write_slurm_job(in->input());
   // Three components: node-a, node-b, node-c, with `hetjob` between them.
   EXPECT_NE(script.find("#SBATCH --nodes=1\n#SBATCH --nodelist=node-a\n#SBATCH "
                         "--ntasks-per-node=1\n#SBATCH hetjob\n#SBATCH --nodes=1\n#SBATCH "
@@ -50,7 +50,7 @@ TEST(slurm_hetjob_test, one_component_per_replica_each_started_by_its_het_group)
 TEST(slurm_hetjob_test, the_engine_option_applies_to_every_replica) {
   auto in = testing::launch_inputs(testing::kLoopback, kReplicas);
   in->launch.engine = "vllm";
-  const std::string rec = testing::run_with_fake_srun(write_slurm_batch(in->input()));
+  const std::string rec = testing::run_with_fake_srun(write_slurm_job(in->input()));
   EXPECT_EQ(count(rec, "arg <vllm>"), 3u) << rec;
   EXPECT_EQ(count(rec, "arg <llama-server>"), 0u) << rec;
 }

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "lib/core/error.hpp"
-#include "lib/emit/emit_formats.hpp"
+#include "lib/emit/launch_nodes.hpp"
 #include "lib/emit/plan_match.hpp"
 #include "lib/topologies/backend_rules.hpp"
 

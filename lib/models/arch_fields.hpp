@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "lib/core/document.hpp"
-#include "lib/models/model_config.hpp"
+#include "lib/models/arch_config.hpp"
 
 namespace meshplan::arch {
 

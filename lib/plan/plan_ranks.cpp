@@ -9,7 +9,7 @@
 
 #include "lib/plan/engines.hpp"
 #include "lib/plan/plan.hpp"
-#include "lib/plan/plan_serving.hpp"
+#include "lib/plan/workload_plan.hpp"
 
 namespace meshplan {
 

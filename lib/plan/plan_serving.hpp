@@ -12,18 +12,9 @@
 
 namespace meshplan {
 
-inline constexpr const char* kWorkloadPlanSchema = "meshplan.workload-plan/1";
-
 // Adds "serving", "replicas" and "shapes" to a plan's JSON when present.
 void add_serving_json(const Plan& plan, ojson& j);
 // The table's serving lines ("" when the plan has none).
 std::string render_serving(const Plan& plan);
-
-// Several models' plans with their shares of the requests.
-std::string write_workload_json(const std::string& objective, const std::vector<Plan>& plans,
-                                const std::vector<const ModelDesc*>& models,
-                                const std::vector<double>& shares);
-std::string render_workload(const std::string& objective, const std::vector<Plan>& plans,
-                            const std::vector<double>& shares);
 
 }  // namespace meshplan

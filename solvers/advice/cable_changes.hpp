@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "lib/topologies/tb_fabric.hpp"
-#include "solvers/advice/advice_changes.hpp"
+#include "solvers/advice/change.hpp"
 
 namespace meshplan {
 
