@@ -2,16 +2,10 @@
 
 #include <fmt/format.h>
 
-#include "lib/core/shell_quote.hpp"
+#include <optional>
 
 namespace meshplan {
 namespace {
-
-constexpr const char* kMask30 = "255.255.255.252";
-
-bool touches_bridge(const HostSetup& host) {
-  return !host.linux && (!host.links.empty() || host.direct.empty());
-}
 
 // Every interface the plan names must exist and must not be the one we are talking over.
 std::vector<std::string> refusals(const HostSetup& host, const HostState& state) {
@@ -34,28 +28,54 @@ std::vector<std::string> refusals(const HostSetup& host, const HostState& state)
   return out;
 }
 
-// macOS: `ifconfig IF inet A netmask M` replaces the interface's first address.
-std::string first_address(const InterfaceState& i) {
-  return i.addresses.empty() ? "" : i.addresses.front();
+std::string with_prefix(const SetupStep& s) {
+  return fmt::format("{}/{}", s.address, s.prefix);
 }
 
-std::string mask_of(const std::string& address_with_prefix) {
-  int p = std::stoi(address_with_prefix.substr(address_with_prefix.find('/') + 1));
-  uint32_t m = p == 0 ? 0 : ~uint32_t{0} << (32 - p);
-  return fmt::format("{}.{}.{}.{}", m >> 24, (m >> 16) & 255, (m >> 8) & 255, m & 255);
+// Whether the state shows the setup step's change: setup then skips it, teardown takes it back.
+bool shows_change(const SetupStep& step, const HostState& s) {
+  switch (step.change) {
+    case StepChange::kBridgeDown: {
+      const InterfaceState* bridge = s.find("bridge0");
+      return bridge && !bridge->up;
+    }
+    case StepChange::kLinkUp:
+      return s.find(step.interface)->up;
+    case StepChange::kAddress:
+      return s.find(step.interface)->has(with_prefix(step));
+    case StepChange::kRoute: {
+      auto route = s.routes.find(step.address);
+      return route != s.routes.end() && route->second == step.interface;
+    }
+  }
+  return false;
 }
 
-void mac_address_step(const HostState& s, const InterfaceAddress& l, std::vector<ApplyStep>& out) {
-  const InterfaceState& i = *s.find(l.interface);
-  const std::string want = l.address + "/30", q = shell_quote(l.interface), sudo = s.privileged();
-  const std::string had = first_address(i);
-  if (had == want) return;
-  std::string undo = had.empty() ? fmt::format("{}ifconfig {} inet {} delete", sudo, q, l.address)
-                                 : fmt::format("{}ifconfig {} inet {} netmask {}", sudo, q,
-                                               had.substr(0, had.find('/')), mask_of(had));
-  out.push_back({fmt::format("{} on {}", want, l.interface),
-                 fmt::format("{}ifconfig {} inet {} netmask {}", sudo, q, l.address, kMask30),
-                 undo});
+// The setup step as this host needs it: none when the state shows its change already, else with
+// the undo that puts back what the state had where the step replaces it (an address, a route).
+std::optional<ApplyStep> needed_step(const SetupStep& step, const HostState& s) {
+  const std::string sudo = s.privileged();
+  ApplyStep out{step.what(), step.command(sudo), step.undo(sudo)};
+  SetupStep before = step;
+  if (step.change == StepChange::kAddress && !step.linux) {
+    // macOS: the command replaces the interface's first address; the undo puts that one back.
+    const InterfaceState& i = *s.find(step.interface);
+    if (i.addresses.empty()) return out;
+    const std::string& had = i.addresses.front();
+    if (had == with_prefix(step)) return std::nullopt;
+    before.address = had.substr(0, had.find('/'));
+    before.prefix = std::stoi(had.substr(had.find('/') + 1));
+    out.undo = before.command(sudo);
+    return out;
+  }
+  if (shows_change(step, s)) return std::nullopt;
+  if (step.change == StepChange::kBridgeDown && !s.find("bridge0")) return std::nullopt;
+  auto route = s.routes.find(step.address);
+  if (step.change == StepChange::kRoute && route != s.routes.end()) {
+    before.interface = route->second;
+    out.undo = before.command(sudo);
+  }
+  return out;
 }
 
 }  // namespace
@@ -64,42 +84,8 @@ HostSteps setup_steps(const HostSetup& host, const HostState& s) {
   HostSteps r;
   r.refusals = refusals(host, s);
   if (!r.refusals.empty()) return r;
-  const std::string sudo = s.privileged();
-  if (touches_bridge(host)) {
-    const InterfaceState* bridge = s.find("bridge0");
-    if (bridge && bridge->up)
-      r.steps.push_back(
-          {"bridge0 down", sudo + "ifconfig bridge0 down", sudo + "ifconfig bridge0 up"});
-  }
-  for (const auto& l : host.links) {
-    mac_address_step(s, l, r.steps);
-    auto route = s.routes.find(l.peer_address);
-    if (route != s.routes.end() && route->second == l.interface) continue;
-    const std::string q = shell_quote(l.interface);
-    std::string undo = route == s.routes.end()
-                           ? fmt::format("{}route delete {} -interface {}", sudo, l.peer_address, q)
-                           : fmt::format("{}route change {} -interface {}", sudo, l.peer_address,
-                                         shell_quote(route->second));
-    r.steps.push_back({fmt::format("route to {} through {}", l.peer_address, l.interface),
-                       fmt::format("{}route change {} -interface {}", sudo, l.peer_address, q),
-                       undo});
-  }
-  for (const auto& l : host.direct) {
-    if (!host.linux) {
-      mac_address_step(s, l, r.steps);
-      continue;
-    }
-    const InterfaceState& i = *s.find(l.interface);
-    const std::string q = shell_quote(l.interface);
-    if (!i.up)
-      r.steps.push_back({fmt::format("{} up", l.interface),
-                         fmt::format("{}ip link set dev {} up", sudo, q),
-                         fmt::format("{}ip link set dev {} down", sudo, q)});
-    if (!i.has(l.address + "/30"))
-      r.steps.push_back({fmt::format("{}/30 on {}", l.address, l.interface),
-                         fmt::format("{}ip addr replace {}/30 dev {}", sudo, l.address, q),
-                         fmt::format("{}ip addr del {}/30 dev {}", sudo, l.address, q)});
-  }
+  for (const SetupStep& step : setup_steps(host))
+    if (std::optional<ApplyStep> a = needed_step(step, s)) r.steps.push_back(std::move(*a));
   return r;
 }
 
@@ -108,39 +94,9 @@ HostSteps teardown_steps(const HostSetup& host, const HostState& s) {
   r.refusals = refusals(host, s);
   if (!r.refusals.empty()) return r;
   const std::string sudo = s.privileged();
-  for (auto it = host.direct.rbegin(); it != host.direct.rend(); ++it) {
-    if (!s.find(it->interface)->has(it->address + "/30")) continue;
-    const std::string q = shell_quote(it->interface);
-    if (host.linux)
-      r.steps.push_back({fmt::format("{}/30 off {}", it->address, it->interface),
-                         fmt::format("{}ip addr del {}/30 dev {}", sudo, it->address, q),
-                         fmt::format("{}ip addr replace {}/30 dev {}", sudo, it->address, q)});
-    else
-      r.steps.push_back(
-          {fmt::format("{}/30 off {}", it->address, it->interface),
-           fmt::format("{}ifconfig {} inet {} delete", sudo, q, it->address),
-           fmt::format("{}ifconfig {} inet {} netmask {}", sudo, q, it->address, kMask30)});
-  }
-  for (auto it = host.links.rbegin(); it != host.links.rend(); ++it) {
-    const std::string q = shell_quote(it->interface);
-    auto route = s.routes.find(it->peer_address);
-    if (route != s.routes.end() && route->second == it->interface)
-      r.steps.push_back(
-          {fmt::format("route to {} off {}", it->peer_address, it->interface),
-           fmt::format("{}route delete {} -interface {}", sudo, it->peer_address, q),
-           fmt::format("{}route change {} -interface {}", sudo, it->peer_address, q)});
-    if (s.find(it->interface)->has(it->address + "/30"))
-      r.steps.push_back(
-          {fmt::format("{}/30 off {}", it->address, it->interface),
-           fmt::format("{}ifconfig {} inet {} delete", sudo, q, it->address),
-           fmt::format("{}ifconfig {} inet {} netmask {}", sudo, q, it->address, kMask30)});
-  }
-  if (host.restore_bridge && touches_bridge(host)) {
-    const InterfaceState* bridge = s.find("bridge0");
-    if (bridge && !bridge->up)
-      r.steps.push_back(
-          {"bridge0 up", sudo + "ifconfig bridge0 up", sudo + "ifconfig bridge0 down"});
-  }
+  for (const SetupStep& step : teardown_steps(host))
+    if (shows_change(step, s))
+      r.steps.push_back({step.what_undone(), step.undo(sudo), step.command(sudo)});
   return r;
 }
 

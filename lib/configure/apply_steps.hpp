@@ -1,14 +1,15 @@
-// The commands `setup --apply` and `teardown --apply` run on one host: what the printed setup
-// (lib/emit/setup_commands) says, less what the host's state already shows, each with the command
-// that undoes it. A host whose plan would touch an interface that is missing, or that carries the
-// SSH session or the default route, gets refusals instead and nothing is run anywhere.
+// The commands `setup --apply` and `teardown --apply` run on one host: the setup steps
+// (lib/topologies/setup_steps), less what the host's state already shows, or those teardown takes
+// back that the state still shows, each with the command that undoes it. A host whose plan would
+// touch an interface that is missing, or that carries the SSH session or the default route, gets
+// refusals instead and nothing is run anywhere.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "lib/configure/host_state.hpp"
-#include "lib/topologies/subnet_plan.hpp"
+#include "lib/topologies/setup_steps.hpp"
 
 namespace meshplan {
 
@@ -24,7 +25,8 @@ struct HostSteps {
 };
 
 // Brings the host to the plan: bridge0 down (macOS), each interface up with its /30 address and
-// (Thunderbolt) the peer's route through it.
+// (Thunderbolt) the peer's route through it. An undo puts back the address or route a step
+// replaced.
 HostSteps setup_steps(const HostSetup& host, const HostState& state);
 // Takes back what setup configured and the host still has: routes and addresses (last configured
 // first), then bridge0 up where the plan says it was up.

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
-#include "lib/core/shell_quote.hpp"
+#include "lib/topologies/setup_steps.hpp"
 
 namespace meshplan {
 namespace {
+
+// Printed commands run under sudo, which asks for a password where it needs one.
+constexpr std::string_view kPrintedSudo = "sudo ";
 
 std::string render_blocks(const std::vector<HostSetup>& hosts, const char* title,
                           std::vector<std::string> (*commands)(const HostSetup&)) {
@@ -20,49 +23,19 @@ std::string render_blocks(const std::vector<HostSetup>& hosts, const char* title
   return out;
 }
 
-// A Mac's Thunderbolt Bridge goes down for its Thunderbolt cables (and, as MLX does, on a Mac with
-// nothing else to configure); Linux has none, and direct network cables do not need it down.
-bool touches_bridge(const HostSetup& host) {
-  return !host.linux && (!host.links.empty() || host.direct.empty());
-}
-
 }  // namespace
 
 std::vector<std::string> setup_commands(const HostSetup& host) {
   std::vector<std::string> out;
-  if (touches_bridge(host)) out.emplace_back("sudo ifconfig bridge0 down");
-  for (const auto& l : host.links) {
-    std::string iface = shell_quote(l.interface);
-    out.push_back(fmt::format("sudo ifconfig {} inet {} netmask {}", iface, l.address, kNetmask30));
-    out.push_back(fmt::format("sudo route change {} -interface {}", l.peer_address, iface));
-  }
-  // Direct network cables: an address on each end; the /30 route comes with it.
-  for (const auto& l : host.direct) {
-    std::string iface = shell_quote(l.interface);
-    if (host.linux) {
-      out.push_back(fmt::format("sudo ip link set dev {} up", iface));
-      out.push_back(fmt::format("sudo ip addr replace {}/30 dev {}", l.address, iface));
-    } else {
-      out.push_back(
-          fmt::format("sudo ifconfig {} inet {} netmask {}", iface, l.address, kNetmask30));
-    }
-  }
+  for (const SetupStep& s : setup_steps(host))
+    out.push_back(s.command(kPrintedSudo));
   return out;
 }
 
 std::vector<std::string> teardown_commands(const HostSetup& host) {
   std::vector<std::string> out;
-  for (auto it = host.direct.rbegin(); it != host.direct.rend(); ++it) {
-    std::string iface = shell_quote(it->interface);
-    out.push_back(host.linux ? fmt::format("sudo ip addr del {}/30 dev {}", it->address, iface)
-                             : fmt::format("sudo ifconfig {} inet {} delete", iface, it->address));
-  }
-  for (auto it = host.links.rbegin(); it != host.links.rend(); ++it) {
-    std::string iface = shell_quote(it->interface);
-    out.push_back(fmt::format("sudo route delete {} -interface {}", it->peer_address, iface));
-    out.push_back(fmt::format("sudo ifconfig {} inet {} delete", iface, it->address));
-  }
-  if (host.restore_bridge && touches_bridge(host)) out.emplace_back("sudo ifconfig bridge0 up");
+  for (const SetupStep& s : teardown_steps(host))
+    out.push_back(s.undo(kPrintedSudo));
   return out;
 }
 

@@ -27,7 +27,7 @@ struct CableAddresses {
   }
 };
 
-// What `setup` configures on one host (rendered as commands by lib/emit/setup_commands).
+// What `setup` configures on one host (its steps, commands and undos: lib/topologies/setup_steps).
 struct InterfaceAddress {
   std::string interface;     // "en2"
   std::string address;       // this host's end, "192.168.0.1"
