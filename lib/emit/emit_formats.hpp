@@ -25,8 +25,9 @@ struct EmitInput {
   const TopologyContext& topology;
   const CheckReport& report;  // report.chosen is the backend in use
   const std::optional<PlanRanks>& plan;
-  std::string requested_backend = "auto";  // as given on the command line
-  std::vector<std::string> envs;           // --env KEY=VALUE for every rank
+  std::string requested_backend =
+      std::string(name(MlxBackend::kAuto));  // as given on the command line
+  std::vector<std::string> envs;             // --env KEY=VALUE for every rank
   MlxEnvOptions env_options;
   LaunchOptions launch{};
 };

@@ -11,6 +11,7 @@
 #include "lib/emit/replica_launch.hpp"
 #include "lib/emit/vllm_disaggregated.hpp"
 #include "lib/emit/vllm_launch.hpp"
+#include "lib/plan/engine_kind.hpp"
 
 namespace meshplan {
 namespace {
@@ -165,7 +166,8 @@ std::map<std::string, std::string> emit_all(const EmitInput& in) {
         in.plan->engine_reason.substr(6));
   // The Slurm job starts the plan's engine where it starts one.
   EmitInput input = in;
-  if (input.launch.engine.empty() && (engine == "vllm" || engine == "llama-rpc"))
+  if (input.launch.engine.empty() &&
+      (is_engine(engine, EngineKind::kVllm) || is_engine(engine, EngineKind::kLlamaRpc)))
     input.launch.engine = engine;
   for (const EmitFormat& f : emit_formats())
     if (format_serves_engine(f, engine) && (!f.applies || f.applies(input)))

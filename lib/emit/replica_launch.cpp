@@ -16,6 +16,7 @@
 #include "lib/emit/replica_guide.hpp"
 #include "lib/emit/slurm_hetjob.hpp"
 #include "lib/emit/vllm_launch.hpp"
+#include "lib/plan/engine_kind.hpp"
 #include "lib/plan/engines.hpp"
 
 namespace meshplan {
@@ -36,18 +37,19 @@ std::string replica_engine(const EmitInput& in, const PlanReplica& replica) {
 ServingEndpoint serving_endpoint(const EmitInput& in, const LaunchLayout& layout,
                                  std::string_view engine) {
   // mlx.launch lists a pipeline's last stage first (mlx_rank_report): its rank 0 is the last node.
-  const bool last = engine == "llama-rpc" || (engine == "mlx-lm" && mlx_ranks_reversed(in));
-  const int port = engine == "vllm"     ? kVllmServePort
-                   : engine == "exo"    ? launch_port(in, kExoDefaultApiPort)
-                   : engine == "mlx-lm" ? kMlxLmServerPort
-                                        : kLlamaServerPort;
+  const bool last = is_engine(engine, EngineKind::kLlamaRpc) ||
+                    (is_engine(engine, EngineKind::kMlxLm) && mlx_ranks_reversed(in));
+  const int port = is_engine(engine, EngineKind::kVllm)    ? kVllmServePort
+                   : is_engine(engine, EngineKind::kExo)   ? launch_port(in, kExoDefaultApiPort)
+                   : is_engine(engine, EngineKind::kMlxLm) ? kMlxLmServerPort
+                                                           : kLlamaServerPort;
   return {last ? layout.nodes.size() - 1 : 0, port};
 }
 
 std::vector<std::string_view> engine_format_names(std::string_view engine) {
-  if (engine == "mlx-lm") return {"mlx-hostfile", "mlx-env", "mlx-launch"};
-  if (engine == "vllm") return {"vllm"};
-  if (engine == "exo") return {"exo-env"};
+  if (is_engine(engine, EngineKind::kMlxLm)) return {"mlx-hostfile", "mlx-env", "mlx-launch"};
+  if (is_engine(engine, EngineKind::kVllm)) return {"vllm"};
+  if (is_engine(engine, EngineKind::kExo)) return {"exo-env"};
   return {"llama-rpc"};
 }
 
@@ -100,8 +102,8 @@ std::optional<std::map<std::string, std::string>> whole_cluster_files(
   o.hosts = all->hosts();
   try {
     CheckReport report = check_cluster(in.topology, o);
-    EmitInput whole{in.cluster, in.topology, report,         all,
-                    "auto",     in.envs,     in.env_options, in.launch};
+    EmitInput whole{in.cluster, in.topology,    report,   all, std::string(name(MlxBackend::kAuto)),
+                    in.envs,    in.env_options, in.launch};
     return std::map<std::string, std::string>{{"inventory.yaml", write_ansible_inventory(whole)}};
   } catch (const Error&) {
     return std::nullopt;
@@ -181,7 +183,8 @@ std::map<std::string, std::string> emit_replica_launches(
                            [](const LaunchNode& n) { return n.mac; });
       });
   const std::string& engine = replicas.front().engine;
-  if (linux_only && (engine == "vllm" || engine == "llama-rpc")) {
+  if (linux_only &&
+      (is_engine(engine, EngineKind::kVllm) || is_engine(engine, EngineKind::kLlamaRpc))) {
     EmitInput job = in;
     if (job.launch.engine.empty()) job.launch.engine = engine;
     files["slurm.sbatch"] = write_slurm_hetjob(job);
