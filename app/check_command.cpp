@@ -22,7 +22,7 @@ namespace {
 
 struct CheckArgs {
   std::string cluster;
-  std::string backend = "auto";
+  std::string backend = std::string(name(MlxBackend::kAuto));
   std::string hostfile;
   std::string plan;
   bool json = false;
@@ -139,8 +139,8 @@ void add_check_command(CLI::App& app, AppContext& ctx) {
   CLI::App* sub = app.add_subcommand("check", kCheckHelp);
   sub->add_option("-c,--cluster", a->cluster, "Cluster file (JSON or YAML, - for stdin)")
       ->required();
-  sub->add_option("--backend", a->backend, "auto, jaccl, jaccl-ring, ring or ethernet")
-      ->check(CLI::IsMember(kBackendChoices))
+  sub->add_option("--backend", a->backend, mlx_backend_choices_text())
+      ->check(CLI::IsMember(mlx_backend_choices()))
       ->capture_default_str();
   sub->add_option("--hostfile", a->hostfile, "An MLX hostfile to check against the cabling");
   sub->add_option("--plan", a->plan, "A plan file: check its hosts in its rank order");

@@ -10,7 +10,7 @@ namespace {
 struct DotArgs {
   std::string cluster;
   std::string plan;
-  std::string backend = "auto";
+  std::string backend = std::string(name(MlxBackend::kAuto));
   std::string output;
   std::string advice;
 };
@@ -56,8 +56,8 @@ void add_dot_command(CLI::App& app, AppContext& ctx) {
       ->required();
   sub->add_option("--plan", a->plan, "A plan file: show each host's rank and layer range");
   sub->add_option("--backend", a->backend,
-                  "Backend whose missing cables to draw: auto, jaccl, jaccl-ring, ring, ethernet")
-      ->check(CLI::IsMember(kBackendChoices))
+                  "Backend whose missing cables to draw: " + mlx_backend_choices_text())
+      ->check(CLI::IsMember(mlx_backend_choices()))
       ->capture_default_str();
   sub->add_option("--advice", a->advice,
                   "An advice file (meshplan advise -o FILE): draw the cables it proposes dashed");

@@ -15,7 +15,7 @@ struct EmitArgs {
   std::string format;
   std::string cluster;
   std::string plan;
-  std::string backend = "auto";
+  std::string backend = std::string(name(MlxBackend::kAuto));
   std::vector<std::string> envs;
   std::string output;
   MlxEnvOptions env_options;
@@ -124,8 +124,8 @@ void add_emit_command(CLI::App& app, AppContext& ctx) {
   sub->add_option("-c,--cluster", a->cluster, "Cluster file (JSON or YAML, - for stdin)");
   sub->add_option("--plan", a->plan,
                   "A plan file: its hosts in its rank order (ray-cluster: or a workload plan)");
-  sub->add_option("--backend", a->backend, "auto, jaccl, jaccl-ring, ring or ethernet")
-      ->check(CLI::IsMember(kBackendChoices))
+  sub->add_option("--backend", a->backend, mlx_backend_choices_text())
+      ->check(CLI::IsMember(mlx_backend_choices()))
       ->capture_default_str();
   sub->add_option("--env", a->envs, "KEY=VALUE for every rank (the hostfile's envs), repeatable");
   sub->add_option("--starting-port", a->env_options.starting_port,

@@ -1,9 +1,14 @@
 #include "app/plan_args.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "app/commands.hpp"
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
 #include "lib/plan/engines.hpp"
+#include "lib/plan/strategy_kind.hpp"
 #include "solvers/problem/request_flags.hpp"
 
 namespace meshplan {
@@ -32,17 +37,13 @@ void add_plan_request_options(CLI::App* sub, PlanRequestArgs& a) {
   sub->add_option("--headroom", a.headroom,
                   "Memory to keep free on every host: a fraction of its usable memory (10%, 0.1) "
                   "or a size (8GiB)");
-  sub->add_option("--strategy", a.request.strategy,
-                  "auto (the fastest of the others), pipeline (layer ranges), tensor (shares of "
-                  "every layer) or "
-                  "expert (MoE experts spread over the hosts), hybrid (tensor parallel inside "
-                  "groups of hosts, a pipeline between them) or routed (layer ranges with "
-                  "requests routed by max flow; throughput)")
-      ->check(CLI::IsMember({"auto", "pipeline", "tensor", "expert", "hybrid", "routed"}))
+  sub->add_option("--strategy", a.request.strategy, strategy_help())
+      ->check(CLI::IsMember(strategy_choices()))
       ->capture_default_str();
   sub->add_option("--engine", a.request.engine,
-                  "The engine that will run the plan: mlx-lm, exo, llama-rpc, vllm, or any (the "
-                  "fastest layout whatever runs it); default: inferred from the hosts")
+                  fmt::format("The engine that will run the plan: {}, or any (the fastest layout "
+                              "whatever runs it); default: inferred from the hosts",
+                              fmt::join(engine_name_list(), ", ")))
       ->check(CLI::IsMember(engine_choices()));
   sub->add_option("--solver", a.request.solver,
                   "optimal (best hosts, ring order and layer ranges; exact up to 12 hosts), even "
@@ -55,12 +56,12 @@ void add_plan_request_options(CLI::App* sub, PlanRequestArgs& a) {
   sub->add_flag("--allow-uneven", a.request.allow_uneven,
                 "Tensor parallel: shares in proportion to speed and memory (needs engine support "
                 "for uneven shards)");
-  sub->add_option(
-      "--expert-load", a.expert_load,
-      "Expert parallel: measured expert frequencies per MoE layer (JSON or YAML, docs/expert-load-file.md)");
+  sub->add_option("--expert-load", a.expert_load,
+                  "Expert parallel: measured expert frequencies per MoE layer (JSON or YAML, "
+                  "docs/expert-load-file.md)");
   sub->add_option("--backend", a.request.backend,
-                  "Links a plan may use: auto, ring, jaccl, jaccl-ring, ethernet")
-      ->check(CLI::IsMember({"auto", "ring", "jaccl", "jaccl-ring", "ethernet"}))
+                  fmt::format("Links a plan may use: {}", fmt::join(mlx_backend_choices(), ", ")))
+      ->check(CLI::IsMember(mlx_backend_choices()))
       ->capture_default_str();
   sub->add_option("--hosts", a.hosts,
                   "Candidate hosts in ring order, comma-separated (ranges: mac[1-4])");

@@ -23,7 +23,7 @@ struct PlanRequestArgs {
   std::string expert_load;
   PlanRequest request;
   PlanRequestArgs() {
-    request.strategy = "auto";
+    request.strategy = name(StrategyKind::kAuto);
     request.engine = "";  // inferred from the hosts unless --engine names one
   }
 };

@@ -11,7 +11,7 @@ namespace {
 
 struct SetupArgs {
   std::string cluster;
-  std::string backend = "auto";
+  std::string backend = std::string(name(MlxBackend::kAuto));
   std::string host;
   std::string plan;
   ApplyArgs apply;
@@ -100,8 +100,8 @@ void add_setup_command(CLI::App& app, AppContext& ctx) {
   CLI::App* sub = app.add_subcommand("setup", kSetupHelp);
   sub->add_option("-c,--cluster", a->cluster, "Cluster file (JSON or YAML, - for stdin)")
       ->required();
-  sub->add_option("--backend", a->backend, "auto, jaccl, jaccl-ring, ring or ethernet")
-      ->check(CLI::IsMember(kBackendChoices))
+  sub->add_option("--backend", a->backend, mlx_backend_choices_text())
+      ->check(CLI::IsMember(mlx_backend_choices()))
       ->capture_default_str();
   sub->add_option("--host", a->host, "Print only this host's commands, one per line");
   sub->add_option("--plan", a->plan,

@@ -11,9 +11,6 @@
 
 namespace meshplan {
 
-inline const std::vector<std::string> kBackendChoices = {"auto", "jaccl", "jaccl-ring", "ring",
-                                                         "ethernet"};
-
 Cluster read_cluster_arg(AppContext& ctx, const std::string& path);
 std::optional<PlanRanks> read_plan_arg(AppContext& ctx, const std::string& path);
 // The plan's hosts in rank order (fixed for ring backends); all hosts without a plan.

@@ -64,7 +64,7 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
         m.tb_interfaces = j.at("thunderbolt").at("interfaces").get<std::vector<std::string>>();
       }
       if (!j.at("ethernet").is_null()) {
-        auto kind = parse_link_kind(j.at("ethernet").get<std::string>());
+        auto kind = find_link_kind(j.at("ethernet").get<std::string>());
         if (!kind) throw internal_error("machines.json: unknown ethernet kind for {}", m.key);
         m.ethernet = *kind;
       }
@@ -210,8 +210,7 @@ double Catalog::stage_overhead_s(std::string_view vendor) const {
 }
 
 const LinkDefaults& Catalog::link_defaults(LinkKind kind, bool rdma) const {
-  std::string key = link_kind_name(kind);
-  if (kind == LinkKind::kTb5 && rdma) key = "tb5-rdma";
+  std::string key(link_figures_name(kind, rdma));
   auto it = links_.find(key);
   if (it == links_.end()) throw internal_error("no link defaults for {}", key);
   return it->second;

@@ -8,38 +8,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lib/cluster/link_kind.hpp"
+
 namespace meshplan {
 
 inline constexpr const char* kClusterSchema = "meshplan.cluster/1";
-
-// Kinds of links: Thunderbolt generations and networks. Names as written in files: "tb5", "10gbe".
-// Cable and network kinds. Ethernet kinds carry RoCE when the link says rdma; ib-hdr and ib-ndr
-// are InfiniBand (200 and 400 Gb/s), always RDMA.
-enum class LinkKind {
-  kTb5,
-  kTb4,
-  kTb3,
-  kIbNdr,
-  kIbHdr,
-  k400gbe,
-  k200gbe,
-  k100gbe,
-  k25gbe,
-  k10gbe,
-  k5gbe,
-  k2_5gbe,
-  k1gbe,
-  kWifi
-};
-
-const char* link_kind_name(LinkKind kind);
-std::optional<LinkKind> parse_link_kind(std::string_view name);
-bool is_thunderbolt(LinkKind kind);
-bool is_infiniband(LinkKind kind);
-// The Ethernet kind of a port running at this speed (Gb/s): 400gbe down to 1gbe.
-LinkKind ethernet_kind_for_speed(double speed_gbps);
-// The comma-separated list of kind names, for messages.
-std::string link_kind_names();
 
 struct OsInfo {
   std::string kind;  // "macos", "linux" or "" (unknown)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/core/error.hpp"
 
 namespace meshplan {
@@ -41,10 +42,17 @@ bool allowed(const LinkFigures& l, Transport t) {
 }  // namespace
 
 Transport transport_for_backend(std::string_view backend) {
-  if (backend == "ring") return Transport::kThunderbolt;
-  if (backend == "jaccl" || backend == "jaccl-ring") return Transport::kRdma;
-  if (backend == "ethernet") return Transport::kNetwork;
-  return Transport::kAny;
+  switch (find_mlx_backend(backend).value_or(MlxBackend::kAuto)) {
+    case MlxBackend::kRing:
+      return Transport::kThunderbolt;
+    case MlxBackend::kJaccl:
+    case MlxBackend::kJacclRing:
+      return Transport::kRdma;
+    case MlxBackend::kEthernet:
+      return Transport::kNetwork;
+    default:
+      return Transport::kAny;
+  }
 }
 
 Transport transport_named(std::string_view transport) {
@@ -64,7 +72,7 @@ LinkFigures cable_figures(const Cluster& cluster, size_t cable_index, const Cata
   f.rdma = c.kind == LinkKind::kTb5 && c.rdma && host_rdma_ok(a) && host_rdma_ok(b) &&
            port_is_tb5(a, c.a.port) && port_is_tb5(b, c.b.port);
   const LinkDefaults& d = catalog.link_defaults(c.kind, f.rdma);
-  f.name = f.rdma ? "tb5-rdma" : link_kind_name(c.kind);
+  f.name = link_figures_name(c.kind, f.rdma);
   f.latency_s = c.latency_us ? *c.latency_us * 1e-6 : d.latency_s;
   f.bandwidth = c.bandwidth_gbps ? *c.bandwidth_gbps * 1e9 / 8 : d.bandwidth;
   f.tcp_latency_s = f.latency_s;

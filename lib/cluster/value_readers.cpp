@@ -110,7 +110,7 @@ double read_fraction(const DocNode& n) {
 }
 
 LinkKind read_kind(const DocNode& n) {
-  auto kind = parse_link_kind(n.as_string());
+  auto kind = find_link_kind(n.as_string());
   if (!kind)
     n.fail(
         fmt::format("unknown link kind \"{}\"; expected one of: {}", n.text(), link_kind_names()));

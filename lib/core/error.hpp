@@ -1,5 +1,5 @@
 // The one error type of meshplan. Library code throws it; app/ catches it at the top and maps
-// its kind to the documented exit code (README "Exit codes").
+// its kind to the documented exit code (docs/exit-codes.md).
 #pragma once
 
 #include <fmt/format.h>

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <map>
 
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/emit/dot_writer.hpp"
+#include "lib/plan/strategy_kind.hpp"
 
 namespace meshplan {
 namespace {
@@ -16,12 +18,12 @@ namespace {
 std::vector<CableToAdd> missing_cables(const CheckReport& report, const Cluster& cluster,
                                        const std::string& backend, std::string& shown) {
   shown = backend;
-  if (backend == "auto") {
+  if (is_backend(backend, MlxBackend::kAuto)) {
     if (!report.chosen.empty()) return {};
     bool rdma = true;
     for (const auto& h : cluster.hosts)
       rdma = rdma && h.rdma_enabled.value_or(false);
-    shown = rdma ? "jaccl-ring" : "ring";
+    shown = name(rdma ? MlxBackend::kJacclRing : MlxBackend::kRing);
   }
   std::vector<CableToAdd> out;
   if (const BackendVerdict* v = report.find(shown))
@@ -52,9 +54,9 @@ std::string id_ranges(std::vector<int> ids) {
 // layer (tensor) or its experts (expert; the same set on every layer, or the count per layer).
 std::string rank_note(const PlanRanks& plan, const PlanRank& r) {
   std::string note = fmt::format("rank {}", r.rank);
-  if (plan.strategy == "tensor" && r.share)
+  if (is_strategy(plan.strategy, StrategyKind::kTensor) && r.share)
     return note + fmt::format(": {:.4g} % of every layer", *r.share * 100);
-  if (plan.strategy == "expert" && !r.experts.empty()) {
+  if (is_strategy(plan.strategy, StrategyKind::kExpert) && !r.experts.empty()) {
     bool same = std::all_of(r.experts.begin(), r.experts.end(),
                             [&](const auto& e) { return e == r.experts.front(); });
     if (same) return note + fmt::format(": experts {}", id_ranges(r.experts.front()));
@@ -100,7 +102,7 @@ std::string write_cluster_dot_artifact(const EmitInput& in,
   std::string shown;
   o.missing = missing_cables(report, in.cluster, backend, shown);
   std::string name = in.cluster.name.empty() ? "cluster" : in.cluster.name;
-  if (backend == "auto" && !report.chosen.empty()) {
+  if (is_backend(backend, MlxBackend::kAuto) && !report.chosen.empty()) {
     o.title = fmt::format("{}: backend {} is valid", name, report.chosen);
   } else {
     const BackendVerdict* v = report.find(shown);

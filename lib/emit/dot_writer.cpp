@@ -172,8 +172,9 @@ std::string write_cluster_dot(const Cluster& cluster, const LinkGraph& graph, co
       for (const LinkFigures& l : graph.links(a, b))
         if (l.cable >= 0) body += cable_edge(cluster, l);
   for (const auto& m : o.missing) {
-    std::string label = fmt::format("add {}:\n{} / {}", m.kind == "tb5" ? "TB5" : "Thunderbolt",
-                                    plug_label(m.a), plug_label(m.b));
+    std::string label =
+        fmt::format("add {}:\n{} / {}", m.kind == name(LinkKind::kTb5) ? "TB5" : "Thunderbolt",
+                    plug_label(m.a), plug_label(m.b));
     body +=
         fmt::format("  {} -- {} [label={}, color=red, fontcolor=red, style=dashed, penwidth=2];\n",
                     dot_quote(m.a.host), dot_quote(m.b.host), dot_quote(label));
@@ -186,7 +187,7 @@ std::string write_cluster_dot(const Cluster& cluster, const LinkGraph& graph, co
             "  {} [label={}, shape=box, style=dashed, color=darkorange, fontcolor=darkorange];\n",
             dot_quote(end->host), dot_quote(end->host + "\n(to buy)"));
   for (const auto& p : o.proposed) {
-    std::string kind = p.cable.kind == "tb5" ? "TB5" : p.cable.kind;
+    std::string kind = p.cable.kind == name(LinkKind::kTb5) ? "TB5" : p.cable.kind;
     std::string label =
         fmt::format("{}: {}\n{} / {}", p.label, kind, plug_label(p.cable.a), plug_label(p.cable.b));
     if (p.cable.a.port.empty() && !p.cable.a.interface.empty())

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/core/error.hpp"
 #include "lib/emit/ansible_inventory.hpp"
 #include "lib/emit/cluster_dot.hpp"
@@ -11,6 +12,7 @@
 #include "lib/emit/launch_guide.hpp"
 #include "lib/emit/replica_guide.hpp"
 #include "lib/emit/slurm_hetjob.hpp"
+#include "lib/plan/engine_kind.hpp"
 
 namespace meshplan {
 namespace {
@@ -32,8 +34,8 @@ std::optional<std::map<std::string, std::string>> whole_cluster_files(
   o.hosts = all->hosts();
   try {
     CheckReport report = check_cluster(in.topology, o);
-    EmitInput whole{in.cluster, in.topology, report,         all,
-                    "auto",     in.envs,     in.env_options, in.launch};
+    EmitInput whole{in.cluster, in.topology,    report,   all, std::string(name(MlxBackend::kAuto)),
+                    in.envs,    in.env_options, in.launch};
     return std::map<std::string, std::string>{{"inventory.yaml", write_ansible_inventory(whole)}};
   } catch (const Error&) {
     return std::nullopt;
@@ -75,7 +77,8 @@ std::map<std::string, std::string> emit_all(const EmitInput& in) {
         in.plan->engine_reason.substr(6));
   // The Slurm job starts the plan's engine where it starts one.
   EmitInput input = in;
-  if (input.launch.engine.empty() && (engine == "vllm" || engine == "llama-rpc"))
+  if (input.launch.engine.empty() &&
+      (is_engine(engine, EngineKind::kVllm) || is_engine(engine, EngineKind::kLlamaRpc)))
     input.launch.engine = engine;
   for (const EmitFormat& f : emit_formats())
     if (format_serves_engine(f, engine) && (!f.applies || f.applies(input)))
@@ -113,7 +116,8 @@ std::map<std::string, std::string> emit_replica_launches(
                            [](const LaunchNode& n) { return n.mac; });
       });
   const std::string& engine = replicas.front().engine;
-  if (linux_only && (engine == "vllm" || engine == "llama-rpc")) {
+  if (linux_only &&
+      (is_engine(engine, EngineKind::kVllm) || is_engine(engine, EngineKind::kLlamaRpc))) {
     EmitInput job = in;
     if (job.launch.engine.empty()) job.launch.engine = engine;
     files["slurm.sbatch"] = write_slurm_hetjob(job);

@@ -25,6 +25,7 @@
 #include "lib/emit/torchrun_launch.hpp"
 #include "lib/emit/vllm_disaggregated.hpp"
 #include "lib/emit/vllm_launch.hpp"
+#include "lib/plan/engine_kind.hpp"
 
 namespace meshplan {
 namespace {
@@ -119,13 +120,13 @@ const std::vector<EmitFormat>& emit_formats() {
       {"mlx-hostfile",
        "the hostfile mlx.launch reads, byte for byte as mlx.distributed_config writes it (NVIDIA "
        "hosts: the nccl backend, a line per GPU)",
-       mlx_hostfile, "mlx-hostfile.json", false, mlx_applies, "mlx-lm"},
+       mlx_hostfile, "mlx-hostfile.json", false, mlx_applies, name(EngineKind::kMlxLm)},
       {"mlx-env", "per rank, the variables mlx.launch would export (MLX_RANK, MLX_HOSTFILE, ...)",
-       mlx_env, "mlx-env.sh", false, mlx_applies, "mlx-lm"},
+       mlx_env, "mlx-env.sh", false, mlx_applies, name(EngineKind::kMlxLm)},
       {"mlx-launch",
        "the mlx.launch command for mlx-lm and, per rank, the plan's layers beside mlx-lm's own "
        "split",
-       write_mlx_launch, "mlx-launch.sh", false, mlx_applies, "mlx-lm"},
+       write_mlx_launch, "mlx-launch.sh", false, mlx_applies, name(EngineKind::kMlxLm)},
       {"setup", "per host, the interface commands (as `meshplan setup`)", setup, "setup.sh", false,
        over_thunderbolt},
       {"teardown", "per host, the commands that undo setup", teardown, "teardown.sh", false,
@@ -155,22 +156,23 @@ const std::vector<EmitFormat>& emit_formats() {
       {"llama-rpc",
        "llama.cpp: rpc-server per rank, then llama-server with --rpc and --tensor-split (needs "
        "--plan)",
-       write_llama_rpc, "llama-rpc.sh", true, split_by_layers, "llama-rpc"},
+       write_llama_rpc, "llama-rpc.sh", true, split_by_layers, name(EngineKind::kLlamaRpc)},
       {"exo-env", "per host, the exo command with its --namespace and ports", write_exo_env,
-       "exo.sh", false, nullptr, "exo"},
+       "exo.sh", false, nullptr, name(EngineKind::kExo)},
       {"vllm",
        "per node, vllm serve with -tp, -pp, --nnodes, --node-rank, --master-addr (needs --plan); "
        "-tp is the GPUs each layer is split over, -pp the pipeline's stages (hosts, or a host's "
        "groups of GPUs)",
-       write_vllm, "vllm.sh", true, one_vllm_instance, "vllm"},
+       write_vllm, "vllm.sh", true, one_vllm_instance, name(EngineKind::kVllm)},
       {"vllm-disagg",
        "vLLM with prefill and decode on different hosts (the plan's chosen shape): vllm serve with "
        "the NixlConnector per host, then vllm-router --pd-disaggregation in front",
-       write_vllm_disaggregated, "vllm-disaggregated.sh", true, plan_disaggregates, "vllm"},
+       write_vllm_disaggregated, "vllm-disaggregated.sh", true, plan_disaggregates,
+       name(EngineKind::kVllm)},
       {"ray-cluster",
        "Ray local-provider YAML for ray up, the ray start line of each host and, on NVIDIA hosts, "
        "vLLM on Ray",
-       write_ray_cluster, "ray-cluster.yaml", false, ray_applies, "vllm"},
+       write_ray_cluster, "ray-cluster.yaml", false, ray_applies, name(EngineKind::kVllm)},
       {"ansible-inventory",
        "Ansible YAML inventory: hosts with their variables, groups head, workers and by OS",
        write_ansible_inventory, "inventory.yaml"},

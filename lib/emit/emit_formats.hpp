@@ -1,5 +1,5 @@
 // Every artifact meshplan writes for a user or an engine, in one table: `emit FORMAT` looks its
-// format up here, `emit --help` and the README's format list are generated from or checked
+// format up here, `emit --help` and docs/emit.md's format list are generated from or checked
 // against it. Each format is one small function over the one shared input: the cluster, its
 // topology (link graph, Thunderbolt fabric, /30 plan), the check report with the chosen backend,
 // and the plan's ranks when a plan was given.
@@ -18,7 +18,7 @@ namespace meshplan {
 
 struct EmitFormat {
   std::string_view name;
-  std::string_view summary;  // one line: `emit --help` and the README's table
+  std::string_view summary;  // one line: `emit --help` and docs/emit.md's table
   std::string (*write)(const EmitInput& input);
   std::string_view file;    // its file name in `emit all`'s folder
   bool needs_plan = false;  // refuses to run without --plan (ranks' layer ranges or strategy)

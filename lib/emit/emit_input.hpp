@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/cluster/cluster.hpp"
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/emit/mlx_env.hpp"
 #include "lib/plan/plan_ranks.hpp"
 #include "lib/topologies/backend_rules.hpp"
@@ -34,8 +35,9 @@ struct EmitInput {
   const TopologyContext& topology;
   const CheckReport& report;  // report.chosen is the backend in use
   const std::optional<PlanRanks>& plan;
-  std::string requested_backend = "auto";  // as given on the command line
-  std::vector<std::string> envs;           // --env KEY=VALUE for every rank
+  std::string requested_backend =
+      std::string(name(MlxBackend::kAuto));  // as given on the command line
+  std::vector<std::string> envs;             // --env KEY=VALUE for every rank
   MlxEnvOptions env_options;
   LaunchOptions launch{};
 };

@@ -11,6 +11,7 @@
 #include "lib/emit/replica_launch.hpp"
 #include "lib/emit/vllm_disaggregated.hpp"
 #include "lib/emit/vllm_launch.hpp"
+#include "lib/plan/engine_kind.hpp"
 
 namespace meshplan {
 namespace {

@@ -10,6 +10,7 @@
 #include "lib/core/shell_quote.hpp"
 #include "lib/emit/emit_input.hpp"
 #include "lib/plan/engines.hpp"
+#include "lib/plan/strategy_kind.hpp"
 #include "lib/topologies/backend_rules.hpp"
 #include "lib/topologies/host_networks.hpp"
 
@@ -224,7 +225,9 @@ std::string link_address(const EmitInput& in, const LaunchLayout& layout, size_t
 }
 
 bool splits_by_layers(const LaunchLayout& layout) {
-  if (!layout.from_plan || layout.strategy == "tensor" || layout.strategy == "expert") return false;
+  if (!layout.from_plan || is_strategy(layout.strategy, StrategyKind::kTensor) ||
+      is_strategy(layout.strategy, StrategyKind::kExpert))
+    return false;
   int next = 0;
   for (const LaunchNode& n : layout.nodes) {
     if (!n.layers || n.layers->first != next) return false;
@@ -268,7 +271,7 @@ std::vector<size_t> hybrid_stages(const LaunchLayout& layout, std::string_view f
 }
 
 std::vector<int> stage_layer_counts(const LaunchLayout& layout, std::string_view format, int& tp) {
-  const bool hybrid = layout.strategy == "hybrid";
+  const bool hybrid = is_strategy(layout.strategy, StrategyKind::kHybrid);
   std::vector<int> counts;
   std::vector<size_t> stages;
   if (hybrid) {

@@ -1,5 +1,6 @@
 #include "lib/emit/mlx_cuda_hostfile.hpp"
 
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/core/error.hpp"
 
 namespace meshplan {
@@ -43,7 +44,7 @@ MlxHostfile build_mlx_cuda_hostfile(const LaunchLayout& layout,
                                     const std::vector<std::string>& envs) {
   const int gpus = mlx_gpus_per_host(layout);
   MlxHostfile f;
-  f.backend = "nccl";
+  f.backend = name(MlxBackend::kNccl);
   f.envs = envs;
   for (size_t i = 0; i < layout.nodes.size(); ++i) {
     const LaunchNode& n = layout.nodes[i];

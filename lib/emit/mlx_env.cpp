@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/shell_quote.hpp"
 #include "lib/core/text_template.hpp"
@@ -69,7 +70,7 @@ void check_rdma_rows(const MlxHostfile& f) {
 
 std::string mlx_launch_backend(const MlxHostfile& f) {
   std::string b = f.backend.value_or("");
-  return b.empty() ? "ring" : b;
+  return b.empty() ? std::string(name(MlxBackend::kRing)) : b;
 }
 
 std::vector<MlxRankEnv> mlx_rank_envs(const MlxHostfile& f, const MlxEnvOptions& o) {
@@ -84,10 +85,10 @@ std::vector<MlxRankEnv> mlx_rank_envs(const MlxHostfile& f, const MlxEnvOptions&
     common.emplace_back(key, e.substr(eq + 1));
   }
   std::vector<MlxEnvFile> files;
-  if (backend == "ring") {
+  if (is_backend(backend, MlxBackend::kRing)) {
     if (o.verbose) common.emplace_back("MLX_RING_VERBOSE", "1");
     files.push_back({"MLX_HOSTFILE", ring_hostfile(f, o)});
-  } else if (backend == "jaccl" || backend == "jaccl-ring") {
+  } else if (is_jaccl(backend)) {
     check_rdma_rows(f);
     if (f.hosts.front().ips.empty())
       throw input_error(
@@ -96,9 +97,9 @@ std::vector<MlxRankEnv> mlx_rank_envs(const MlxHostfile& f, const MlxEnvOptions&
           where(f.hosts.front()), f.hosts.front().ssh);
     common.emplace_back("MLX_JACCL_COORDINATOR",
                         fmt::format("{}:{}", f.hosts.front().ips.front(), o.starting_port));
-    if (backend == "jaccl-ring") common.emplace_back("MLX_JACCL_RING", "1");
+    if (is_backend(backend, MlxBackend::kJacclRing)) common.emplace_back("MLX_JACCL_RING", "1");
     files.push_back({"MLX_IBV_DEVICES", python_rdma_matrix(f.hosts)});
-  } else if (backend == "nccl") {
+  } else if (is_backend(backend, MlxBackend::kNccl)) {
     if (f.hosts.front().ips.empty())
       throw input_error(
           "{}rank 0 ({}) has no IP; it should have one reachable from all other ranks (the NCCL "
@@ -119,7 +120,7 @@ std::vector<MlxRankEnv> mlx_rank_envs(const MlxHostfile& f, const MlxEnvOptions&
     r.ssh = f.hosts[i].ssh;
     r.variables = common;
     r.files = files;
-    if (backend == "nccl") {
+    if (is_backend(backend, MlxBackend::kNccl)) {
       // A host is listed once per GPU in a row: its n-th entry runs on GPU n.
       int gpu = 0;
       for (size_t k = 0; k < i; ++k)
@@ -136,7 +137,7 @@ std::vector<MlxConnection> mlx_connections(const MlxHostfile& f, const MlxEnvOpt
   size_t n = f.hosts.size();
   if (n < 2) return out;
   std::string backend = mlx_launch_backend(f);
-  if (backend == "ring") {
+  if (is_backend(backend, MlxBackend::kRing)) {
     auto ranks = ring_addresses(f, o);
     for (size_t r = 0; r < n; ++r)
       for (const auto& [ip, port] : ranks[r])
@@ -145,7 +146,7 @@ std::vector<MlxConnection> mlx_connections(const MlxHostfile& f, const MlxEnvOpt
     throw input_error("{}rank 0 ({}) has no IP; it should have one reachable from all other ranks",
                       where(f.hosts.front()), f.hosts.front().ssh);
   } else {
-    const int port = backend == "nccl" ? o.nccl_port : o.starting_port;
+    const int port = is_backend(backend, MlxBackend::kNccl) ? o.nccl_port : o.starting_port;
     for (size_t r = 1; r < n; ++r)
       out.push_back({0, r, f.hosts.front().ips.front(), port});
   }

@@ -1,5 +1,6 @@
 #include "lib/emit/mlx_hostfile_builder.hpp"
 
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/core/error.hpp"
 #include "lib/topologies/host_networks.hpp"
 
@@ -59,14 +60,14 @@ MlxHostfile build_mlx_hostfile(const TopologyContext& ctx, const BackendVerdict&
   std::vector<size_t> ranks = rank_hosts(ctx, v);
   const size_t n = ranks.size();
   MlxHostfile f;
-  f.backend = v.backend == "ethernet" ? "" : v.backend;
+  f.backend = is_backend(v.backend, MlxBackend::kEthernet) ? "" : v.backend;
   f.envs = envs;
   for (size_t i = 0; i < n; ++i) {
     MlxHost h;
     h.ssh = ctx.cluster.hosts[ranks[i]].ssh_target();
     f.hosts.push_back(std::move(h));
   }
-  if (v.backend == "jaccl" || v.backend == "jaccl-ring") {
+  if (is_jaccl(v.backend)) {
     for (size_t i = 0; i < n; ++i) {
       std::string ip =
           management_ip(ctx, ranks[i], i == 0,
@@ -75,7 +76,7 @@ MlxHostfile build_mlx_hostfile(const TopologyContext& ctx, const BackendVerdict&
       f.hosts[i].rdma.assign(n, RdmaCell::none());
     }
     for (size_t i = 0; i < n; ++i) {
-      if (v.backend == "jaccl") {
+      if (is_backend(v.backend, MlxBackend::kJaccl)) {
         for (size_t j = 0; j < n; ++j)
           if (i != j)
             f.hosts[i].rdma[j] = RdmaCell::one(

@@ -1,5 +1,6 @@
 #include "lib/emit/mlx_launch.hpp"
 
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/core/error.hpp"
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 
 #include "lib/emit/launch_nodes.hpp"
 #include "lib/emit/mlx_cuda_hostfile.hpp"
+#include "lib/plan/strategy_kind.hpp"
 #include "lib/topologies/backend_rules.hpp"
 
 namespace meshplan {
@@ -26,7 +28,8 @@ std::optional<CheckReport> reversed_report(const EmitInput& in) {
   if (!in.plan || !splits_by_layers(layout) || layout.nodes.size() < 2 || mlx_runs_nccl(layout))
     return std::nullopt;
   CheckOptions options;
-  options.backend = in.report.chosen.empty() ? "auto" : in.report.chosen;
+  options.backend =
+      in.report.chosen.empty() ? std::string(name(MlxBackend::kAuto)) : in.report.chosen;
   for (auto it = layout.nodes.rbegin(); it != layout.nodes.rend(); ++it)
     options.hosts.push_back(it->host->name);
   options.fixed_order = true;
@@ -81,7 +84,7 @@ std::string mlx_lm_split_note(const EmitInput& in) {
 
 std::string write_mlx_launch(const EmitInput& in) {
   LaunchLayout layout = build_launch_layout(in);
-  if (layout.strategy == "hybrid")
+  if (is_strategy(layout.strategy, StrategyKind::kHybrid))
     throw failure(
         "mlx_lm runs one tensor-parallel group or one pipeline over all its ranks; a hybrid plan "
         "needs a group per stage (mx.distributed Group.split), which MLX's ring and JACCL "
@@ -93,9 +96,10 @@ std::string write_mlx_launch(const EmitInput& in) {
   const bool nccl = mlx_runs_nccl(layout);
   const int per_host = nccl ? mlx_gpus_per_host(layout) : 1;
   std::vector<std::string> words = {"mlx.launch", "--hostfile", "mlx-hostfile.json", "--backend",
-                                    nccl                           ? std::string("nccl")
-                                    : layout.backend == "ethernet" ? std::string("ring")
-                                                                   : layout.backend};
+                                    nccl ? std::string(name(MlxBackend::kNccl))
+                                    : is_backend(layout.backend, MlxBackend::kEthernet)
+                                        ? std::string(name(MlxBackend::kRing))
+                                        : layout.backend};
   if (nccl) {
     words.push_back("-n");
     words.push_back(std::to_string(per_host));

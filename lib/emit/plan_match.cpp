@@ -3,13 +3,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/core/error.hpp"
 
 namespace meshplan {
 
 std::string backend_for_plan(const std::string& requested, const std::optional<PlanRanks>& plan) {
-  if (!plan || plan->backend.empty() || plan->backend == "none") return requested;
-  if (requested != "auto" && requested != plan->backend) {
+  if (!plan || plan->backend.empty() || is_backend(plan->backend, MlxBackend::kNone))
+    return requested;
+  if (!is_backend(requested, MlxBackend::kAuto) && requested != plan->backend) {
     throw input_error(
         "--backend {}: the plan was predicted for {}; leave --backend out to use it, or plan "
         "again with --backend {}",

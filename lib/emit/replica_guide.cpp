@@ -6,6 +6,7 @@
 #include "lib/emit/mlx_launch.hpp"
 #include "lib/emit/nginx_upstream.hpp"
 #include "lib/emit/replica_launch.hpp"
+#include "lib/plan/engine_kind.hpp"
 
 namespace meshplan {
 namespace {
@@ -18,7 +19,7 @@ std::string replica_steps(const EmitInput& in, const ReplicaLaunch& r) {
   std::string out =
       fmt::format("- [ ] Replica {} ({} on {}):\n", r.index, r.engine, fmt::join(hosts, ", "));
   auto item = [&](const std::string& text) { out += "  - [ ] " + text + "\n"; };
-  if (r.engine == "mlx-lm") {
+  if (is_engine(r.engine, EngineKind::kMlxLm)) {
     item(fmt::format(
         "copy `{0}/mlx-hostfile.json` and `{0}/mlx-launch.sh` to a host that reaches {1} by ssh "
         "({2} does)",
@@ -30,10 +31,10 @@ std::string replica_steps(const EmitInput& in, const ReplicaLaunch& r) {
         dir));
     const std::string note = mlx_lm_split_note(replica_input(in, r));
     if (!note.empty()) item(note);
-  } else if (r.engine == "vllm") {
+  } else if (is_engine(r.engine, EngineKind::kVllm)) {
     item(fmt::format("copy `{}/vllm.sh` to {}", dir, fmt::join(hosts, ", ")));
     item(fmt::format("run node 0's line on {}, then each other node's line on its host", first));
-  } else if (r.engine == "exo") {
+  } else if (is_engine(r.engine, EngineKind::kExo)) {
     item(fmt::format("copy `{}/exo.sh` to {}", dir, fmt::join(hosts, ", ")));
     item(fmt::format(
         "run each host's line on that host, {} first (its --namespace keeps this replica apart "

@@ -12,6 +12,7 @@
 #include "lib/emit/nginx_upstream.hpp"
 #include "lib/emit/plan_match.hpp"
 #include "lib/emit/vllm_launch.hpp"
+#include "lib/plan/engine_kind.hpp"
 #include "lib/plan/engines.hpp"
 
 namespace meshplan {
@@ -32,18 +33,19 @@ std::string replica_engine(const EmitInput& in, const PlanReplica& replica) {
 ServingEndpoint serving_endpoint(const EmitInput& in, const LaunchLayout& layout,
                                  std::string_view engine) {
   // mlx.launch lists a pipeline's last stage first (mlx_rank_report): its rank 0 is the last node.
-  const bool last = engine == "llama-rpc" || (engine == "mlx-lm" && mlx_ranks_reversed(in));
-  const int port = engine == "vllm"     ? kVllmServePort
-                   : engine == "exo"    ? launch_port(in, kExoDefaultApiPort)
-                   : engine == "mlx-lm" ? kMlxLmServerPort
-                                        : kLlamaServerPort;
+  const bool last = is_engine(engine, EngineKind::kLlamaRpc) ||
+                    (is_engine(engine, EngineKind::kMlxLm) && mlx_ranks_reversed(in));
+  const int port = is_engine(engine, EngineKind::kVllm)    ? kVllmServePort
+                   : is_engine(engine, EngineKind::kExo)   ? launch_port(in, kExoDefaultApiPort)
+                   : is_engine(engine, EngineKind::kMlxLm) ? kMlxLmServerPort
+                                                           : kLlamaServerPort;
   return {last ? layout.nodes.size() - 1 : 0, port};
 }
 
 std::vector<std::string_view> engine_format_names(std::string_view engine) {
-  if (engine == "mlx-lm") return {"mlx-hostfile", "mlx-env", "mlx-launch"};
-  if (engine == "vllm") return {"vllm"};
-  if (engine == "exo") return {"exo-env"};
+  if (is_engine(engine, EngineKind::kMlxLm)) return {"mlx-hostfile", "mlx-env", "mlx-launch"};
+  if (is_engine(engine, EngineKind::kVllm)) return {"vllm"};
+  if (is_engine(engine, EngineKind::kExo)) return {"exo-env"};
   return {"llama-rpc"};
 }
 

@@ -12,6 +12,7 @@
 #include "lib/emit/nccl_env.hpp"
 #include "lib/emit/torchrun_launch.hpp"
 #include "lib/emit/vllm_launch.hpp"
+#include "lib/plan/engine_kind.hpp"
 
 namespace meshplan {
 namespace {
@@ -87,8 +88,10 @@ SlurmLaunch slurm_launch(const EmitInput& in) {
   require_plan(in, "slurm", "the job's nodes, their order and the engine's split come from it");
   LaunchLayout layout = build_launch_layout(in);
   const size_t n = layout.nodes.size();
-  const std::string engine = in.launch.engine.empty() ? "vllm" : in.launch.engine;
-  if (engine != "vllm" && engine != "torchrun" && engine != "llama-rpc")
+  const std::string engine =
+      in.launch.engine.empty() ? std::string(name(EngineKind::kVllm)) : in.launch.engine;
+  if (!is_engine(engine, EngineKind::kVllm) && engine != "torchrun" &&
+      !is_engine(engine, EngineKind::kLlamaRpc))
     throw input_error("--engine {}: expected vllm, torchrun or llama-rpc", engine);
   std::vector<std::string> nodes;
   for (const LaunchNode& node : layout.nodes) {
@@ -121,7 +124,7 @@ SlurmLaunch slurm_launch(const EmitInput& in) {
   std::vector<NodeArm> arms;
   std::vector<SlurmStep> launch;
   std::string title;
-  if (engine == "vllm") {
+  if (is_engine(engine, EngineKind::kVllm)) {
     require_plan(in, "vllm", "-tp and -pp come from the plan's strategy and ranks");
     VllmShape shape = vllm_shape(layout);
     for (size_t i = 0; i < n; ++i)

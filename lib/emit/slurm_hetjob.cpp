@@ -5,6 +5,7 @@
 
 #include "lib/emit/replica_launch.hpp"
 #include "lib/emit/slurm_batch.hpp"
+#include "lib/plan/engine_kind.hpp"
 
 namespace meshplan {
 
@@ -15,7 +16,8 @@ std::string write_slurm_hetjob(const EmitInput& in) {
     // --engine on every replica; without it llama.cpp where the plan's engine is llama.cpp, else
     // vLLM (Slurm's engines: vllm, torchrun, llama-rpc).
     EmitInput one = replica_input(in, r);
-    if (one.launch.engine.empty() && r.engine == "llama-rpc") one.launch.engine = "llama-rpc";
+    if (one.launch.engine.empty() && is_engine(r.engine, EngineKind::kLlamaRpc))
+      one.launch.engine = r.engine;
     jobs.push_back(slurm_launch(one));
   }
   std::string out = "#!/bin/bash\n";

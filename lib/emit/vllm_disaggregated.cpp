@@ -5,6 +5,7 @@
 #include "lib/core/error.hpp"
 #include "lib/emit/launch_nodes.hpp"
 #include "lib/emit/plan_match.hpp"
+#include "lib/plan/engine_kind.hpp"
 #include "lib/topologies/backend_rules.hpp"
 
 namespace meshplan {
@@ -20,7 +21,7 @@ struct PairLaunch {
 PairLaunch pair_launch(const EmitInput& in) {
   PairLaunch p;
   p.plan = PlanRanks{};
-  p.plan->engine = "vllm";
+  p.plan->engine = name(EngineKind::kVllm);
   for (const auto* hosts :
        {&in.plan->disaggregated->prefill_hosts, &in.plan->disaggregated->decode_hosts})
     for (const std::string& h : *hosts) {
@@ -67,8 +68,9 @@ std::string write_vllm_disaggregated(const EmitInput& in) {
         "vllm-disagg: the plan does not choose prefill on one host and decode on another (plan "
         "with --prompt 8192 or more on NVIDIA hosts compares that shape)");
   PairLaunch pair = pair_launch(in);
-  const EmitInput sub{in.cluster, in.topology, pair.report,    pair.plan,
-                      "auto",     in.envs,     in.env_options, in.launch};
+  const EmitInput sub{
+      in.cluster, in.topology,    pair.report, pair.plan, std::string(name(MlxBackend::kAuto)),
+      in.envs,    in.env_options, in.launch};
   const LaunchLayout layout = build_launch_layout(sub);
   for (const LaunchNode& n : layout.nodes)
     if (n.mac)

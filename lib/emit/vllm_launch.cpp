@@ -5,12 +5,14 @@
 
 #include "lib/emit/launch_nodes.hpp"
 #include "lib/emit/nccl_env.hpp"
+#include "lib/plan/strategy_kind.hpp"
 
 namespace meshplan {
 
 VllmShape vllm_shape(const LaunchLayout& layout) {
   VllmShape s;
-  s.pipeline = layout.strategy != "tensor" && layout.strategy != "expert";
+  s.pipeline = !is_strategy(layout.strategy, StrategyKind::kTensor) &&
+               !is_strategy(layout.strategy, StrategyKind::kExpert);
   // A tensor or expert plan splits every layer over all the GPUs of all its nodes.
   for (const LaunchNode& node : layout.nodes)
     s.tp += node.processes();
@@ -49,7 +51,8 @@ std::vector<std::string> serve_words(const EmitInput& in, const LaunchLayout& la
       "-pp",
       std::to_string(shape.pp)};
   words.insert(words.end(), tail.begin(), tail.end());
-  if (layout.strategy == "expert") words.insert(words.end(), {"--enable-expert-parallel"});
+  if (is_strategy(layout.strategy, StrategyKind::kExpert))
+    words.insert(words.end(), {"--enable-expert-parallel"});
   return words;
 }
 
@@ -84,9 +87,9 @@ std::string write_vllm(const EmitInput& in) {
   VllmShape shape = vllm_shape(layout);
   std::string out =
       fmt::format("# vLLM over {} nodes ({} plan): run node 0's line first, then the others.\n", n,
-                  layout.strategy == "hybrid" ? "hybrid"
-                  : shape.pipeline            ? "pipeline"
-                                              : layout.strategy);
+                  is_strategy(layout.strategy, StrategyKind::kHybrid) ? layout.strategy
+                  : shape.pipeline ? std::string(name(StrategyKind::kPipeline))
+                                   : layout.strategy);
   for (size_t i = 0; i < n; ++i) {
     out += fmt::format("\n# node {}: {}\n", i, layout.nodes[i].host->name);
     out += shell_command(vllm_node_env(layout, i, shape), vllm_node_words(in, layout, shape, i)) +

@@ -1,6 +1,6 @@
 // Measured routing frequencies of a mixture-of-experts model (`plan --expert-load FILE`), per MoE
 // layer and expert, normalised to shares of the layer's routed tokens. Layers the file does not
-// name are uniform. Format (JSON or YAML), README "Expert-load file":
+// name are uniform. Format (JSON or YAML), docs/expert-load-file.md:
 //
 //   schema: meshplan.expert-load/1      # optional
 //   layers:

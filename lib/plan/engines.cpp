@@ -5,57 +5,64 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lib/core/error.hpp"
+#include "lib/plan/strategy_kind.hpp"
+
 namespace meshplan {
 
 const std::vector<Engine>& engines() {
-  static const std::vector<Engine> table = {
-      {.name = "mlx-lm",
-       .title = "mlx-lm through mlx.launch",
-       .macs = true,
-       .nvidia = true,
-       .cpu = true,
-       .pipeline = PipelineSplit::kEvenReversed,
-       .tensor = true,
-       .transports = "ring, JACCL (RDMA over Thunderbolt), NCCL on CUDA",
-       .source = "mlx_lm/models/pipeline.py 0.32.0 (equal split, rank 0 the last layers, no "
-                 "explicit ranges); mlx/_distributed_utils/launch.py (ring, jaccl, jaccl-ring, "
-                 "nccl); no group per stage (ml-explore/mlx#3205)"},
-      {.name = "exo",
-       .title = "exo",
-       .macs = true,
-       .nvidia = true,
-       .cpu = true,
-       .mixes = true,
-       .pipeline = PipelineSplit::kOwn,
-       .tensor = true,
-       .transports = "its own discovery (zenoh), MLX ring or JACCL between runners",
-       .source = "exo-explore/exo src/exo/master/placement (its own layer placement, in "
-                 "proportion to memory; pipeline or tensor instances); prefill/decode links "
-                 "behind ENABLE_DISAGGREGATION between instances it places itself"},
-      {.name = "llama-rpc",
-       .title = "llama.cpp RPC",
-       .macs = true,
-       .nvidia = true,
-       .cpu = true,
-       .mixes = true,
-       .pipeline = PipelineSplit::kExplicit,
-       .transports = "TCP (RDMA on RoCE NICs)",
-       .source = "ggml-org/llama.cpp tools/rpc/README.md, src/llama-model.cpp (--tensor-split per "
-                 "device; row split only inside one host)"},
-      {.name = "vllm",
-       .title = "vLLM",
-       .nvidia = true,
-       .pipeline = PipelineSplit::kExplicit,
-       .tensor = true,
-       .expert = true,
-       .hybrid = true,
-       .replicas = true,
-       .disaggregated = true,
-       .transports = "NCCL (InfiniBand, RoCE, TCP)",
-       .source = "vllm config/parallel.py (-tp, -pp, VLLM_PP_LAYER_PARTITION, "
-                 "--data-parallel-size, --enable-expert-parallel), distributed/kv_transfer "
-                 "(prefill/decode KV connectors)"},
-  };
+  static const std::vector<Engine> table = [] {
+    std::vector<Engine> rows = {
+        {.kind = EngineKind::kMlxLm,
+         .macs = true,
+         .nvidia = true,
+         .cpu = true,
+         .pipeline = PipelineSplit::kEvenReversed,
+         .tensor = true,
+         .transports = "ring, JACCL (RDMA over Thunderbolt), NCCL on CUDA",
+         .source = "mlx_lm/models/pipeline.py 0.32.0 (equal split, rank 0 the last layers, no "
+                   "explicit ranges); mlx/_distributed_utils/launch.py (ring, jaccl, jaccl-ring, "
+                   "nccl); no group per stage (ml-explore/mlx#3205)"},
+        {.kind = EngineKind::kExo,
+         .macs = true,
+         .nvidia = true,
+         .cpu = true,
+         .mixes = true,
+         .pipeline = PipelineSplit::kOwn,
+         .tensor = true,
+         .transports = "its own discovery (zenoh), MLX ring or JACCL between runners",
+         .source = "exo-explore/exo src/exo/master/placement (its own layer placement, in "
+                   "proportion to memory; pipeline or tensor instances); prefill/decode links "
+                   "behind ENABLE_DISAGGREGATION between instances it places itself"},
+        {.kind = EngineKind::kLlamaRpc,
+         .macs = true,
+         .nvidia = true,
+         .cpu = true,
+         .mixes = true,
+         .pipeline = PipelineSplit::kExplicit,
+         .transports = "TCP (RDMA on RoCE NICs)",
+         .source =
+             "ggml-org/llama.cpp tools/rpc/README.md, src/llama-model.cpp (--tensor-split per "
+             "device; row split only inside one host)"},
+        {.kind = EngineKind::kVllm,
+         .nvidia = true,
+         .pipeline = PipelineSplit::kExplicit,
+         .tensor = true,
+         .expert = true,
+         .hybrid = true,
+         .replicas = true,
+         .disaggregated = true,
+         .transports = "NCCL (InfiniBand, RoCE, TCP)",
+         .source = "vllm config/parallel.py (-tp, -pp, VLLM_PP_LAYER_PARTITION, "
+                   "--data-parallel-size, --enable-expert-parallel), distributed/kv_transfer "
+                   "(prefill/decode KV connectors)"},
+    };
+    for (Engine& e : rows) {
+      e.name = meshplan::name(e.kind);
+      e.title = meshplan::title(e.kind);
+    }
+    return rows;
+  }();
   return table;
 }
 
@@ -65,19 +72,10 @@ const Engine* find_engine(std::string_view name) {
   return nullptr;
 }
 
-std::vector<std::string> engine_name_list() {
-  std::vector<std::string> out;
+const Engine& engine(EngineKind kind) {
   for (const Engine& e : engines())
-    out.emplace_back(e.name);
-  return out;
-}
-
-std::string engine_names() {
-  std::string out;
-  const auto names = engine_name_list();
-  for (size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  return out;
+    if (e.kind == kind) return e;
+  throw internal_error("no engine row for {}", name(kind));
 }
 
 std::string_view engine_pipeline_solver(const Engine& engine) {
@@ -133,8 +131,8 @@ bool runs_on_platform(const Engine& e, Platform p) {
 
 // How `e` runs `plan` when it does: "runs it as planned" or with a split of its own.
 std::string layout_how(const Engine& e, const Plan& plan) {
-  if (plan.strategy != "pipeline" || e.pipeline == PipelineSplit::kExplicit ||
-      plan.ranks.size() <= 1)
+  if (!is_strategy(plan.strategy, StrategyKind::kPipeline) ||
+      e.pipeline == PipelineSplit::kExplicit || plan.ranks.size() <= 1)
     return "runs it as planned";
   if (plan.solver.name == engine_pipeline_solver(e)) return "runs it as planned";
   return e.pipeline == PipelineSplit::kEvenReversed
@@ -146,8 +144,10 @@ std::string layout_how(const Engine& e, const Plan& plan) {
 
 std::string layout_refusal(const Engine& e, const Plan& plan) {
   if (plan.routing) return "no engine follows a routing table";
+  const bool pipeline = is_strategy(plan.strategy, StrategyKind::kPipeline);
+  const bool hybrid = is_strategy(plan.strategy, StrategyKind::kHybrid);
   // vLLM runs one tensor-parallel degree on every pipeline stage (-tp, -pp).
-  if (e.name == "vllm" && (plan.strategy == "pipeline" || plan.strategy == "hybrid"))
+  if (e.kind == EngineKind::kVllm && (pipeline || hybrid))
     for (const RankPlan& r : plan.ranks) {
       auto degree = [](const RankPlan& x) {
         return x.tp_group.empty() ? x.tp : static_cast<int>(x.tp_group.size());
@@ -155,7 +155,7 @@ std::string layout_refusal(const Engine& e, const Plan& plan) {
       if (degree(r) != degree(plan.ranks.front()))
         return "one tensor-parallel degree on every stage only";
     }
-  if (plan.strategy == "pipeline") {
+  if (is_strategy(plan.strategy, StrategyKind::kPipeline)) {
     if (e.pipeline == PipelineSplit::kNone) return "no pipeline across hosts";
     if (e.pipeline != PipelineSplit::kExplicit && plan.ranks.size() > 1 &&
         plan.solver.name != engine_pipeline_solver(e))
@@ -163,7 +163,7 @@ std::string layout_refusal(const Engine& e, const Plan& plan) {
                                                         : "its own layer placement only";
     return "";
   }
-  if (plan.strategy == "tensor") {
+  if (is_strategy(plan.strategy, StrategyKind::kTensor)) {
     if (!e.tensor) return "no tensor parallel across hosts";
     for (const RankPlan& r : plan.ranks)
       if (r.share && plan.ranks.front().share &&
@@ -171,8 +171,10 @@ std::string layout_refusal(const Engine& e, const Plan& plan) {
         return "equal tensor shares only";
     return "";
   }
-  if (plan.strategy == "expert" && !e.expert) return "no expert parallel across hosts";
-  if (plan.strategy == "hybrid" && !e.hybrid) return "no tensor-parallel groups as pipeline stages";
+  if (is_strategy(plan.strategy, StrategyKind::kExpert) && !e.expert)
+    return "no expert parallel across hosts";
+  if (is_strategy(plan.strategy, StrategyKind::kHybrid) && !e.hybrid)
+    return "no tensor-parallel groups as pipeline stages";
   return "";
 }
 
@@ -230,14 +232,14 @@ const Engine* infer_engine(const Cluster& cluster, const Catalog& catalog,
   platforms_of(cluster, catalog, hosts, macs, nvidia);
   if (macs) {
     why = "every host is a Mac";
-    return find_engine("mlx-lm");
+    return &engine(EngineKind::kMlxLm);
   }
   if (nvidia) {
     why = "every host has NVIDIA GPUs";
-    return find_engine("vllm");
+    return &engine(EngineKind::kVllm);
   }
   // A mix, or CPU hosts: llama.cpp RPC runs everywhere and takes the planned split.
-  const Engine* llama = find_engine("llama-rpc");
+  const Engine* llama = &engine(EngineKind::kLlamaRpc);
   if (runs_on(*llama, cluster, catalog, hosts)) {
     why = "it runs on every host, Macs and Linux alike, and takes the planned split";
     return llama;
@@ -255,7 +257,7 @@ std::string_view default_engine(const Cluster& cluster, const Catalog& catalog,
                                 const std::vector<std::string>& hosts) {
   std::string why;
   const Engine* e = hosts.empty() ? nullptr : infer_engine(cluster, catalog, hosts, why);
-  return e ? e->name : std::string_view("llama-rpc");
+  return e ? e->name : name(EngineKind::kLlamaRpc);
 }
 
 std::vector<std::string> plan_hosts(const Plan& plan) {
@@ -278,8 +280,10 @@ std::vector<std::string> engine_verdicts(const Plan& plan, const Cluster& cluste
   for (const Engine& e : engines()) {
     std::string why = platform_refusal(e, cluster, catalog, hosts);
     if (why.empty() && plan.routing) why = layout_refusal(e, plan);
-    if (why.empty() && plan.strategy != "pipeline") why = layout_refusal(e, plan);
-    if (why.empty() && plan.strategy == "pipeline" && e.pipeline == PipelineSplit::kNone)
+    if (why.empty() && !is_strategy(plan.strategy, StrategyKind::kPipeline))
+      why = layout_refusal(e, plan);
+    if (why.empty() && is_strategy(plan.strategy, StrategyKind::kPipeline) &&
+        e.pipeline == PipelineSplit::kNone)
       why = "no pipeline across hosts";
     const bool behind_nginx = plan.replicas.size() >= 2 && !e.replicas;
     const std::string how =

@@ -1,5 +1,5 @@
 // The engines meshplan launches, as data: where each runs and which layouts it can load, from the
-// engines' own sources (README "Engines"). A plan is checked against the table to say which engine
+// engines' own sources (docs/engines.md). A plan is checked against the table to say which engine
 // of its cluster runs it as planned, which runs it with a split of its own, and which cannot.
 #pragma once
 
@@ -10,6 +10,7 @@
 
 #include "lib/cluster/catalog.hpp"
 #include "lib/cluster/cluster.hpp"
+#include "lib/plan/engine_kind.hpp"
 #include "lib/plan/plan.hpp"
 
 namespace meshplan {
@@ -23,8 +24,9 @@ enum class PipelineSplit {
 };
 
 struct Engine {
-  std::string_view name;  // as `emit` names its launch file's engine
-  std::string_view title;
+  EngineKind kind = EngineKind::kMlxLm;
+  std::string_view name = {};  // name(kind) and title(kind), filled in from the name table
+  std::string_view title = {};
   bool macs = false;    // Apple silicon (Metal)
   bool nvidia = false;  // Linux with NVIDIA GPUs (CUDA)
   bool cpu = false;     // Linux without GPUs
@@ -41,9 +43,7 @@ struct Engine {
 
 const std::vector<Engine>& engines();
 const Engine* find_engine(std::string_view name);
-// "mlx-lm, exo, llama-rpc or vllm": the names, for messages and --engine's choices.
-std::string engine_names();
-std::vector<std::string> engine_name_list();
+const Engine& engine(EngineKind kind);
 
 // The pipeline solver that predicts the split an engine loads: "even" (mlx-lm's equal split),
 // "proportional" (exo's memory-proportional placement), "" when it takes the plan's split.

@@ -9,6 +9,7 @@
 
 #include "lib/plan/engines.hpp"
 #include "lib/plan/plan.hpp"
+#include "lib/plan/strategy_kind.hpp"
 #include "lib/plan/workload_plan.hpp"
 
 namespace meshplan {
@@ -314,7 +315,7 @@ std::vector<PlanReplica> launch_replicas(const PlanRanks& plan) {
   for (const RoutedHostInfo& h : hosts) {
     PlanReplica rep;
     rep.hosts = {h.host};
-    rep.strategy = "pipeline";
+    rep.strategy = name(StrategyKind::kPipeline);
     rep.backend = plan.backend;
     // By flow: the tokens/s this copy carries of the plan's whole.
     rep.request_share = total > 0 ? h.flow / total : 1.0 / static_cast<double>(hosts.size());

@@ -8,6 +8,7 @@
 #include "lib/core/text_table.hpp"
 #include "lib/core/units.hpp"
 #include "lib/plan/plan_serving.hpp"
+#include "lib/plan/strategy_kind.hpp"
 
 namespace meshplan {
 
@@ -70,14 +71,14 @@ std::string render_plan(const Plan& plan) {
   out += fmt::format(
       "{} ({} layers, {}) as {} over {} host{}, backend {}, context {} tokens\n\n", plan.model_name,
       plan.num_layers, format_gib(static_cast<double>(plan.total_bytes)),
-      plan.strategy == "pipeline" ? "a pipeline"
-      : plan.strategy == "hybrid" ? "a pipeline of tensor-parallel groups"
-                                  : plan.strategy + " parallel",
+      is_strategy(plan.strategy, StrategyKind::kPipeline) ? "a pipeline"
+      : is_strategy(plan.strategy, StrategyKind::kHybrid) ? "a pipeline of tensor-parallel groups"
+                                                          : plan.strategy + " parallel",
       plan.ranks.size(), plan.ranks.size() == 1 ? "" : "s", plan.backend, plan.context);
   using A = TextTable::Align;
-  const bool hybrid = plan.strategy == "hybrid";
-  bool tensor = plan.strategy != "pipeline" && !hybrid;
-  const bool expert = plan.strategy == "expert";
+  const bool hybrid = is_strategy(plan.strategy, StrategyKind::kHybrid);
+  bool tensor = !is_strategy(plan.strategy, StrategyKind::kPipeline) && !hybrid;
+  const bool expert = is_strategy(plan.strategy, StrategyKind::kExpert);
   TextTable t({"rank", "host",
                expert   ? "experts"
                : tensor ? "share"
@@ -150,7 +151,7 @@ std::string render_plan(const Plan& plan) {
         plan.prompt);
   }
   if (plan.routing) {
-  } else if (plan.strategy == "pipeline" || hybrid) {
+  } else if (is_strategy(plan.strategy, StrategyKind::kPipeline) || hybrid) {
     out += fmt::format("Token time: stages {}{} + LM head {} + hops {}\n",
                        format_duration(p.stages_s), hybrid ? " (with the groups' all-reduces)" : "",
                        format_duration(p.head_s), format_duration(p.hops_s));

@@ -136,7 +136,7 @@ void mesh_pair_issue(const TopologyContext& ctx, size_t i, size_t j, PortAllocat
     CableToAdd swap;
     swap.a = {hosts[0], c.lo.port, c.lo.interface};
     swap.b = {hosts[1], c.hi.port, c.hi.interface};
-    swap.kind = "tb5";
+    swap.kind = name(LinkKind::kTb5);
     issue.add_cables.push_back(swap);
     issue.fix = fmt::format("replace it with a Thunderbolt 5 cable on the same ports ({})", where);
   } else if (c.kind == LinkKind::kTb5 && ports_ok) {
@@ -153,7 +153,7 @@ void mesh_pair_issue(const TopologyContext& ctx, size_t i, size_t j, PortAllocat
 
 BackendVerdict check_jaccl(const TopologyContext& ctx, const std::vector<size_t>& members) {
   BackendVerdict v;
-  v.backend = "jaccl";
+  v.backend = name(MlxBackend::kJaccl);
   v.transport = "rdma";
   const size_t n = members.size();
   if (n > kJacclMaxRanks) {
@@ -235,7 +235,7 @@ std::optional<std::vector<size_t>> find_member_ring(const TopologyContext& ctx,
 BackendVerdict check_ring(const TopologyContext& ctx, const std::vector<size_t>& members, bool rdma,
                           bool fixed_order) {
   BackendVerdict v;
-  v.backend = rdma ? "jaccl-ring" : "ring";
+  v.backend = name(rdma ? MlxBackend::kJacclRing : MlxBackend::kRing);
   v.transport = rdma ? "rdma" : "thunderbolt";
   size_t before = v.issues.size();
   auto ring = members.size() == 1 ? std::optional<std::vector<size_t>>(members)
@@ -315,7 +315,7 @@ BackendVerdict check_ring(const TopologyContext& ctx, const std::vector<size_t>&
 
 BackendVerdict check_ethernet(const TopologyContext& ctx, const std::vector<size_t>& members) {
   BackendVerdict v;
-  v.backend = "ethernet";
+  v.backend = name(MlxBackend::kEthernet);
   v.transport = "network";
   bool shared = shared_network(ctx.cluster, members, true) >= 0;
   std::vector<std::string> missing;
@@ -371,14 +371,21 @@ std::optional<BackendVerdict> jaccl_on_linux(const TopologyContext& ctx,
 
 BackendVerdict check_backend(const TopologyContext& ctx, std::string_view backend,
                              const std::vector<size_t>& members, bool fixed_order) {
-  if (backend == "jaccl" || backend == "jaccl-ring")
+  const MlxBackend b = parse_mlx_backend(backend);
+  if (is_jaccl(backend))
     if (auto v = jaccl_on_linux(ctx, members, backend)) return *v;
-  if (backend == "jaccl") return check_jaccl(ctx, members);
-  if (backend == "jaccl-ring") return check_ring(ctx, members, true, fixed_order);
-  if (backend == "ring") return check_ring(ctx, members, false, fixed_order);
-  if (backend == "ethernet") return check_ethernet(ctx, members);
-  throw input_error("unknown backend \"{}\"; expected auto, jaccl, jaccl-ring, ring or ethernet",
-                    backend);
+  switch (b) {
+    case MlxBackend::kJaccl:
+      return check_jaccl(ctx, members);
+    case MlxBackend::kJacclRing:
+      return check_ring(ctx, members, true, fixed_order);
+    case MlxBackend::kRing:
+      return check_ring(ctx, members, false, fixed_order);
+    case MlxBackend::kEthernet:
+      return check_ethernet(ctx, members);
+    default:
+      throw input_error("check_backend: {} is not one backend", backend);
+  }
 }
 
 }  // namespace meshplan

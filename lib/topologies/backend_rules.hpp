@@ -12,14 +12,13 @@
 #include "lib/cluster/catalog.hpp"
 #include "lib/cluster/cluster.hpp"
 #include "lib/cluster/link_graph.hpp"
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/topologies/check_report.hpp"
 #include "lib/topologies/subnet_plan.hpp"
 #include "lib/topologies/tb_fabric.hpp"
 
 namespace meshplan {
 
-inline constexpr std::array<const char*, 4> kMlxBackends = {"jaccl", "jaccl-ring", "ring",
-                                                            "ethernet"};
 inline constexpr int kJacclRingMaxCables = 4;  // RING_MAX_CONNS in JACCL
 
 // Everything the rules and emitters derive from one cluster. Not copyable: the parts refer to
@@ -43,7 +42,7 @@ class TopologyContext {
 };
 
 struct CheckOptions {
-  std::string backend = "auto";    // auto, jaccl, jaccl-ring, ring, ethernet
+  std::string backend = std::string(name(MlxBackend::kAuto));  // or one of all_mlx_backends()
   std::vector<std::string> hosts;  // restrict to these hosts in this order (e.g. a plan's ranks)
   bool fixed_order = false;        // ring backends must use `hosts` in this order as the ring
 };

@@ -163,7 +163,7 @@ CableToAdd new_cable(const TbFabric&, PortAllocator& ports, size_t a, size_t b, 
   CableToAdd c;
   c.a = ports.take(a);
   c.b = ports.take(b);
-  c.kind = tb5 ? "tb5" : "thunderbolt";
+  c.kind = tb5 ? name(LinkKind::kTb5) : "thunderbolt";
   return c;
 }
 

@@ -1,7 +1,10 @@
 #include "lib/topologies/check_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "lib/cluster/link_kind.hpp"
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/core/text_table.hpp"
 
 namespace meshplan {
@@ -13,11 +16,9 @@ std::string plug_text(const CablePlug& p) {
   return fmt::format("{} port {} ({})", p.host, p.port, p.interface);
 }
 
-const char* kind_text(const std::string& kind) {
-  if (kind == "tb5") return "Thunderbolt 5";
-  if (kind == "tb4") return "Thunderbolt 4";
-  if (kind == "tb3") return "Thunderbolt 3";
-  return "Thunderbolt";
+std::string_view kind_text(const std::string& kind) {
+  const auto k = find_link_kind(kind);
+  return k && is_thunderbolt(*k) ? display_name(*k) : "Thunderbolt";
 }
 
 ojson plug_json(const CablePlug& p) {
@@ -73,7 +74,8 @@ std::string status_text(const BackendVerdict& v) {
 
 std::string ranks_text(const BackendVerdict& v) {
   if (!v.valid) return "";
-  bool ring = v.backend == "ring" || v.backend == "jaccl-ring";
+  bool ring =
+      is_backend(v.backend, MlxBackend::kRing) || is_backend(v.backend, MlxBackend::kJacclRing);
   std::string out;
   for (const auto& r : v.ranks)
     out += (out.empty() ? "" : (ring ? " > " : ", ")) + r;
@@ -111,7 +113,7 @@ std::string CableToAdd::describe() const {
   if (!full.empty()) {
     out += fmt::format(" ({} no free {} port: unplug a cable that is not needed)",
                        full.size() == 1 ? full[0] + " has" : full[0] + " and " + full[1] + " have",
-                       kind == "tb5" ? "Thunderbolt 5" : "Thunderbolt");
+                       kind == name(LinkKind::kTb5) ? display_name(LinkKind::kTb5) : "Thunderbolt");
   }
   return out;
 }
@@ -214,7 +216,7 @@ std::string render_check_report(const CheckReport& r) {
   for (const auto& b : r.backends)
     table.add_row({b.backend, status_text(b), ranks_text(b)});
   out += table.render();
-  bool all = r.requested == "auto";
+  const bool all = is_backend(r.requested, MlxBackend::kAuto);
   bool any_listed = false;
   for (const auto& b : r.backends) {
     if (b.issues.empty() || (!all && b.backend != r.requested)) continue;
@@ -237,15 +239,15 @@ std::string render_check_report(const CheckReport& r) {
   (void)any_listed;
   out += "\n";
   // mlx.distributed_config's words when no Thunderbolt backend works.
-  const BackendVerdict *mesh = r.find("jaccl"), *rdma_ring = r.find("jaccl-ring"),
-                       *ring = r.find("ring");
-  bool no_thunderbolt = r.requested == "auto" && mesh && !mesh->valid && rdma_ring &&
-                        !rdma_ring->valid && ring && (!ring->valid || ring->transport == "network");
+  const BackendVerdict *mesh = r.find(name(MlxBackend::kJaccl)),
+                       *rdma_ring = r.find(name(MlxBackend::kJacclRing)),
+                       *ring = r.find(name(MlxBackend::kRing));
+  bool no_thunderbolt = all && mesh && !mesh->valid && rdma_ring && !rdma_ring->valid && ring &&
+                        (!ring->valid || ring->transport == "network");
   if (no_thunderbolt && r.thunderbolt_cables > 0)
     out += "Neither thunderbolt mesh nor ring found.\n";
   if (r.chosen.empty()) {
-    out += r.requested == "auto"
-               ? "FAILED: no backend is valid for this cabling.\n"
+    out += all ? "FAILED: no backend is valid for this cabling.\n"
                : fmt::format("FAILED: {} is not valid for this cabling.\n", r.requested);
   } else if (!r.ok()) {
     const BackendVerdict* v = r.find(r.chosen);
@@ -254,10 +256,11 @@ std::string render_check_report(const CheckReport& r) {
     else
       out += "FAILED: the hostfile does not match the cabling.\n";
   } else {
-    out += r.requested == "auto"
-               ? fmt::format(
-                     "OK: {} (auto picks the first valid of jaccl, jaccl-ring, ring, ethernet).\n",
-                     r.chosen)
+    std::vector<std::string_view> order;
+    for (MlxBackend b : all_mlx_backends())
+      order.push_back(name(b));
+    out += all ? fmt::format("OK: {} (auto picks the first valid of {}).\n", r.chosen,
+                             fmt::join(order, ", "))
                : fmt::format("OK: {} is valid.\n", r.chosen);
   }
   return out;

@@ -68,16 +68,13 @@ CheckReport check_cluster(const TopologyContext& ctx, const CheckOptions& option
       any = any || n.contains(ctx.cluster.hosts[h].name);
     r.networks += any;
   }
-  for (const char* b : kMlxBackends)
-    r.backends.push_back(check_backend(ctx, b, members, options.fixed_order));
-  if (options.backend == "auto") {
+  const MlxBackend requested = parse_mlx_backend(options.backend);
+  for (MlxBackend b : all_mlx_backends())
+    r.backends.push_back(check_backend(ctx, name(b), members, options.fixed_order));
+  if (requested == MlxBackend::kAuto) {
     for (const auto& b : r.backends)
       if (b.valid && r.chosen.empty()) r.chosen = b.backend;
   } else {
-    if (!r.find(options.backend))
-      throw input_error(
-          "unknown backend \"{}\"; expected auto, jaccl, jaccl-ring, ring or ethernet",
-          options.backend);
     r.chosen = options.backend;
   }
   r.general = cluster_issues(ctx, members);

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/topologies/host_networks.hpp"
 
 namespace meshplan {
@@ -24,13 +26,13 @@ class HostfileChecker {
   void run() {
     map_hosts();
     index_addresses();
-    const std::string& b = v_.backend;
-    if (b == "jaccl" || b == "jaccl-ring") {
-      if (b == "jaccl" && n_ > kJacclMaxRanks)
+    const bool mesh = is_backend(v_.backend, MlxBackend::kJaccl);
+    if (is_jaccl(v_.backend)) {
+      if (mesh && n_ > kJacclMaxRanks)
         add("jaccl-max-ranks", Severity::kError,
             fmt::format("{} ranks; JACCL's mesh supports at most {}", n_, kJacclMaxRanks));
       if (!rows_ok()) return;
-      b == "jaccl" ? check_mesh() : check_jaccl_ring();
+      mesh ? check_mesh() : check_jaccl_ring();
       check_coordinator();
     } else {
       check_ring();
@@ -61,9 +63,9 @@ class HostfileChecker {
       if (mapped(i) && std::find(members.begin(), members.end(), h(i)) == members.end())
         members.push_back(h(i));
     std::sort(members.begin(), members.end());
-    std::string backend =
-        v_.backend == "ring" || v_.backend == "jaccl" || v_.backend == "jaccl-ring" ? v_.backend
-                                                                                    : "ethernet";
+    const std::string backend = is_backend(v_.backend, MlxBackend::kRing) || is_jaccl(v_.backend)
+                                    ? v_.backend
+                                    : std::string(meshplan::name(MlxBackend::kEthernet));
     BackendVerdict good = check_backend(ctx_, backend, members, false);
     if (!good.valid)
       return fix_ = fmt::format(
@@ -328,16 +330,19 @@ HostfileVerdict check_hostfile(const TopologyContext& ctx, const MlxHostfile& ho
                                const std::string& path, const std::string& backend) {
   HostfileVerdict v;
   v.path = path;
-  if (backend != "auto")
+  if (!is_backend(backend, MlxBackend::kAuto))
     v.backend = backend;
   else if (!hostfile.backend)
-    v.backend = "ring";
+    v.backend = name(MlxBackend::kRing);
+  else if (hostfile.backend->empty())
+    v.backend = name(MlxBackend::kEthernet);
   else
-    v.backend = hostfile.backend->empty() ? "ethernet" : *hostfile.backend;
+    v.backend = *hostfile.backend;
   for (const auto& h : hostfile.hosts)
     v.ranks.push_back(h.ssh);
-  if (v.backend != "ring" && v.backend != "jaccl" && v.backend != "jaccl-ring" &&
-      v.backend != "ethernet") {
+  const auto known = find_mlx_backend(v.backend);
+  const auto& checked = all_mlx_backends();
+  if (!known || std::find(checked.begin(), checked.end(), *known) == checked.end()) {
     CheckIssue i;
     i.code = "unknown-backend";
     i.message = fmt::format(

@@ -172,8 +172,8 @@ void upgrade_changes(const ChangeSources& in, const TbFabric& fabric, std::vecto
                  "cable",
                  link_kind_name(cable.kind), cable.a.host, cable.a.port, cable.b.host,
                  cable.b.port));
-             s.cables.push_back(
-                 {cable.a.host, cable.a.port, "", cable.b.host, cable.b.port, "", "tb5"});
+             s.cables.push_back({cable.a.host, cable.a.port, "", cable.b.host, cable.b.port, "",
+                                 std::string(name(LinkKind::kTb5))});
              return;
            }
            // A Thunderbolt 4 port at an end: the new cable goes to a Thunderbolt 5 port.

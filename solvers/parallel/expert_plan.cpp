@@ -1,6 +1,8 @@
 // The expert-parallel search: which group, then each distinct MoE layer's placement on it.
 #include <fmt/format.h>
 
+#include "lib/plan/strategy_kind.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <set>
@@ -45,7 +47,7 @@ Plan build_plan(const ModelDesc& model, const PlanInputs& in, const ExpertCostMo
                 const Best& best, const PlanRequest& request) {
   Plan plan;
   GroupPlanSpec spec;
-  spec.strategy = "expert";
+  spec.strategy = name(StrategyKind::kExpert);
   spec.collective_what = "expert exchanges";
   spec.context = request.context;
   spec.prompt = request.prompt;

@@ -11,6 +11,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
+#include "lib/plan/strategy_kind.hpp"
 #include "solvers/parallel/tensor_parallel.hpp"
 #include "solvers/pipeline/pipeline_plan.hpp"
 #include "solvers/problem/allreduce_paths.hpp"
@@ -190,7 +191,7 @@ class Groupings {
 Plan expand(const Plan& merged, const std::map<std::string, const Group*>& by_name,
             const PlanningProblem& problem, double replicated) {
   Plan plan = merged;
-  plan.strategy = "hybrid";
+  plan.strategy = name(StrategyKind::kHybrid);
   plan.ranks.clear();
   for (const RankPlan& r : merged.ranks) {
     auto it = by_name.find(r.host);

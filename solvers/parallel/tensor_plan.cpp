@@ -1,6 +1,8 @@
 // The tensor-parallel search: which group and which shares, then the plan.
 #include <fmt/format.h>
 
+#include "lib/plan/strategy_kind.hpp"
+
 #include <algorithm>
 #include <numeric>
 
@@ -42,7 +44,7 @@ Plan build_plan(const ModelDesc& model, const PlanInputs& in, const TensorCostMo
                 const TensorBest& best, int64_t context, int64_t prompt) {
   Plan plan;
   GroupPlanSpec spec;
-  spec.strategy = "tensor";
+  spec.strategy = name(StrategyKind::kTensor);
   spec.collective_what = "all-reduces";
   spec.context = context;
   spec.prompt = prompt;

@@ -2,20 +2,24 @@
 
 #include <fmt/format.h>
 
+#include "lib/cluster/mlx_backend.hpp"
+#include "lib/plan/strategy_kind.hpp"
 #include "solvers/pipeline/gpu_stages.hpp"
 
 namespace meshplan {
 
 std::string pipeline_backend(const std::vector<std::optional<LinkFigures>>& hops) {
-  if (hops.empty()) return "none";
+  const std::string none(name(MlxBackend::kNone));
+  if (hops.empty()) return none;
   bool all_rdma = true, any_network = false;
   for (const auto& h : hops) {
-    if (!h) return "none";
+    if (!h) return none;
     all_rdma = all_rdma && h->rdma;
     any_network = any_network || h->network >= 0;
   }
-  if (all_rdma) return hops.size() <= 2 ? "jaccl" : "jaccl-ring";
-  return any_network ? "ethernet" : "ring";
+  if (all_rdma)
+    return std::string(name(hops.size() <= 2 ? MlxBackend::kJaccl : MlxBackend::kJacclRing));
+  return std::string(name(any_network ? MlxBackend::kEthernet : MlxBackend::kRing));
 }
 
 void fill_pipeline_plan(const PipelineCostModel& cost, const PipelineAssignment& a,
@@ -27,7 +31,7 @@ void fill_pipeline_plan(const PipelineCostModel& cost, const PipelineAssignment&
   plan.total_bytes = model.total_bytes();
   plan.context = cost.context();
   plan.prompt = cost.prompt();
-  plan.strategy = "pipeline";
+  plan.strategy = name(StrategyKind::kPipeline);
   plan.backend = pipeline_backend(e.hops);
   plan.activation_bytes = cost.activation_bytes();
   plan.stage_overhead_s = cost.num_hosts() ? cost.host(0).overhead_s : 0;

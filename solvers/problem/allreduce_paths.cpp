@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/core/error.hpp"
 
 namespace meshplan {
@@ -80,20 +81,26 @@ double CollectivePath::expert_exchange_s(double bytes) const {
 
 CollectivePaths::CollectivePaths(const PlanInputs& inputs, std::string_view backend)
     : in_(&inputs) {
-  if (backend == "auto") {
-    mesh_ = rdma_ring_ = tcp_ring_ = true;
-  } else if (backend == "jaccl") {
-    mesh_ = true;
-  } else if (backend == "jaccl-ring") {
-    rdma_ring_ = true;
-  } else if (backend == "ring") {
-    tcp_ring_ = true;
-    tcp_transport_ = Transport::kThunderbolt;
-  } else if (backend == "ethernet") {
-    tcp_ring_ = true;
-    tcp_transport_ = Transport::kNetwork;
-  } else {
-    throw input_error("--backend {}: expected auto, ring, jaccl, jaccl-ring or ethernet", backend);
+  switch (parse_mlx_backend(backend)) {
+    case MlxBackend::kAuto:
+      mesh_ = rdma_ring_ = tcp_ring_ = true;
+      break;
+    case MlxBackend::kJaccl:
+      mesh_ = true;
+      break;
+    case MlxBackend::kJacclRing:
+      rdma_ring_ = true;
+      break;
+    case MlxBackend::kRing:
+      tcp_ring_ = true;
+      tcp_transport_ = Transport::kThunderbolt;
+      break;
+    case MlxBackend::kEthernet:
+      tcp_ring_ = true;
+      tcp_transport_ = Transport::kNetwork;
+      break;
+    default:
+      throw input_error("--backend {}: not a backend to plan for", backend);
   }
   if (in_->size() <= kExactPathHosts) {
     if (rdma_ring_) build(rdma_table_, in_->rdma);
@@ -199,7 +206,7 @@ std::optional<CollectivePath> CollectivePaths::mesh(const std::vector<size_t>& g
   if (group.size() > kJacclMaxRanks) return std::nullopt;
   CollectivePath path;
   path.kind = CollectiveKind::kJacclMesh;
-  path.backend = "jaccl";
+  path.backend = name(MlxBackend::kJaccl);
   path.order = group;
   for (size_t a = 0; a < group.size(); ++a) {
     for (size_t b = a + 1; b < group.size(); ++b) {
@@ -235,7 +242,9 @@ std::optional<CollectivePath> CollectivePaths::ring(const std::vector<size_t>& g
       path.worst = l;
     }
   }
-  path.backend = rdma ? "jaccl-ring" : network ? "ethernet" : "ring";
+  path.backend = name(rdma      ? MlxBackend::kJacclRing
+                      : network ? MlxBackend::kEthernet
+                                : MlxBackend::kRing);
   return path;
 }
 

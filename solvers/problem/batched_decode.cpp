@@ -5,11 +5,13 @@
 #include <limits>
 
 #include "lib/models/step_reads.hpp"
+#include "lib/plan/strategy_kind.hpp"
 
 namespace meshplan {
 
 BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
-    : pipeline_(plan.strategy == "pipeline" || plan.strategy == "hybrid"),
+    : pipeline_(is_strategy(plan.strategy, StrategyKind::kPipeline) ||
+                is_strategy(plan.strategy, StrategyKind::kHybrid)),
       token_latency_s_(plan.predicted.token_latency_s),
       activation_bytes_(plan.activation_bytes) {
   double total_weight = 0;

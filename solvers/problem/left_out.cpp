@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "lib/core/units.hpp"
+#include "lib/plan/strategy_kind.hpp"
 
 namespace meshplan {
 namespace {
@@ -23,7 +24,7 @@ bool has_link_to_plan(const PlanningProblem& problem, size_t i, const Plan& plan
 // The least memory one rank of this plan's kind needs: one layer (the smallest) for a pipeline,
 // the smallest share for tensor and expert plans.
 double smallest_need(const Plan& plan, const PlanningProblem& problem) {
-  if (plan.strategy != "pipeline") {
+  if (!is_strategy(plan.strategy, StrategyKind::kPipeline)) {
     double least = 0;
     for (const RankPlan& r : plan.ranks)
       if (least == 0 || r.total_bytes < least) least = r.total_bytes;
@@ -55,8 +56,10 @@ void record_left_out(Plan& plan, const PlanningProblem& problem, const std::stri
         info.left_out =
             h.usable_bytes <= 0
                 ? "too small: no usable memory after the OS reserve"
-                : fmt::format("too small: {} usable, one {} needs {}", format_gib(h.usable_bytes),
-                              plan.strategy == "pipeline" ? "layer" : "rank", format_gib(need));
+                : fmt::format(
+                      "too small: {} usable, one {} needs {}", format_gib(h.usable_bytes),
+                      is_strategy(plan.strategy, StrategyKind::kPipeline) ? "layer" : "rank",
+                      format_gib(need));
       } else if (plan.ranks.size() > 1 && !has_link_to_plan(problem, i, plan)) {
         info.left_out = fmt::format("no link the {} backend can use to the plan's hosts",
                                     problem.request().backend);

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/models/expert_load.hpp"
+#include "lib/plan/strategy_kind.hpp"
 
 namespace meshplan {
 
@@ -19,10 +21,10 @@ struct LayerPin {
 };
 
 struct PlanRequest {
-  std::string strategy = "pipeline";
+  std::string strategy = std::string(name(StrategyKind::kPipeline));
   std::string solver =
-      "optimal";                 // optimal, proportional, proportional-v0 (pipeline); ilp (expert)
-  std::string backend = "auto";  // auto, ring, jaccl, jaccl-ring, ethernet
+      "optimal";  // optimal, proportional, proportional-v0 (pipeline); ilp (expert)
+  std::string backend = std::string(name(MlxBackend::kAuto));  // or one of all_mlx_backends()
   // The engine that will run the plan (lib/plan/engines.hpp): "" = inferred from the hosts (what
   // `meshplan plan` asks by default), "any" = the fastest layout whatever runs it.
   std::string engine = "any";

@@ -2,6 +2,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
+#include "lib/plan/strategy_kind.hpp"
 
 namespace meshplan {
 
@@ -84,7 +85,7 @@ void apply_request_flags(const RequestFlags& f, PlanRequest& request) {
   if (!f.hosts.empty()) request.hosts = f.hosts;
   for (const auto& p : f.pins)
     request.pins.push_back(parse_pin(p));
-  if (request.strategy == "routed") {
+  if (is_strategy(request.strategy, StrategyKind::kRouted)) {
     if (request.objective == "latency")
       throw input_error("--strategy routed plans for --objective throughput, not latency");
     request.objective = "throughput";

@@ -1,10 +1,13 @@
 #include "solvers/routed/routed_plan.hpp"
 
+#include "lib/plan/strategy_kind.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/core/error.hpp"
 #include "solvers/problem/planning_problem.hpp"
 #include "solvers/routed/routed_search.hpp"
@@ -150,8 +153,8 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   plan.total_bytes = model.total_bytes();
   plan.context = request.context;
   plan.prompt = request.prompt;
-  plan.strategy = "routed";
-  plan.backend = "none";
+  plan.strategy = name(StrategyKind::kRouted);
+  plan.backend = name(MlxBackend::kNone);
   plan.transport = "network";
   plan.activation_bytes = in.message_bytes;
   const RoutedInstance& ri = b.instance;

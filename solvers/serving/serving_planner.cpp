@@ -1,5 +1,7 @@
 #include "solvers/serving/serving_planner.hpp"
 
+#include "lib/plan/strategy_kind.hpp"
+
 #include "lib/plan/engines.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +11,7 @@
 #include <map>
 #include <optional>
 
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
 #include "solvers/problem/planning_problem.hpp"
@@ -99,6 +102,7 @@ void consider_routed(Plan& plan, const Cluster& cluster, const Catalog& catalog,
     return h;
   };
   Alternative alt;
+  const std::string routed_name(name(StrategyKind::kRouted)), none(name(MlxBackend::kNone));
   try {
     Plan r = plan_routed(cluster, catalog, model, request, routed, clock);
     const double mine = plan.serving->aggregate_tokens_per_s;
@@ -108,11 +112,11 @@ void consider_routed(Plan& plan, const Cluster& cluster, const Catalog& catalog,
     // replicas, launched one by one behind a load balancer.
     const bool launchable = request.engine == "any" || whole_copies(r);
     if (theirs > mine * 1.000001 && !launchable) {
-      alt = {"routed",
+      alt = {routed_name,
              true,
              0,
              theirs,
-             "none",
+             none,
              hosts_of(r),
              fmt::format("{:.1f} tokens/s in all against {:.1f} ({:.2f}x), but its partial layer "
                          "ranges need a scheduler that follows the routing table, which {} does "
@@ -132,17 +136,17 @@ void consider_routed(Plan& plan, const Cluster& cluster, const Catalog& catalog,
       r.alternatives = plan.alternatives;
       plan = std::move(r);
     } else {
-      alt = {"routed",
+      alt = {routed_name,
              true,
              0,
              theirs,
-             "none",
+             none,
              hosts_of(r),
              fmt::format("{:.1f} tokens/s in all against {:.1f}", theirs, mine)};
     }
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::kFailed) throw;
-    alt = {"routed", false, 0, 0, "none", {}, e.what()};
+    alt = {routed_name, false, 0, 0, none, {}, e.what()};
   }
   plan.alternatives.push_back(alt);
 }
@@ -151,7 +155,7 @@ void consider_routed(Plan& plan, const Cluster& cluster, const Catalog& catalog,
 
 Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
                   const PlanRequest& request, const Clock& clock, const RoutedRequest& routed) {
-  if (request.strategy == "routed") {
+  if (is_strategy(request.strategy, StrategyKind::kRouted)) {
     Plan r = plan_routed(cluster, catalog, model, request, routed, clock);
     name_routed_engine(r, cluster, catalog, request);
     return r;
@@ -172,7 +176,7 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
     BaselineInfo prop{"proportional-serving", false, 0, 0, 0, {}, ""};
     try {
       PlanRequest p = request;
-      p.strategy = "pipeline";
+      p.strategy = name(StrategyKind::kPipeline);
       p.solver = "proportional";
       p.pins.clear();
       Plan pp = plan_model(cluster, catalog, model, p, clock);
@@ -218,7 +222,8 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
       plan.baselines.push_back(*b);
     }
     const size_t candidates = request.hosts.empty() ? cluster.hosts.size() : request.hosts.size();
-    if (request.strategy == "auto" && routed.consider_in_auto && candidates >= 2)
+    if (is_strategy(request.strategy, StrategyKind::kAuto) && routed.consider_in_auto &&
+        candidates >= 2)
       consider_routed(plan, cluster, catalog, model, request, routed, clock);
   }
 

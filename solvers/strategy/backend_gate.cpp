@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "lib/cluster/mlx_backend.hpp"
+
 namespace meshplan {
 
 std::string backend_transport(const std::string& backend) {
-  if (backend == "jaccl" || backend == "jaccl-ring") return "rdma";
-  if (backend == "ring") return "thunderbolt";
-  if (backend == "ethernet") return "network";
+  if (is_jaccl(backend)) return "rdma";
+  if (is_backend(backend, MlxBackend::kRing)) return "thunderbolt";
+  if (is_backend(backend, MlxBackend::kEthernet)) return "network";
   return "local";
 }
 
@@ -17,7 +19,8 @@ BackendGate::BackendGate(const TopologyContext& topology, const PlanningProblem&
     names_.push_back(problem.host(i).name);
     int h = topology.cluster.host_index(problem.host(i).name);
     if (h < 0) continue;
-    for (const CheckIssue& issue : rdma_host_issues(topology, {static_cast<size_t>(h)}, "jaccl")) {
+    for (const CheckIssue& issue : rdma_host_issues(topology, {static_cast<size_t>(h)},
+                                                    std::string(name(MlxBackend::kJaccl)))) {
       if (issue.severity != Severity::kError) continue;
       no_rdma_.push_back(i);
       no_rdma_reasons_.push_back(issue.message);
@@ -42,7 +45,7 @@ std::vector<CheckIssue> BackendGate::settle(Plan& plan, const std::string& backe
   for (const RankPlan& r : plan.ranks)
     names.push_back(r.host);
   const bool several = names.size() > 1;
-  plan.backend = several ? backend : "none";
+  plan.backend = several ? backend : std::string(name(MlxBackend::kNone));
   plan.transport = several ? transport : "local";
   Transport links = transport_named(transport);
   plan.cluster = cluster_print(topology_.cluster, topology_.graph, names,

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "lib/core/error.hpp"
+#include "lib/plan/strategy_kind.hpp"
 
 namespace meshplan {
 namespace {
@@ -91,7 +92,8 @@ EngineChoice choose_engine(const Cluster& cluster, const Catalog& catalog,
   for (const Engine* e : tries) {
     std::vector<const Outcome*> view;
     for (const Outcome& o : outcomes) {
-      const Outcome* own = o.strategy == "pipeline" ? own_split(*e) : nullptr;
+      const Outcome* own =
+          is_strategy(o.strategy, StrategyKind::kPipeline) ? own_split(*e) : nullptr;
       view.push_back(own ? own : &o);
     }
     std::vector<const Outcome*> runnable;
@@ -148,8 +150,9 @@ void note_faster_elsewhere(Plan& plan, const EngineChoice& pick,
       runner = &e;
   plan.notes.push_back(
       fmt::format("{} is {:.2f}x faster ({:.1f} tokens/s{} against {:.1f}); {}",
-                  best->strategy == "pipeline" ? std::string("the planned split")
-                                               : fmt::format("the {} plan", best->strategy),
+                  is_strategy(best->strategy, StrategyKind::kPipeline)
+                      ? std::string("the planned split")
+                      : fmt::format("the {} plan", best->strategy),
                   theirs / mine, theirs, scorer.score ? " in all" : "", mine,
                   runner ? fmt::format("{} runs it (--engine {})", runner->title, runner->name)
                          : std::string("no engine of these hosts runs it as planned")));

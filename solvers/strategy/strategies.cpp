@@ -1,5 +1,6 @@
 #include "solvers/strategy/strategies.hpp"
 
+#include "lib/core/error.hpp"
 #include "solvers/parallel/expert_parallel.hpp"
 #include "solvers/parallel/hybrid_plan.hpp"
 #include "solvers/parallel/tensor_parallel.hpp"
@@ -8,12 +9,17 @@
 namespace meshplan {
 
 const std::vector<Strategy>& strategies() {
-  static const std::vector<Strategy> table = {
-      {"pipeline", true, plan_pipeline},
-      {"tensor", false, plan_tensor},
-      {"expert", false, plan_expert},
-      {"hybrid", false, plan_hybrid},
-  };
+  static const std::vector<Strategy> table = [] {
+    std::vector<Strategy> rows = {
+        {StrategyKind::kPipeline, {}, true, plan_pipeline},
+        {StrategyKind::kTensor, {}, false, plan_tensor},
+        {StrategyKind::kExpert, {}, false, plan_expert},
+        {StrategyKind::kHybrid, {}, false, plan_hybrid},
+    };
+    for (Strategy& s : rows)
+      s.name = name(s.kind);
+    return rows;
+  }();
   return table;
 }
 
@@ -21,6 +27,12 @@ const Strategy* find_strategy(std::string_view name) {
   for (const Strategy& s : strategies())
     if (s.name == name) return &s;
   return nullptr;
+}
+
+const Strategy& strategy(StrategyKind kind) {
+  for (const Strategy& s : strategies())
+    if (s.kind == kind) return s;
+  throw internal_error("no strategy row for {}", name(kind));
 }
 
 }  // namespace meshplan

@@ -7,13 +7,15 @@
 #include <vector>
 
 #include "lib/core/clock.hpp"
+#include "lib/plan/strategy_kind.hpp"
 #include "solvers/problem/plan_inputs.hpp"
 #include "solvers/problem/planning_problem.hpp"
 
 namespace meshplan {
 
 struct Strategy {
-  std::string_view name;
+  StrategyKind kind = StrategyKind::kPipeline;
+  std::string_view name;  // name(kind), filled in from the name table
   // Whether --pin applies: only layer ranges can be pinned.
   bool takes_pins = false;
   // The best plan, or why none exists; infeasibility may also be thrown as a failure.
@@ -21,7 +23,8 @@ struct Strategy {
 };
 
 const std::vector<Strategy>& strategies();
-// nullptr for an unknown name.
+// nullptr for an unknown name, and for auto (which is every row).
 const Strategy* find_strategy(std::string_view name);
+const Strategy& strategy(StrategyKind kind);
 
 }  // namespace meshplan

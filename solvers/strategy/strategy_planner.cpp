@@ -10,8 +10,10 @@
 #include <optional>
 #include <utility>
 
+#include "lib/cluster/mlx_backend.hpp"
 #include "lib/core/error.hpp"
 #include "lib/plan/engines.hpp"
+#include "lib/plan/strategy_kind.hpp"
 #include "solvers/problem/left_out.hpp"
 #include "solvers/problem/planning_problem.hpp"
 #include "solvers/strategy/backend_gate.hpp"
@@ -23,7 +25,6 @@ namespace meshplan {
 namespace {
 
 constexpr const char* kPinReason = "--pin fixes layer ranges, which only a pipeline plan has";
-constexpr std::array<const char*, 4> kBackendOrder = {"jaccl", "jaccl-ring", "ring", "ethernet"};
 
 // One backend over one kind of link. The MLX ring runs over Thunderbolt cables where they form
 // a ring and over a shared network otherwise, so `ring` may come twice.
@@ -34,7 +35,8 @@ struct Route {
 };
 
 Route route(const std::string& backend, const std::string& transport) {
-  const std::string links = transport == "network" ? "ethernet" : backend;
+  const std::string links =
+      transport == "network" ? std::string(name(MlxBackend::kEthernet)) : backend;
   return {backend, links, transport};
 }
 
@@ -42,11 +44,14 @@ Route route(const std::string& backend, const std::string& transport) {
 // on one host, keep it, and so do their baselines), then every other in order of preference.
 std::vector<Route> routes_for(const std::string& requested, const BackendVerdict* home) {
   std::vector<Route> out;
-  if (requested == "ring") return {route("ring", "thunderbolt"), route("ring", "network")};
-  if (requested != "auto") return {route(requested, backend_transport(requested))};
+  const std::string ring(name(MlxBackend::kRing));
+  if (requested == ring) return {route(ring, "thunderbolt"), route(ring, "network")};
+  if (!is_backend(requested, MlxBackend::kAuto))
+    return {route(requested, backend_transport(requested))};
   if (home) out.push_back(route(home->backend, home->transport));
-  for (const char* b : kBackendOrder) {
-    Route r = route(b, backend_transport(b));
+  for (MlxBackend b : all_mlx_backends()) {
+    const std::string backend(name(b));
+    Route r = route(backend, backend_transport(backend));
     if (!home || r.backend != home->backend || r.transport != home->transport) out.push_back(r);
   }
   return out;
@@ -81,7 +86,7 @@ Alternative alternative(const Outcome& o, const Plan* chosen,
 }
 
 std::string strategy_names() {
-  std::string names = "auto";
+  std::string names(name(StrategyKind::kAuto));
   const auto& table = strategies();
   for (size_t i = 0; i < table.size(); ++i)
     names += fmt::format("{}{}", i + 1 == table.size() ? " or " : ", ", table[i].name);
@@ -98,22 +103,25 @@ void refuse_flags_that_do_not_apply(const ModelDesc& model, const PlanRequest& r
     throw input_error("--solver {}: expected optimal, even, proportional, proportional-v0 or ilp",
                       r.solver);
   }
-  if (r.solver == "ilp" && (s == "pipeline" || s == "tensor"))
+  if (r.solver == "ilp" &&
+      (is_strategy(s, StrategyKind::kPipeline) || is_strategy(s, StrategyKind::kTensor)))
     throw input_error("--solver ilp places experts: use it with --strategy expert or auto");
   if (r.solver == "ilp" && !model.is_moe())
     throw input_error("--solver ilp places experts, and {} has none (it is a dense model)",
                       model.name);
   if ((r.solver == "proportional" || r.solver == "proportional-v0" || r.solver == "even") &&
-      (s == "tensor" || s == "expert")) {
+      (is_strategy(s, StrategyKind::kTensor) || is_strategy(s, StrategyKind::kExpert))) {
     throw input_error(
         "--solver {} splits layers over a pipeline; a {} plan sets its own shares (use "
         "--strategy pipeline, or leave --solver out)",
         r.solver, s);
   }
-  if (r.allow_uneven && (s == "pipeline" || s == "expert"))
+  if (r.allow_uneven &&
+      (is_strategy(s, StrategyKind::kPipeline) || is_strategy(s, StrategyKind::kExpert)))
     throw input_error(
         "--allow-uneven sets tensor-parallel shares; it does not apply to --strategy {}", s);
-  if (r.expert_load && (s == "pipeline" || s == "tensor"))
+  if (r.expert_load &&
+      (is_strategy(s, StrategyKind::kPipeline) || is_strategy(s, StrategyKind::kTensor)))
     throw input_error("--expert-load places experts; it does not apply to --strategy {}", s);
   if (r.expert_load && !model.is_moe())
     throw input_error("--expert-load: {} is a dense model with no experts", model.name);
@@ -231,7 +239,8 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
                 const PlanRequest& request, const Clock& clock, const PlanScore& score) {
   const std::string& s = request.strategy;
   const Strategy* chosen = find_strategy(s);
-  if (s != "auto" && !chosen) throw input_error("--strategy {}: expected {}", s, strategy_names());
+  if (!is_strategy(s, StrategyKind::kAuto) && !chosen)
+    throw input_error("--strategy {}: expected {}", s, strategy_names());
   refuse_flags_that_do_not_apply(model, request, chosen);
 
   // Built once: every strategy, backend and baseline plans over these figures.
@@ -269,8 +278,8 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
       for (const PlanningProblem& p : problems)
         split.push_back(p.with_solver(solver));
       it = own_splits
-               .emplace(solver, plan_strategy(*find_strategy("pipeline"), split, routes, gate,
-                                              request, clock))
+               .emplace(solver, plan_strategy(meshplan::strategy(StrategyKind::kPipeline), split,
+                                              routes, gate, request, clock))
                .first;
     }
     return &it->second;
