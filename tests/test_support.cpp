@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -16,7 +17,9 @@ extern char** environ;
 namespace meshplan::testing {
 namespace {
 
+// Tests call temp_dir() from several threads at once (fake executors run per host in parallel).
 struct TempDirs {
+  std::mutex mutex;
   std::vector<std::string> dirs;
   ~TempDirs() {
     for (const auto& d : dirs) {
@@ -52,7 +55,9 @@ std::string read_text(const std::string& path) {
 std::string temp_dir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "meshplan-test-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-  temp_dirs().dirs.push_back(tmpl);
+  TempDirs& t = temp_dirs();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  t.dirs.push_back(tmpl);
   return tmpl;
 }
 
