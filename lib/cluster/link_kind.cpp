@@ -48,17 +48,11 @@ LinkKind parse_link_kind(std::string_view name) {
 }
 
 std::optional<LinkKind> find_link_kind(std::string_view name) {
-  const NameRow<LinkKind>* row = find_row<LinkKind>(kKinds, name);
-  return row ? std::optional(row->value) : std::nullopt;
+  return find_in<LinkKind>(kKinds, name);
 }
 
 const std::vector<LinkKind>& all_link_kinds() {
-  static const std::vector<LinkKind> all = [] {
-    std::vector<LinkKind> out;
-    for (const auto& row : kKinds)
-      out.push_back(row.value);
-    return out;
-  }();
+  static const std::vector<LinkKind> all = values_in<LinkKind>(kKinds);
   return all;
 }
 

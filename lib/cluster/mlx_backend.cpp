@@ -33,8 +33,7 @@ MlxBackend parse_mlx_backend(std::string_view name) {
 }
 
 std::optional<MlxBackend> find_mlx_backend(std::string_view name) {
-  const NameRow<MlxBackend>* row = find_row<MlxBackend>(kBackends, name);
-  return row ? std::optional(row->value) : std::nullopt;
+  return find_in<MlxBackend>(kBackends, name);
 }
 
 const std::vector<MlxBackend>& all_mlx_backends() {

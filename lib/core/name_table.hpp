@@ -3,6 +3,7 @@
 // an unknown name (the nearest names, then every valid one).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,28 @@ const NameRow<E>* find_row(const Table& table, std::string_view name) {
   for (const NameRow<E>& row : table)
     if (row.name == name) return &row;
   return nullptr;
+}
+
+template <class E, class Table>
+std::optional<E> find_in(const Table& table, std::string_view name) {
+  const NameRow<E>* row = find_row<E>(table, name);
+  return row ? std::optional<E>(row->value) : std::nullopt;
+}
+
+template <class E, class Table>
+std::string_view summary_in(const Table& table, E value) {
+  for (const NameRow<E>& row : table)
+    if (row.value == value) return row.summary;
+  return "?";
+}
+
+// Every value, in the table's order.
+template <class E, class Table>
+std::vector<E> values_in(const Table& table) {
+  std::vector<E> out;
+  for (const NameRow<E>& row : table)
+    out.push_back(row.value);
+  return out;
 }
 
 template <class E, class Table>

@@ -21,9 +21,7 @@ std::string_view name(EngineKind engine) {
 }
 
 std::string_view title(EngineKind engine) {
-  for (const auto& row : kEngines)
-    if (row.value == engine) return row.summary;
-  return "?";
+  return summary_in(kEngines, engine);
 }
 
 EngineKind parse_engine(std::string_view name) {
@@ -31,17 +29,11 @@ EngineKind parse_engine(std::string_view name) {
 }
 
 std::optional<EngineKind> find_engine_kind(std::string_view name) {
-  const NameRow<EngineKind>* row = find_row<EngineKind>(kEngines, name);
-  return row ? std::optional(row->value) : std::nullopt;
+  return find_in<EngineKind>(kEngines, name);
 }
 
 const std::vector<EngineKind>& all_engines() {
-  static const std::vector<EngineKind> all = [] {
-    std::vector<EngineKind> out;
-    for (const auto& row : kEngines)
-      out.push_back(row.value);
-    return out;
-  }();
+  static const std::vector<EngineKind> all = values_in<EngineKind>(kEngines);
   return all;
 }
 

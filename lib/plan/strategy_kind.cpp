@@ -34,17 +34,11 @@ StrategyKind parse_strategy(std::string_view name) {
 }
 
 std::optional<StrategyKind> find_strategy_kind(std::string_view name) {
-  const NameRow<StrategyKind>* row = find_row<StrategyKind>(kStrategies, name);
-  return row ? std::optional(row->value) : std::nullopt;
+  return find_in<StrategyKind>(kStrategies, name);
 }
 
 const std::vector<StrategyKind>& all_strategies() {
-  static const std::vector<StrategyKind> all = [] {
-    std::vector<StrategyKind> out;
-    for (const auto& row : kStrategies)
-      out.push_back(row.value);
-    return out;
-  }();
+  static const std::vector<StrategyKind> all = values_in<StrategyKind>(kStrategies);
   return all;
 }
 
