@@ -4,7 +4,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::bench_main_test {
 namespace {
 
 using testing::run_meshplan_bench;
@@ -34,4 +34,4 @@ TEST(bench_main_test, meshplan_has_no_bench_command) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::bench_main_test

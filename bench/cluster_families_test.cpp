@@ -6,7 +6,7 @@
 #include "lib/cluster/link_graph.hpp"
 #include "lib/core/error.hpp"
 
-namespace meshplan {
+namespace meshplan::cluster_families_test {
 namespace {
 
 TEST(cluster_families_test, seeded_and_shaped_as_named) {
@@ -55,4 +55,4 @@ TEST(cluster_families_test, bench_summarises_every_family_without_violation) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::cluster_families_test

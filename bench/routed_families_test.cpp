@@ -6,7 +6,7 @@
 
 #include "lib/core/error.hpp"
 
-namespace meshplan {
+namespace meshplan::routed_families_test {
 namespace {
 
 TEST(RoutedFamilies, SeededAndShapedLikeHelix) {
@@ -67,4 +67,4 @@ TEST(RoutedFamilies, UnknownFamilyNamesTheFamilies) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::routed_families_test

@@ -10,7 +10,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::advise_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -163,4 +163,4 @@ TEST(advise_cli_test, bad_input_exits_2_with_what_was_expected) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::advise_cli_test

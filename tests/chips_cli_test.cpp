@@ -6,7 +6,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::chips_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -117,4 +117,4 @@ TEST(chips_cli_test, the_docs_list_every_catalog_source) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::chips_cli_test

@@ -7,7 +7,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::cli_test {
 namespace {
 
 using nlohmann::json;
@@ -149,16 +149,17 @@ TEST(cli_test, chips_lists_catalog_with_sources) {
 }
 
 TEST(cli_test, no_color_even_on_error) {
-  auto r = run_meshplan({"plan", "-c", "/nonexistent.yaml", "-m", "llama-3.2-3b-4bit"}, "", {"NO_COLOR=1"});
+  auto r = run_meshplan({"plan", "-c", "/nonexistent.yaml", "-m", "llama-3.2-3b-4bit"}, "",
+                        {"NO_COLOR=1"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("/nonexistent.yaml: cannot read"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("\033["), std::string::npos);
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::cli_test
 
-namespace meshplan {
+namespace meshplan::cli_test {
 namespace {
 
 using nlohmann::json;
@@ -285,4 +286,4 @@ TEST(cli_test, uneven_tensor_split_is_marked_and_impossible_groups_say_why) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::cli_test

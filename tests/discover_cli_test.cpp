@@ -10,7 +10,7 @@
 #include "tests/dock_pair.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::discover_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -218,4 +218,4 @@ TEST(discover_cli_test, help_shows_examples_first) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::discover_cli_test

@@ -17,7 +17,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::docs_examples_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -104,5 +104,28 @@ TEST(docs_examples_test, every_marked_example_is_the_real_output) {
     EXPECT_GE(per_file["docs/" + std::string(command) + ".md"], 1) << command;
 }
 
+// The README's first section gives the two commands for a fresh Debian 12 machine; CI runs both
+// as written, so they cannot drift apart.
+TEST(docs_examples_test, ci_runs_the_readme_commands_as_written) {
+  std::string readme = read_text(source_path("README.md"));
+  std::vector<std::string> commands;
+  for (size_t at = readme.find("```sh\n"); at != std::string::npos && commands.size() < 2;
+       at = readme.find("```sh\n", at + 1)) {
+    size_t begin = at + 6;
+    commands.push_back(readme.substr(begin, readme.find('\n', begin) - begin));
+  }
+  ASSERT_EQ(commands.size(), 2u);
+  EXPECT_NE(commands[0].find("./build/meshplan plan -c examples/clusters/"), std::string::npos);
+  EXPECT_NE(commands[1].find("ctest"), std::string::npos);
+  std::istringstream ci(read_text(source_path(".ci/run")));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(ci, line);)
+    if (!line.empty() && line[0] != '#') lines.push_back(line);
+  for (const std::string& command : commands)
+    EXPECT_NE(std::find(lines.begin(), lines.end(), command), lines.end())
+        << ".ci/run does not run the README command:\n"
+        << command;
+}
+
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::docs_examples_test

@@ -11,7 +11,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::emit_quoting_test {
 namespace {
 
 using testing::read_text;
@@ -144,4 +144,4 @@ TEST(emit_quoting_test, formats_that_cannot_carry_a_value_refuse_it) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::emit_quoting_test

@@ -11,7 +11,7 @@
 #include "tests/fuzz/fuzz_entry_points.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::fuzz_regressions_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -52,4 +52,4 @@ TEST(fuzz_regressions_test, every_target_has_its_fuzzer_file) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::fuzz_regressions_test

@@ -15,7 +15,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::launch_every_example_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -172,4 +172,4 @@ TEST(launch_every_example_test, an_mlx_lm_pipeline_launches_the_split_it_predict
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::launch_every_example_test

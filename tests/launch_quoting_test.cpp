@@ -10,7 +10,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::launch_quoting_test {
 namespace {
 
 using testing::read_text;
@@ -96,4 +96,4 @@ TEST(launch_quoting_test, hostfiles_refuse_a_host_that_is_not_one_word) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::launch_quoting_test

@@ -18,7 +18,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::launchers_cli_test {
 namespace {
 
 using testing::read_text;
@@ -304,4 +304,4 @@ TEST(launchers_cli_test, bad_input_names_the_problem_and_writes_nothing) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::launchers_cli_test

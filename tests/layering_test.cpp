@@ -10,10 +10,14 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::layering_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -206,5 +210,35 @@ TEST(layering_test, no_loose_sources) {
   }
 }
 
+// The test programs compile as unity files, where the test files of one program meet in one
+// translation unit: each test file's code lives in its own namespace, named after the file, so a
+// helper of one file can neither clash with nor silently overload another file's.
+TEST(layering_test, each_test_file_has_its_own_namespace) {
+  std::vector<std::string> wrong;
+  size_t files = 0;
+  for (const std::string top : {"lib", "solvers", "bench", "tests"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(source_path(top))) {
+      std::string name = entry.path().filename().string();
+      if (!entry.is_regular_file() || !name.ends_with("_test.cpp")) continue;
+      ++files;
+      std::string stem = entry.path().stem().string();
+      std::istringstream text(read_text(entry.path().string()));
+      size_t openings = 0;
+      for (std::string line; std::getline(text, line);) {
+        if (!line.starts_with("namespace ") || !line.ends_with(" {") || line == "namespace {")
+          continue;
+        ++openings;
+        std::string ns = line.substr(10, line.size() - 12);
+        if (!ns.starts_with("meshplan::") || !ns.ends_with("::" + stem))
+          wrong.push_back(fmt::format("{}: namespace {}", name, ns));
+      }
+      if (openings == 0) wrong.push_back(name + ": no namespace");
+    }
+  }
+  EXPECT_GT(files, 100u);
+  EXPECT_TRUE(wrong.empty()) << "expected namespace meshplan::<file stem> in:\n"
+                             << fmt::format("{}", fmt::join(wrong, "\n"));
+}
+
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::layering_test

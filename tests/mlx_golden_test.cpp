@@ -9,7 +9,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::mlx_golden_test {
 namespace {
 
 using testing::fixture_path;
@@ -227,4 +227,4 @@ TEST(mlx_golden_test, cluster_fixtures_equal_what_discovery_replays) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::mlx_golden_test

@@ -7,7 +7,7 @@
 #include "tests/safetensors_writer.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::models_cli_test {
 namespace {
 
 using testing::run_meshplan;
@@ -176,4 +176,4 @@ TEST(models_cli_test, bad_input_exits_2_naming_the_file_and_field) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::models_cli_test

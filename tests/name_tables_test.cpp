@@ -15,7 +15,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::name_tables_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -152,4 +152,4 @@ TEST(NameTables, TheTablesHoldTheirNames) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::name_tables_test

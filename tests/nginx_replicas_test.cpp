@@ -22,7 +22,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan::testing {
+namespace meshplan::testing::nginx_replicas_test {
 namespace {
 
 const char* kNginx = "/usr/sbin/nginx";
@@ -188,4 +188,4 @@ TEST(nginx_replicas_test, nginx_shares_the_requests_by_the_plans_weights) {
 }
 
 }  // namespace
-}  // namespace meshplan::testing
+}  // namespace meshplan::testing::nginx_replicas_test

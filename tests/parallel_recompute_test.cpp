@@ -9,7 +9,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::parallel_recompute_test {
 namespace {
 
 using nlohmann::json;
@@ -124,4 +124,4 @@ TEST(parallel_recompute_test, expert_plan_recomputes_from_the_json) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::parallel_recompute_test

@@ -9,7 +9,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::plan_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -132,9 +132,9 @@ TEST(plan_cli_test, cheap_arguments_are_checked_before_the_cluster_is_read) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::plan_cli_test
 
-namespace meshplan {
+namespace meshplan::plan_cli_test {
 namespace {
 
 // A host of 2 x H200 joined by NV18: its second GPU splits every layer and adds two NVLink
@@ -448,9 +448,9 @@ TEST(plan_cli_test, hybrid_plans_reach_vllm_dot_and_the_plan_reader) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::plan_cli_test
 
-namespace meshplan {
+namespace meshplan::plan_cli_test {
 namespace {
 
 // The README's first command plans the bundled Mac Studios; its answer ends with the command that
@@ -487,9 +487,9 @@ TEST(plan_cli_test, the_main_job_ends_with_a_launch_command_that_works_as_printe
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::plan_cli_test
 
-namespace meshplan {
+namespace meshplan::plan_cli_test {
 namespace {
 
 // Two unequal Macs and Qwen3 235B at 8 bits: mlx-lm's equal split does not fit (the Ultra cannot
@@ -530,4 +530,4 @@ TEST(plan_cli_test, a_faster_layout_another_engine_runs_is_named_with_its_figure
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::plan_cli_test

@@ -9,7 +9,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::plan_recompute_test {
 namespace {
 
 using nlohmann::json;
@@ -99,9 +99,9 @@ TEST(plan_recompute_test, multi_rank_ring_recomputes_including_hops) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::plan_recompute_test
 
-namespace meshplan {
+namespace meshplan::plan_recompute_test {
 namespace {
 
 // mlx-lm's own split (--engine mlx-lm): Llama 3.3 70B has 80 layers, so 4 ranks hold 20 each
@@ -142,4 +142,4 @@ TEST(plan_recompute_test, mlx_lm_refuses_a_split_that_leaves_layers_on_no_rank) 
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::plan_recompute_test

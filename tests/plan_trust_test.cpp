@@ -9,7 +9,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::plan_trust_test {
 namespace {
 
 using nlohmann::json;
@@ -333,4 +333,4 @@ TEST(plan_trust_test, every_example_emits_its_hostfile_and_macbooks_have_their_p
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::plan_trust_test

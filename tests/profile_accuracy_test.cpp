@@ -19,7 +19,7 @@
 #include "solvers/problem/throughput_profile.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::profile_accuracy_test {
 namespace {
 
 using nlohmann::json;
@@ -116,4 +116,4 @@ TEST(profile_accuracy_test, tables_within_35_percent_of_published_decode_through
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::profile_accuracy_test

@@ -11,7 +11,7 @@
 #include "solvers/problem/throughput_profile.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::profile_command_test {
 namespace {
 
 using testing::read_text;
@@ -156,4 +156,4 @@ TEST(profile_command_test, every_help_example_runs) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::profile_command_test

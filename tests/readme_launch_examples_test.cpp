@@ -7,7 +7,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::readme_launch_examples_test {
 namespace {
 
 using testing::read_text;
@@ -33,4 +33,4 @@ TEST(readme_launch_examples_test, every_example_block_is_the_real_output) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::readme_launch_examples_test

@@ -15,7 +15,7 @@
 #include "lib/topologies/cluster_loader.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::readme_session_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -118,4 +118,4 @@ TEST(readme_session_test, the_serving_session_runs_as_written) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::readme_session_test

@@ -11,7 +11,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::replicas_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -158,4 +158,4 @@ TEST(replicas_cli_test, emit_nginx_refuses_a_plan_of_one_copy) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::replicas_cli_test

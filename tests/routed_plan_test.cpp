@@ -7,7 +7,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::routed_plan_test {
 namespace {
 
 using nlohmann::json;
@@ -199,4 +199,4 @@ TEST(RoutedPlan, HelixsClusterFromItsFixturesWithTheTimeItTook) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::routed_plan_test

@@ -11,7 +11,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::serving_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -283,9 +283,9 @@ TEST(serving_cli_test, plain_plans_have_no_serving_keys) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::serving_cli_test
 
-namespace meshplan {
+namespace meshplan::serving_cli_test {
 namespace {
 
 // vLLM on two GPU hosts, a long prompt: prefill on the RTX PRO 6000 (more FLOP/s), decode on the
@@ -346,4 +346,4 @@ TEST(serving_cli_test, vllm_prefill_and_decode_apart_launch_as_chosen) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::serving_cli_test

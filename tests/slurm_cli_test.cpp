@@ -10,7 +10,7 @@
 #include "tests/launch_inputs.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan::testing {
+namespace meshplan::testing::slurm_cli_test {
 namespace {
 
 // A folder with a `scontrol` that answers `show node -o LIST` from canned records.
@@ -90,4 +90,4 @@ TEST(slurm_cli_test, emit_slurm_refuses_hosts_outside_the_allocation) {
 }
 
 }  // namespace
-}  // namespace meshplan::testing
+}  // namespace meshplan::testing::slurm_cli_test

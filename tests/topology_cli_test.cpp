@@ -11,7 +11,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::topology_cli_test {
 namespace {
 
 using nlohmann::json;
@@ -416,4 +416,4 @@ TEST(topology_cli_test, measured_link_figures_are_used_and_named_by_the_plan) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::topology_cli_test

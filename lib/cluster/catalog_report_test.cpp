@@ -5,7 +5,7 @@
 
 #include "lib/core/error.hpp"
 
-namespace meshplan {
+namespace meshplan::catalog_report_test {
 namespace {
 
 const Catalog& catalog() {
@@ -43,4 +43,4 @@ TEST(catalog_report_test, an_unknown_name_is_an_input_error_with_the_nearest_nam
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::catalog_report_test

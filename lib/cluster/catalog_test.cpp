@@ -4,7 +4,7 @@
 
 #include "lib/cluster/cluster_reader.hpp"
 
-namespace meshplan {
+namespace meshplan::catalog_test {
 namespace {
 
 const Catalog& cat() {
@@ -96,4 +96,4 @@ TEST(catalog_test, default_ports_of_a_laptop_start_at_en1) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::catalog_test

@@ -9,7 +9,7 @@
 #include "lib/topologies/cluster_loader.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::cluster_reader_test {
 namespace {
 
 Cluster load(const std::string& text, const std::string& name = "c.yaml") {
@@ -283,4 +283,4 @@ TEST(cluster_reader_test, more_hosts_than_the_limit_are_refused_before_reading_t
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::cluster_reader_test

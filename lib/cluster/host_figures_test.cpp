@@ -6,7 +6,7 @@
 #include "lib/core/error.hpp"
 #include "lib/topologies/cluster_loader.hpp"
 
-namespace meshplan {
+namespace meshplan::host_figures_test {
 namespace {
 
 HostFigures figures(const std::string& yaml) {
@@ -185,4 +185,4 @@ TEST(host_figures_test, a_host_overrides_its_gpu_link_figures) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::host_figures_test

@@ -4,7 +4,7 @@
 
 #include "lib/core/error.hpp"
 
-namespace meshplan {
+namespace meshplan::link_kind_test {
 namespace {
 
 TEST(link_kind_test, every_name_reads_back_as_its_kind) {
@@ -41,4 +41,4 @@ TEST(link_kind_test, an_unknown_name_gets_the_nearest_and_the_list) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::link_kind_test

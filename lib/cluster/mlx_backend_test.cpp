@@ -4,7 +4,7 @@
 
 #include "lib/core/error.hpp"
 
-namespace meshplan {
+namespace meshplan::mlx_backend_test {
 namespace {
 
 TEST(mlx_backend_test, every_name_reads_back_as_its_backend) {
@@ -42,4 +42,4 @@ TEST(mlx_backend_test, an_unknown_name_gets_the_nearest_and_the_list) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::mlx_backend_test

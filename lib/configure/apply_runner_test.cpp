@@ -14,7 +14,7 @@
 #include "tests/fake_mac.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::apply_runner_test {
 namespace {
 
 using testing::read_text;
@@ -305,4 +305,4 @@ TEST(UndoScript, a_malformed_file_is_refused_with_its_line) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::apply_runner_test

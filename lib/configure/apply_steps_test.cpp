@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace meshplan {
+namespace meshplan::apply_steps_test {
 namespace {
 
 HostState linux_state(bool eth1_up, std::vector<std::string> eth1_addresses) {
@@ -150,4 +150,4 @@ TEST(apply_steps_test, interface_names_are_quoted_for_the_shell) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::apply_steps_test

@@ -4,7 +4,7 @@
 
 #include "lib/discovery/probe_set.hpp"
 
-namespace meshplan {
+namespace meshplan::host_state_test {
 namespace {
 
 const char* kLinux = R"(@@uid 1000
@@ -93,4 +93,4 @@ TEST(host_state_test, other_output_is_refused_with_what_was_expected) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::host_state_test

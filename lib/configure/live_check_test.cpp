@@ -7,7 +7,7 @@
 #include "tests/fake_mac.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::live_check_test {
 namespace {
 
 TEST(live_check_test, round_trips_come_from_linux_and_macos_ping_lines) {
@@ -186,4 +186,4 @@ TEST_F(MacLiveCheckTest, names_the_bridge_rdma_ports_builds_versions_and_silent_
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::live_check_test

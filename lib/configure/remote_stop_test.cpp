@@ -6,7 +6,7 @@
 
 #include <functional>
 
-namespace meshplan {
+namespace meshplan::remote_stop_test {
 namespace {
 
 // Answers each call with the next result in `answers` (the last one repeated).
@@ -75,4 +75,4 @@ TEST(RemoteStop, what_could_not_be_stopped_is_named_with_why) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::remote_stop_test

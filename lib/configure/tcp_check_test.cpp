@@ -10,7 +10,7 @@
 #include "tests/fake_mac.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::tcp_check_test {
 namespace {
 
 // A TCP socket on 127.0.0.1, listening when asked; port 0 picks a free port.
@@ -112,4 +112,4 @@ TEST(tcp_check_test, parses_the_script_lines_and_ignores_what_is_not_one) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::tcp_check_test

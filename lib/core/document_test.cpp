@@ -4,7 +4,7 @@
 
 #include "lib/core/error.hpp"
 
-namespace meshplan {
+namespace meshplan::document_test {
 namespace {
 
 std::string error_of(const std::function<void()>& f) {
@@ -117,4 +117,4 @@ TEST(document_test, a_json_number_beyond_a_double_is_a_bad_input) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::document_test

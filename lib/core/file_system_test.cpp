@@ -10,7 +10,7 @@
 #include "lib/core/error.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::file_system_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -96,4 +96,4 @@ TEST(file_system_test, inputs_larger_than_the_limit_are_refused) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::file_system_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace meshplan {
+namespace meshplan::nearest_names_test {
 namespace {
 
 TEST(nearest_names_test, typos_and_near_versions_are_suggested_nearest_first) {
@@ -26,4 +26,4 @@ TEST(nearest_names_test, a_family_prefix_suggests_its_members) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::nearest_names_test

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace meshplan {
+namespace meshplan::shell_quote_test {
 namespace {
 
 TEST(shell_quote_test, shell_quoting_follows_shlex) {
@@ -15,4 +15,4 @@ TEST(shell_quote_test, shell_quoting_follows_shlex) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::shell_quote_test

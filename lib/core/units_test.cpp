@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace meshplan {
+namespace meshplan::units_test {
 namespace {
 
 TEST(units_test, bytes_decimal_and_binary) {
@@ -50,4 +50,4 @@ TEST(units_test, formatting) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::units_test

@@ -8,7 +8,7 @@
 #include "tests/dock_pair.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::cable_matcher_test {
 namespace {
 
 using testing::dock_pair;
@@ -258,4 +258,4 @@ TEST(cable_matcher_test, ethernet_kind_from_speed) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::cable_matcher_test

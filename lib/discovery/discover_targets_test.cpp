@@ -4,7 +4,7 @@
 
 #include "lib/core/error.hpp"
 
-namespace meshplan {
+namespace meshplan::discover_targets_test {
 namespace {
 
 std::vector<std::string> names(const std::vector<HostTarget>& targets) {
@@ -67,4 +67,4 @@ TEST(discover_targets_test, the_failure_report_names_each_host_and_its_target) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::discover_targets_test

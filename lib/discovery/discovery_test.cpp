@@ -13,7 +13,7 @@
 #include "tests/fake_mac.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::discovery_test {
 namespace {
 
 using testing::read_text;
@@ -131,4 +131,4 @@ TEST(discovery_test, default_jobs_probe_sixteen_hosts_at_once) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::discovery_test

@@ -5,7 +5,7 @@
 #include "lib/discovery/probe_set.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::gpu_topology_parser_test {
 namespace {
 
 std::string fixture(const std::string& name) {
@@ -66,4 +66,4 @@ TEST(gpu_topology_parser_test, odd_output_is_a_parse_error) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::gpu_topology_parser_test

@@ -5,7 +5,7 @@
 #include "lib/discovery/probe_set.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::hardware_parser_test {
 namespace {
 
 using testing::fixture_path;
@@ -148,4 +148,4 @@ TEST(hardware_parser_test, sw_vers_capture) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::hardware_parser_test

@@ -7,7 +7,7 @@
 #include "lib/discovery/replay_folder.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::host_builder_test {
 namespace {
 
 using testing::fixture_path;
@@ -316,4 +316,4 @@ TEST(host_builder_test, gpus_by_their_reported_names_and_the_nearest_for_unknown
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::host_builder_test

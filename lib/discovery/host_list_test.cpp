@@ -4,7 +4,7 @@
 
 #include "lib/core/error.hpp"
 
-namespace meshplan {
+namespace meshplan::host_list_test {
 namespace {
 
 using Names = std::vector<std::string>;
@@ -107,4 +107,4 @@ TEST(host_list_test, lists_past_the_limit_are_refused) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::host_list_test

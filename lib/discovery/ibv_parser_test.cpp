@@ -4,7 +4,7 @@
 
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::ibv_parser_test {
 namespace {
 
 using testing::fixture_path;
@@ -70,4 +70,4 @@ TEST(ibv_parser_test, no_hca_is_not_an_error) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::ibv_parser_test

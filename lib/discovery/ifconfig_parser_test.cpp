@@ -5,7 +5,7 @@
 #include "lib/discovery/probe_set.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::ifconfig_parser_test {
 namespace {
 
 using testing::fixture_path;
@@ -73,4 +73,4 @@ TEST(ifconfig_parser_test, netmasks_media_and_getifaddr) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::ifconfig_parser_test

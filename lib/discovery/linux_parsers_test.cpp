@@ -5,7 +5,7 @@
 #include "lib/discovery/probe_set.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::linux_parsers_test {
 namespace {
 
 using testing::fixture_path;
@@ -173,4 +173,4 @@ TEST(linux_parsers_test, ip_addr_records_the_mac_and_a_down_state) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::linux_parsers_test

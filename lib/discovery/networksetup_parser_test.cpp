@@ -5,7 +5,7 @@
 #include "lib/discovery/probe_set.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::networksetup_parser_test {
 namespace {
 
 using testing::fixture_path;
@@ -72,4 +72,4 @@ TEST(networksetup_parser_test, kinds_and_garbage) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::networksetup_parser_test

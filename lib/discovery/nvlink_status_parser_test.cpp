@@ -5,7 +5,7 @@
 #include "lib/discovery/probe_set.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::nvlink_status_parser_test {
 namespace {
 
 // Measured on two H200s joined by NV18 (driver 580.159.04): every link up at 26.562 GB/s.
@@ -52,4 +52,4 @@ TEST(nvlink_status_parser_test, odd_output_is_refused_with_the_line) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::nvlink_status_parser_test

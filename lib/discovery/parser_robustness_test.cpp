@@ -16,7 +16,7 @@
 #include "lib/discovery/redaction.hpp"
 #include "lib/discovery/thunderbolt_parser.hpp"
 
-namespace meshplan {
+namespace meshplan::parser_robustness_test {
 namespace {
 
 std::vector<std::string> odd_inputs() {
@@ -81,4 +81,4 @@ TEST(parser_robustness_test, odd_and_huge_outputs_never_crash) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::parser_robustness_test

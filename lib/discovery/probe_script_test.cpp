@@ -9,7 +9,7 @@
 #include "lib/discovery/linux_parsers.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::probe_script_test {
 namespace {
 
 using testing::read_text;
@@ -115,4 +115,4 @@ TEST(probe_script_test, an_exit_status_too_long_for_a_shell_is_refused) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::probe_script_test

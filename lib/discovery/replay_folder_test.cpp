@@ -10,7 +10,7 @@
 #include "lib/discovery/thunderbolt_parser.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::replay_folder_test {
 namespace {
 
 using testing::fixture_path;
@@ -101,4 +101,4 @@ TEST(replay_folder_test, gpu_uuids_are_redacted) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::replay_folder_test

@@ -5,7 +5,7 @@
 
 #include "lib/core/error.hpp"
 
-namespace meshplan {
+namespace meshplan::scontrol_parser_test {
 namespace {
 
 constexpr const char* kTwoNodes =
@@ -97,4 +97,4 @@ TEST(scontrol_parser_test, a_bare_reason_word_at_the_end_of_a_line_is_skipped) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::scontrol_parser_test

@@ -7,7 +7,7 @@
 #include "lib/core/error.hpp"
 #include "lib/discovery/host_list.hpp"
 
-namespace meshplan {
+namespace meshplan::slurm_hostlist_test {
 namespace {
 
 using Names = std::vector<std::string>;
@@ -53,4 +53,4 @@ TEST(slurm_hostlist_test, meshplan_host_lists_take_slurm_brackets) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::slurm_hostlist_test

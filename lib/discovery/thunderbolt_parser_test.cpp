@@ -5,7 +5,7 @@
 #include "lib/discovery/probe_set.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::thunderbolt_parser_test {
 namespace {
 
 using testing::fixture_path;
@@ -133,4 +133,4 @@ TEST(thunderbolt_parser_test, link_speed_strings) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::thunderbolt_parser_test

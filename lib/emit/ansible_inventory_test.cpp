@@ -7,7 +7,7 @@
 
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::ansible_inventory_test {
 namespace {
 
 TEST(ansible_inventory_test, hosts_under_role_groups_with_vars_and_under_their_os) {
@@ -30,4 +30,4 @@ TEST(ansible_inventory_test, hosts_under_role_groups_with_vars_and_under_their_o
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::ansible_inventory_test

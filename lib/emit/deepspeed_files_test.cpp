@@ -11,7 +11,7 @@
 
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::deepspeed_files_test {
 namespace {
 
 TEST(deepspeed_files_test, hostfile_follows_the_runner_rule_once_per_host_in_rank_order) {
@@ -51,4 +51,4 @@ TEST(deepspeed_files_test, env_file_has_key_value_lines_only) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::deepspeed_files_test

@@ -11,7 +11,7 @@
 #include "lib/core/error.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::emit_formats_test {
 namespace {
 
 using testing::read_text;
@@ -93,4 +93,4 @@ TEST(emit_formats_test, emit_dot_is_the_dot_command) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::emit_formats_test

@@ -7,7 +7,7 @@
 
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::exo_env_test {
 namespace {
 
 TEST(exo_env_test, one_line_per_host_with_the_namespace_and_ports) {
@@ -26,4 +26,4 @@ TEST(exo_env_test, one_line_per_host_with_the_namespace_and_ports) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::exo_env_test

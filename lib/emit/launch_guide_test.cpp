@@ -8,7 +8,7 @@
 #include "lib/core/error.hpp"
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::launch_guide_test {
 namespace {
 
 TEST(launch_guide_test, emit_all_writes_each_applicable_file_and_a_guide_in_order) {
@@ -75,4 +75,4 @@ TEST(launch_guide_test, emit_all_for_nvidia_hosts_writes_their_engines) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::launch_guide_test

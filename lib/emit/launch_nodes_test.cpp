@@ -7,7 +7,7 @@
 #include "lib/core/error.hpp"
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::launch_nodes_test {
 namespace {
 
 using testing::launch_inputs;
@@ -79,4 +79,4 @@ TEST(launch_nodes_test, shell_commands_quote_values_and_keep_assignments) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::launch_nodes_test

@@ -22,7 +22,7 @@
 #include "lib/core/error.hpp"
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::llama_rpc_test {
 namespace {
 
 // llama.cpp's device of each of the n_layer + 1 slots; -1 is the CPU.
@@ -191,4 +191,4 @@ TEST(llama_rpc_test, refuses_without_a_plan_and_for_a_plan_that_does_not_split_l
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::llama_rpc_test

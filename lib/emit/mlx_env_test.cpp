@@ -14,7 +14,7 @@
 #include "lib/core/error.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::mlx_env_test {
 namespace {
 
 using testing::fixture_path;
@@ -215,4 +215,4 @@ TEST(mlx_env_test, env_script_runs_in_a_shell) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::mlx_env_test

@@ -6,7 +6,7 @@
 #include "lib/core/error.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::mlx_hostfile_writer_test {
 namespace {
 
 using testing::fixture_path;
@@ -51,4 +51,4 @@ TEST(mlx_hostfile_test, writes_empty_and_nested_arrays_as_python_does) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::mlx_hostfile_writer_test

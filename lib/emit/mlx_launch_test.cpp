@@ -11,7 +11,7 @@
 #include "lib/topologies/mlx_hostfile.hpp"
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::mlx_launch_test {
 namespace {
 
 TEST(mlx_launch_test, mlx_lm_ranges_are_reversed_equal_shares) {
@@ -95,4 +95,4 @@ TEST(mlx_launch_test, a_plan_mixing_macs_and_cuda_hosts_gets_no_mlx_launch) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::mlx_launch_test

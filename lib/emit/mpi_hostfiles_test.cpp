@@ -11,7 +11,7 @@
 #include "lib/emit/torchrun_launch.hpp"
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::mpi_hostfiles_test {
 namespace {
 
 TEST(mpi_hostfiles_test, open_mpi_lines_give_each_rank_one_slot_in_rank_order) {
@@ -64,4 +64,4 @@ TEST(mpi_hostfiles_test, slots_are_the_gpus_of_each_host_as_torchrun_starts_them
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::mpi_hostfiles_test

@@ -6,7 +6,7 @@
 
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::nccl_env_test {
 namespace {
 
 TEST(nccl_env_test, exact_interface_and_hca_names_per_rank) {
@@ -72,4 +72,4 @@ TEST(nccl_env_test, no_hca_variable_for_a_host_without_rdma_devices) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::nccl_env_test

@@ -6,7 +6,7 @@
 
 #include "lib/core/error.hpp"
 
-namespace meshplan {
+namespace meshplan::nginx_upstream_test {
 namespace {
 
 TEST(nginx_upstream_test, weights_are_percent_of_the_requests_and_never_zero) {
@@ -47,4 +47,4 @@ TEST(nginx_upstream_test, addresses_that_are_not_one_word_are_refused) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::nginx_upstream_test

@@ -13,7 +13,7 @@
 #include "lib/core/error.hpp"
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::ray_cluster_test {
 namespace {
 
 // Ray's top-level keys (ray-schema.json @01a09fc, and the ones later versions added).
@@ -155,4 +155,4 @@ TEST(ray_cluster_test, needs_an_ssh_user) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::ray_cluster_test

@@ -9,7 +9,7 @@
 #include "lib/emit/launch_guide.hpp"
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::replica_launch_test {
 namespace {
 
 const char* kMacAndGpu = "tests/fixtures/launch/mac_and_gpu.yaml";
@@ -117,4 +117,4 @@ TEST(replica_launch_test, nginx_needs_a_plan_of_several_copies) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::replica_launch_test

@@ -10,7 +10,7 @@
 #include "lib/core/error.hpp"
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::slurm_batch_test {
 namespace {
 
 TEST(slurm_batch_test, vllm_job_asks_for_the_plans_nodes_and_runs_each_rank_by_name) {
@@ -91,4 +91,4 @@ TEST(slurm_batch_test, applies_to_linux_plans_only) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::slurm_batch_test

@@ -8,7 +8,7 @@
 #include "lib/emit/slurm_batch.hpp"
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::slurm_hetjob_test {
 namespace {
 
 const char* kReplicas = "tests/fixtures/launch/loopback_replicas_plan.json";
@@ -56,4 +56,4 @@ TEST(slurm_hetjob_test, the_engine_option_applies_to_every_replica) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::slurm_hetjob_test

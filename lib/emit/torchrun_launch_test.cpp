@@ -7,7 +7,7 @@
 
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::torchrun_launch_test {
 namespace {
 
 TEST(torchrun_launch_test, each_node_line_names_its_rank_and_the_master) {
@@ -25,4 +25,4 @@ TEST(torchrun_launch_test, each_node_line_names_its_rank_and_the_master) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::torchrun_launch_test

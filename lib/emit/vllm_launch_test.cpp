@@ -7,7 +7,7 @@
 
 #include "tests/launch_inputs.hpp"
 
-namespace meshplan {
+namespace meshplan::vllm_launch_test {
 namespace {
 
 TEST(vllm_launch_test, pipeline_plan_gives_pp_and_the_layer_partition_per_node) {
@@ -38,4 +38,4 @@ TEST(vllm_launch_test, tensor_plan_gives_tp_over_the_ranks) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::vllm_launch_test

@@ -5,7 +5,7 @@
 #include "lib/core/error.hpp"
 #include "lib/models/model_catalog.hpp"
 
-namespace meshplan {
+namespace meshplan::expert_load_test {
 namespace {
 
 // A model with a dense layer 0 and MoE layers 1-3 of four experts.
@@ -109,4 +109,4 @@ TEST(expert_load_test, catalog_model_checks_expert_counts) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::expert_load_test

@@ -12,7 +12,7 @@
 #include "lib/core/error.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::model_catalog_test {
 namespace {
 
 struct Card {
@@ -214,4 +214,4 @@ TEST(model_catalog_test, quantization_override_and_names) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::model_catalog_test

@@ -6,7 +6,7 @@
 
 #include "lib/core/error.hpp"
 
-namespace meshplan {
+namespace meshplan::model_config_test {
 namespace {
 
 ArchConfig read(const std::string& json) {
@@ -171,4 +171,4 @@ TEST(model_config_test, architecture_tensors_follow_mlx_names) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::model_config_test

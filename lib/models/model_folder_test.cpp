@@ -10,7 +10,7 @@
 #include "tests/safetensors_writer.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::model_folder_test {
 namespace {
 
 using testing::linear;
@@ -398,4 +398,4 @@ TEST(model_folder_test, bad_folders_name_the_file) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::model_folder_test

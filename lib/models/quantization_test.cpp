@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace meshplan {
+namespace meshplan::quantization_test {
 namespace {
 
 TensorInfo tensor(std::string name, TensorRole role, std::vector<int64_t> shape) {
@@ -107,4 +107,4 @@ TEST(quantization_test, scheme_names) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::quantization_test

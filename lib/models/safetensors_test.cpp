@@ -7,7 +7,7 @@
 #include "lib/core/error.hpp"
 #include "tests/safetensors_writer.hpp"
 
-namespace meshplan {
+namespace meshplan::safetensors_test {
 namespace {
 
 using testing::safetensors_file;
@@ -148,4 +148,4 @@ TEST(safetensors_test, offsets_beyond_the_data_name_the_field) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::safetensors_test

@@ -9,7 +9,7 @@
 
 #include "lib/models/model_catalog.hpp"
 
-namespace meshplan {
+namespace meshplan::step_reads_test {
 namespace {
 
 // The expected union of N tokens' K-of-E picks, against a count by simulation.
@@ -65,4 +65,4 @@ TEST(step_reads_test, a_step_reads_the_union_of_its_streams_experts) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::step_reads_test

@@ -5,7 +5,7 @@
 #include "lib/core/error.hpp"
 #include "lib/plan/engines.hpp"
 
-namespace meshplan {
+namespace meshplan::engine_kind_test {
 namespace {
 
 TEST(engine_kind_test, every_name_reads_back_as_its_engine) {
@@ -41,4 +41,4 @@ TEST(engine_kind_test, an_unknown_name_gets_the_nearest_and_the_list) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::engine_kind_test

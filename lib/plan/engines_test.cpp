@@ -10,7 +10,7 @@
 #include "solvers/strategy/strategy_planner.hpp"
 #include "tests/plan_fixtures.hpp"
 
-namespace meshplan {
+namespace meshplan::engines_test {
 namespace {
 
 TEST(engines_test, the_table_states_each_engines_layouts) {
@@ -107,9 +107,9 @@ TEST(engines_test, a_launch_without_a_named_engine_takes_the_one_its_hosts_run) 
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::engines_test
 
-namespace meshplan {
+namespace meshplan::engines_test {
 namespace {
 
 // vLLM's -tp is one number for every pipeline stage: a hybrid plan of a group of two and a single
@@ -135,9 +135,9 @@ TEST(engines_test, vllm_takes_one_tensor_degree_for_every_stage) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::engines_test
 
-namespace meshplan {
+namespace meshplan::engines_test {
 namespace {
 
 // The table of docs/engines.md is the table's facts with their sources: a row per engine, titled
@@ -168,4 +168,4 @@ TEST(engines_test, the_docs_table_has_a_row_per_engine_with_its_source) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::engines_test

@@ -4,7 +4,7 @@
 
 #include "lib/core/error.hpp"
 
-namespace meshplan {
+namespace meshplan::plan_ranks_test {
 namespace {
 
 PlanRanks read(const std::string& text) {
@@ -164,4 +164,4 @@ TEST(plan_ranks_test, a_routed_plan_of_whole_copies_launches_a_replica_per_host_
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::plan_ranks_test

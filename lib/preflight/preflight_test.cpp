@@ -9,7 +9,7 @@
 #include "lib/topologies/cluster_loader.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::preflight_test {
 namespace {
 
 // Every host refuses the connection; records which hosts were tried.
@@ -83,4 +83,4 @@ TEST(preflight_test, a_plan_keeps_the_check_to_its_hosts) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::preflight_test

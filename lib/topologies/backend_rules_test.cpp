@@ -7,7 +7,7 @@
 #include "lib/topologies/cluster_loader.hpp"
 #include "lib/topologies/ring_search.hpp"
 
-namespace meshplan {
+namespace meshplan::backend_rules_test {
 namespace {
 
 Cluster load(const std::string& yaml) {
@@ -301,9 +301,9 @@ TEST(backend_rules_test, large_clusters_list_only_cabled_pairs) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::backend_rules_test
 
-namespace meshplan {
+namespace meshplan::backend_rules_test {
 namespace {
 
 // Linux GPU servers (two HGX nodes on InfiniBand) take no Thunderbolt cable: JACCL is refused
@@ -330,4 +330,4 @@ TEST(backend_rules_test, linux_servers_get_no_thunderbolt_cabling_advice) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::backend_rules_test

@@ -11,7 +11,7 @@
 
 #include "lib/cluster/catalog.hpp"
 
-namespace meshplan {
+namespace meshplan::cabling_advice_test {
 namespace {
 
 // Hosts h0..h{n-1} with `ports[i]` Thunderbolt 5 ports each, cabled as listed (lowest free ports).
@@ -136,4 +136,4 @@ TEST(cabling_advice_test, ports_are_handed_out_once_lowest_first) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::cabling_advice_test

@@ -7,7 +7,7 @@
 #include "lib/core/error.hpp"
 #include "lib/topologies/cluster_loader.hpp"
 
-namespace meshplan {
+namespace meshplan::generators_test {
 namespace {
 
 Cluster load(const std::string& text) {
@@ -113,4 +113,4 @@ TEST(generators_test, switch_cannot_be_thunderbolt) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::generators_test

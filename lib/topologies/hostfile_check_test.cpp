@@ -10,7 +10,7 @@
 #include "lib/topologies/cluster_loader.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::hostfile_check_test {
 namespace {
 
 using testing::fixture_path;
@@ -159,4 +159,4 @@ TEST(hostfile_check_test, cli_exits_1_on_a_misordered_hostfile) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::hostfile_check_test

@@ -7,7 +7,7 @@
 #include "lib/core/error.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::mlx_hostfile_test {
 namespace {
 
 using testing::fixture_path;
@@ -56,4 +56,4 @@ TEST(mlx_hostfile_test, errors_name_file_and_position) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::mlx_hostfile_test

@@ -9,7 +9,7 @@
 #include <random>
 #include <set>
 
-namespace meshplan {
+namespace meshplan::ring_search_test {
 namespace {
 
 Adjacency from_edges(size_t n, const std::vector<std::pair<size_t, size_t>>& edges) {
@@ -190,4 +190,4 @@ TEST(ring_search_test, large_sparse_graphs_are_decided) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::ring_search_test

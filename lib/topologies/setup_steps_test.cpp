@@ -5,7 +5,7 @@
 #include "lib/configure/apply_steps.hpp"
 #include "lib/emit/setup_commands.hpp"
 
-namespace meshplan {
+namespace meshplan::setup_steps_test {
 namespace {
 
 HostSetup mac(std::vector<InterfaceAddress> links, std::vector<InterfaceAddress> direct = {}) {
@@ -145,4 +145,4 @@ TEST(setup_steps_test, printed_teardown_is_the_applied_undos_last_first_as_teard
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::setup_steps_test

@@ -8,7 +8,7 @@
 #include "lib/emit/setup_commands.hpp"
 #include "lib/topologies/cluster_loader.hpp"
 
-namespace meshplan {
+namespace meshplan::subnet_plan_test {
 namespace {
 
 struct Planned {
@@ -145,4 +145,4 @@ TEST(subnet_plan_test, runs_out_when_the_whole_range_is_taken) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::subnet_plan_test

@@ -17,7 +17,7 @@
 #include "lib/topologies/mlx_hostfile.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::tb_fabric_test {
 namespace {
 
 Cluster load_fixture(const std::string& name) {
@@ -115,4 +115,4 @@ findings:
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::tb_fabric_test

@@ -6,7 +6,7 @@
 
 #include "lib/topologies/cluster_loader.hpp"
 
-namespace meshplan {
+namespace meshplan::advice_changes_test {
 namespace {
 
 const Catalog& catalog() {
@@ -166,4 +166,4 @@ links:
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::advice_changes_test

@@ -13,7 +13,7 @@
 #include "tests/plan_fixtures.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::advisor_test {
 namespace {
 
 const Catalog& catalog() {
@@ -200,4 +200,4 @@ TEST(advisor_test, an_unknown_machine_to_buy_is_an_input_error_naming_the_known_
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::advisor_test

@@ -11,7 +11,7 @@
 #include "tests/plan_fixtures.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::expert_parallel_test {
 namespace {
 
 using testing::failure_of;
@@ -176,4 +176,4 @@ links:
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::expert_parallel_test

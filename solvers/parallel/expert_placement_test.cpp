@@ -9,7 +9,7 @@
 #include "lib/core/error.hpp"
 #include "solvers/parallel/expert_ilp.hpp"
 
-namespace meshplan {
+namespace meshplan::expert_placement_test {
 namespace {
 
 ExpertInstance uniform(int experts, int k, std::vector<ExpertHost> hosts) {
@@ -158,4 +158,4 @@ TEST(expert_placement_test, ilp_refuses_instances_too_large) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::expert_placement_test

@@ -15,7 +15,7 @@
 #include "tests/plan_fixtures.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::hybrid_plan_test {
 namespace {
 
 ModelDesc model(const std::string& name) {
@@ -159,4 +159,4 @@ TEST(hybrid_plan_test, says_why_no_grouping_applies) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::hybrid_plan_test

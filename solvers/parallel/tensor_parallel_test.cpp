@@ -9,7 +9,7 @@
 #include "tests/plan_fixtures.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::tensor_parallel_test {
 namespace {
 
 using testing::failure_of;
@@ -245,4 +245,4 @@ TEST(tensor_parallel_test, tensor_over_rdma_rises_while_pipeline_over_tcp_falls)
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::tensor_parallel_test

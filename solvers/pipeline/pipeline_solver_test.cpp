@@ -16,7 +16,7 @@
 #include "solvers/problem/lower_bound.hpp"
 #include "tests/brute_force.hpp"
 
-namespace meshplan {
+namespace meshplan::pipeline_solver_test {
 namespace {
 
 struct Instance {
@@ -323,4 +323,4 @@ TEST(pipeline_solver_test, lower_bound_meets_a_single_memory_bound_host) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::pipeline_solver_test

@@ -8,7 +8,7 @@
 #include "tests/plan_fixtures.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::proportional_solver_test {
 namespace {
 
 using testing::failure_of;
@@ -124,4 +124,4 @@ TEST(proportional_solver_test, exo_v0_ring_partition_cases) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::proportional_solver_test

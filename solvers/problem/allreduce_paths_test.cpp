@@ -6,7 +6,7 @@
 
 #include "lib/core/error.hpp"
 
-namespace meshplan {
+namespace meshplan::allreduce_paths_test {
 namespace {
 
 LinkFigures link(const std::string& name, double latency, double bandwidth, bool rdma,
@@ -197,4 +197,4 @@ TEST(allreduce_paths_test, large_clusters_search_for_a_ring) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::allreduce_paths_test

@@ -5,7 +5,7 @@
 #include "lib/models/model_catalog.hpp"
 #include "lib/models/step_reads.hpp"
 
-namespace meshplan {
+namespace meshplan::batched_decode_test {
 namespace {
 
 // One host holding all 32 layers of Llama 3.1 8B as one rank, 1 ms a layer per token, its layers
@@ -78,4 +78,4 @@ TEST(batched_decode_test, streams_of_a_mixture_of_experts_read_the_union_of_thei
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::batched_decode_test

@@ -5,7 +5,7 @@
 
 #include "tests/plan_fixtures.hpp"
 
-namespace meshplan {
+namespace meshplan::pipeline_cost_test {
 namespace {
 
 // The 4-layer model, with 10 heads of 100 dimensions.
@@ -104,4 +104,4 @@ TEST(pipeline_cost_test, backend_from_hops) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::pipeline_cost_test

@@ -6,7 +6,7 @@
 
 #include "lib/core/error.hpp"
 
-namespace meshplan {
+namespace meshplan::request_flags_test {
 namespace {
 
 std::string input_error_of(const std::function<void()>& f) {
@@ -68,4 +68,4 @@ TEST(request_flags_test, routed_plans_for_throughput_and_a_minimum_implies_it) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::request_flags_test

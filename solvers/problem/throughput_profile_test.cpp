@@ -5,7 +5,7 @@
 #include "lib/core/error.hpp"
 #include "tests/plan_fixtures.hpp"
 
-namespace meshplan {
+namespace meshplan::throughput_profile_test {
 namespace {
 
 using testing::test_host;
@@ -241,4 +241,4 @@ TEST(throughput_profile_test, cost_model_profile_leaves_out_hosts_without_room_f
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::throughput_profile_test

@@ -5,7 +5,7 @@
 #include "solvers/routed/routed_bounds.hpp"
 #include "solvers/routed/routed_search.hpp"
 
-namespace meshplan {
+namespace meshplan::routed_cuts_test {
 namespace {
 
 RoutedInstance three_hosts_two_layers() {
@@ -50,4 +50,4 @@ TEST(RoutedCuts, AHostThatCarriesTheWholeFlowLeavesTheBoundAlone) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::routed_cuts_test

@@ -15,7 +15,7 @@
 #include "solvers/routed/routed_stages.hpp"
 #include "tests/helix_fixtures.hpp"
 
-namespace meshplan {
+namespace meshplan::routed_search_test {
 namespace {
 
 RoutedHost host(std::string name, std::vector<double> table) {
@@ -234,4 +234,4 @@ TEST(RoutedSearch, HelixsClustersAheadOfHelix) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::routed_search_test

@@ -11,7 +11,7 @@
 #include "solvers/strategy/strategy_planner.hpp"
 #include "tests/plan_fixtures.hpp"
 
-namespace meshplan {
+namespace meshplan::replica_groups_test {
 namespace {
 
 ModelDesc model(const std::string& name) {
@@ -121,4 +121,4 @@ TEST(replica_groups_test, throughput_compares_strategies_at_their_best_number_of
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::replica_groups_test

@@ -8,7 +8,7 @@
 #include "tests/plan_fixtures.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::strategy_planner_test {
 namespace {
 
 Cluster example(const std::string& name = "mac-studio-m3-ultra-x4.yaml") {
@@ -134,4 +134,4 @@ TEST(strategy_planner_test, bad_requests_are_input_errors) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::strategy_planner_test

@@ -15,7 +15,7 @@
 #include "tests/netns/netns_farm.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::netns_apply_test {
 namespace {
 
 using nlohmann::json;
@@ -330,4 +330,4 @@ TEST_F(NetnsApplyTest, an_unreachable_host_stops_the_run_before_any_change) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::netns_apply_test

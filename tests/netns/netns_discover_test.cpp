@@ -10,7 +10,7 @@
 #include "tests/netns/netns_farm.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::netns_discover_test {
 namespace {
 
 using nlohmann::json;
@@ -106,4 +106,4 @@ TEST(netns_discover_test, finds_the_veth_cable_and_no_other) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::netns_discover_test

@@ -26,7 +26,7 @@
 #include "tests/netns/netns_farm.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::netns_fault_test {
 namespace {
 
 using nlohmann::json;
@@ -545,4 +545,4 @@ TEST_F(NetnsCutListenerTest, a_listener_that_could_not_be_stopped_is_named_with_
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::netns_fault_test

@@ -10,7 +10,7 @@
 #include "tests/slurm/slurm_farm.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan::testing {
+namespace meshplan::testing::slurm_cluster_test {
 namespace {
 
 class SlurmClusterTest : public ::testing::Test {
@@ -229,4 +229,4 @@ TEST_F(SlurmClusterTest, discover_inside_an_allocation_and_refuse_a_drained_node
 }
 
 }  // namespace
-}  // namespace meshplan::testing
+}  // namespace meshplan::testing::slurm_cluster_test

@@ -16,7 +16,7 @@
 #include "tests/ssh/sshd_farm.hpp"
 #include "tests/test_support.hpp"
 
-namespace meshplan {
+namespace meshplan::discover_ssh_test {
 namespace {
 
 using nlohmann::json;
@@ -280,4 +280,4 @@ TEST(discover_ssh_test, refused_key_and_explicit_targets) {
 }
 
 }  // namespace
-}  // namespace meshplan
+}  // namespace meshplan::discover_ssh_test
