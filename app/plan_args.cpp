@@ -53,6 +53,11 @@ void add_plan_request_options(CLI::App* sub, PlanRequestArgs& a) {
                   "integer program (expert parallel)")
       ->check(CLI::IsMember({"optimal", "even", "proportional", "proportional-v0", "ilp"}))
       ->capture_default_str();
+  sub->add_option("--tensor-degree", a.request.tensor_degree,
+                  "Hosts of several GPUs: split each layer over groups of N of them, the rest of "
+                  "a host's GPUs as pipeline stages (vLLM's -tp inside a node); default: the "
+                  "fastest degree per host")
+      ->check(CLI::Range(1, 64));
   sub->add_flag("--allow-uneven", a.request.allow_uneven,
                 "Tensor parallel: shares in proportion to speed and memory (needs engine support "
                 "for uneven shards)");

@@ -234,6 +234,70 @@ TEST(plan_cli_test, the_tensor_parallel_degree_follows_the_gpu_fabric) {
   EXPECT_NE(table.find("rank 0 box/gpu0-gpu3 (tp 4): layers 0-"), std::string::npos) << table;
 }
 
+json pipeline_plan_json_of(const std::string& cluster) {
+  auto r = run_meshplan({"plan", "-c", cluster, "-m", "llama-3.3-70b-bf16", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? json::parse(r.out) : json();
+}
+
+// Without gpu_links an SXM part sits on NVSwitch by construction (its catalog fabric, NV18), a
+// PCIe part on PCIe; the plan says which it priced the all-reduces over and where it came from.
+TEST(plan_cli_test, a_gpu_part_without_gpu_links_gets_its_own_fabric_and_says_so) {
+  const std::string dir = testing::temp_dir();
+  auto box = [&](const std::string& chip) {
+    std::string path = dir + "/" + chip + ".yaml";
+    std::ofstream(path) << "hosts:\n  - name: box\n    os: {kind: linux}\n    memory: 2TiB\n"
+                        << "    gpus: 8 x " << chip << "\n";
+    return path;
+  };
+  auto sxm = run_meshplan({"plan", "-c", box("h100-sxm"), "-m", "llama-3.3-70b-bf16"});
+  ASSERT_EQ(sxm.exit_code, 0) << sxm.err;
+  EXPECT_NE(sxm.out.find("(tp 8)"), std::string::npos) << sxm.out;
+  EXPECT_NE(sxm.out.find("box: all-reduces over NV18 (the h100-sxm's fabric: no gpu_links given)"),
+            std::string::npos)
+      << sxm.out;
+  auto pcie = run_meshplan({"plan", "-c", box("h100-pcie"), "-m", "llama-3.3-70b-bf16"});
+  ASSERT_EQ(pcie.exit_code, 0) << pcie.err;
+  EXPECT_NE(pcie.out.find("all-reduces over PHB (assumed: no gpu_links)"), std::string::npos)
+      << pcie.out;
+  json a = pipeline_plan_json_of(box("h100-sxm")), b = pipeline_plan_json_of(box("h100-pcie"));
+  EXPECT_GT(a["predicted"]["decode_tokens_per_s"].get<double>(),
+            2 * b["predicted"]["decode_tokens_per_s"].get<double>());
+}
+
+// --tensor-degree fixes the pipeline's groups inside a host: TP 2 x 2 stages on four GPUs.
+TEST(plan_cli_test, tensor_degree_fixes_the_groups_of_gpus_inside_a_host) {
+  const std::string path = testing::temp_dir() + "/four.yaml";
+  std::ofstream(path) << "hosts:\n  - name: g\n    os: {kind: linux}\n    memory: 2TiB\n"
+                         "    gpus: 4 x h200\n";
+  auto r = run_meshplan({"plan", "-c", path, "-m", "llama-3.1-8b-bf16", "--strategy", "pipeline",
+                         "--tensor-degree", "2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json p = json::parse(r.out);
+  EXPECT_EQ(p["ranks"][0]["tp"], 2);
+  EXPECT_EQ(p["ranks"][0]["gpu_stages"].size(), 2u);
+  auto free = run_meshplan({"plan", "-c", path, "-m", "llama-3.1-8b-bf16", "--json"});
+  ASSERT_EQ(free.exit_code, 0) << free.err;
+  EXPECT_EQ(json::parse(free.out)["ranks"][0]["tp"], 4);  // the fastest, unasked
+  // A degree the host cannot run, or without the pipeline strategy, is refused with the reason.
+  auto odd = run_meshplan({"plan", "-c", path, "-m", "llama-3.1-8b-bf16", "--strategy", "pipeline",
+                           "--tensor-degree", "3"});
+  EXPECT_EQ(odd.exit_code, 2);
+  EXPECT_NE(odd.err.find("--tensor-degree 3: host g can split a layer of llama-3.1-8b-bf16 over "
+                         "4, 2, 1 of its 4 GPUs"),
+            std::string::npos)
+      << odd.err;
+  auto tensor =
+      run_meshplan({"plan", "-c", path, "-m", "llama-3.1-8b-bf16", "--tensor-degree", "2"});
+  EXPECT_EQ(tensor.exit_code, 2);
+  EXPECT_NE(tensor.err.find("give --strategy pipeline with it"), std::string::npos) << tensor.err;
+  auto mac = run_meshplan(
+      {"plan", "-c", testing::source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml"), "-m",
+       "llama-3.1-8b-bf16", "--strategy", "pipeline", "--tensor-degree", "2"});
+  EXPECT_EQ(mac.exit_code, 2);
+  EXPECT_NE(mac.err.find("no candidate host has more than one GPU"), std::string::npos) << mac.err;
+}
+
 TEST(plan_cli_test, under_the_throughput_objective_the_streams_together_choose_the_degree) {
   const std::string dir = testing::temp_dir();
   const std::string pcie = dir + "/pcie-serving.yaml";

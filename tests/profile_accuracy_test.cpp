@@ -1,8 +1,8 @@
 // The tables `meshplan profile` writes against published or measured decode throughput
 // (tests/data/profile_reference.json, each figure with its source): within 35 % for every point
 // not listed as a known miss, and still outside for the known misses (so their notes stay true).
-// A case may hold itself to a tighter "tolerance" (the multi-GPU points measured with an engine's
-// fused kernels hold to 25 %).
+// A case may hold itself to its own "tolerance": the GPU points measured with an engine's fused
+// kernels hold to 5 %; those of eager PyTorch layers, slower than any engine, to 50 %.
 // The ratios are printed; docs/cost-model.md ("Accuracy of the throughput tables") quotes them.
 #include <gtest/gtest.h>
 

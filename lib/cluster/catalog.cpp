@@ -48,6 +48,8 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
       s.unified_memory = j.value("unified_memory", s.vendor == "apple");
       s.thunderbolt = j.value("thunderbolt", 0);
       s.nvlink = j.value("nvlink", "");
+      s.gpu_fabric = j.value("gpu_fabric", "");
+      s.bandwidth_efficiency = j.value("bandwidth_efficiency", 0.0);
       for (auto& [k, v] : j.at("sources").items())
         s.sources[k] = v.get<std::string>();
       c.chips_.push_back(std::move(s));
@@ -84,6 +86,10 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
     c.stage_overhead_s_ = overhead.at("value").get<double>() * 1e-3;
     for (auto& [vendor, o] : overhead.at("by_vendor").items())
       c.vendor_overhead_s_[vendor] = o.at("value").get<double>() * 1e-3;
+    for (auto& [vendor, o] : d.at("layer_overhead_us").at("by_vendor").items()) {
+      c.vendor_layer_overhead_s_[vendor] = o.at("value").get<double>() * 1e-6;
+      c.vendor_moe_layer_overhead_s_[vendor] = o.value("moe_value", 0.0) * 1e-6;
+    }
     c.activation_bytes_ = d.at("activation_bytes").at("value").get<double>();
     auto rule = [](const nlohmann::json& j) {
       return MemoryRule{j.at("reserve_min_GiB").get<double>() * kGiB, j.at("reserve_fraction"),
@@ -202,6 +208,16 @@ const Efficiency& Catalog::efficiency(std::string_view vendor) const {
   auto it = efficiency_.find(std::string(vendor));
   if (it == efficiency_.end()) it = efficiency_.find("apple");
   return it->second;
+}
+
+double Catalog::layer_overhead_s(std::string_view vendor) const {
+  auto it = vendor_layer_overhead_s_.find(std::string(vendor));
+  return it == vendor_layer_overhead_s_.end() ? 0 : it->second;
+}
+
+double Catalog::moe_layer_overhead_s(std::string_view vendor) const {
+  auto it = vendor_moe_layer_overhead_s_.find(std::string(vendor));
+  return it == vendor_moe_layer_overhead_s_.end() ? 0 : it->second;
 }
 
 double Catalog::stage_overhead_s(std::string_view vendor) const {

@@ -26,8 +26,13 @@ struct ChipSpec {
   uint64_t max_memory = 0;  // bytes
   uint64_t gpu_memory = 0;  // bytes per GPU, discrete GPUs only
   bool unified_memory = true;
-  int thunderbolt = 0;                         // generation the chip's Macs ship with
-  std::string nvlink;                          // NVLink generation of an NVIDIA GPU: "nvlink4"
+  int thunderbolt = 0;  // generation the chip's Macs ship with
+  std::string nvlink;   // NVLink generation of an NVIDIA GPU: "nvlink4"
+  // How the GPUs of a host built around this part are joined when the cluster file does not say
+  // (`nvidia-smi topo -m`'s word): "NV18" for SXM parts on NVSwitch; "" = PCIe.
+  std::string gpu_fabric;
+  // The share of mem_bandwidth a decode step reaches on this part when measured; 0 = the vendor's.
+  double bandwidth_efficiency = 0;
   std::map<std::string, std::string> sources;  // figure -> source note
 };
 
@@ -115,6 +120,10 @@ class Catalog {
   // o per pipeline stage per step: the vendor's own figure (NVIDIA: CUDA graphs), else the
   // default of SPEC section 7.
   double stage_overhead_s(std::string_view vendor = "") const;
+  // The part of a layer's decode time that does not shrink with its bytes or its split: the
+  // kernels' own minimum times (the vendor's figure; 0 where the model has none).
+  double layer_overhead_s(std::string_view vendor = "") const;
+  double moe_layer_overhead_s(std::string_view vendor = "") const;  // on top, per MoE layer
   double activation_bytes() const { return activation_bytes_; }
   const MemoryRule& unified_memory_rule() const { return unified_rule_; }
   const MemoryRule& discrete_memory_rule() const { return discrete_rule_; }
@@ -136,6 +145,8 @@ class Catalog {
   std::map<std::string, GpuLinkDefaults> gpu_links_;
   double stage_overhead_s_ = 0;
   std::map<std::string, double> vendor_overhead_s_;
+  std::map<std::string, double> vendor_layer_overhead_s_;
+  std::map<std::string, double> vendor_moe_layer_overhead_s_;
   double activation_bytes_ = 2;
   MemoryRule unified_rule_;
   MemoryRule discrete_rule_;

@@ -51,8 +51,14 @@ void resolve_gpu_links(const Host& host, const ChipSpec* gpu_chip, const Catalog
     HostFigures::GroupLink slowest;
     slowest.tp = d;
     if (m.size() != host.gpus.size()) {
-      figures("PHB", slowest);
-      slowest.link += " (assumed: no gpu_links)";
+      // No matrix: the part's own fabric (SXM parts sit on NVSwitch by construction), else PCIe.
+      if (gpu_chip && !gpu_chip->gpu_fabric.empty()) {
+        figures(gpu_chip->gpu_fabric, slowest);
+        slowest.link += fmt::format(" (the {}'s fabric: no gpu_links given)", gpu_chip->key);
+      } else {
+        figures("PHB", slowest);
+        slowest.link += " (assumed: no gpu_links)";
+      }
     }
     for (int i = 0; i < n && m.size() == host.gpus.size(); ++i) {
       for (int j = i + 1; j < n && j / d == i / d && static_cast<size_t>(j) < m[i].size(); ++j) {
@@ -95,6 +101,11 @@ double in_host_collectives_s(const HostFigures& h, int64_t hidden_size, double t
   if (h.tp <= 1 || !(h.gpu_link_bandwidth > 0)) return 0;
   return 2.0 * (h.gpu_link_latency_s + 2.0 * (h.tp - 1) * h.gpu_link_step_s) +
          tokens * in_host_per_token_s(h, hidden_size);
+}
+
+double layer_extra_s(const HostFigures& h, int64_t hidden_size, double tokens, double moe) {
+  return h.layer_overhead_s + moe * h.moe_layer_overhead_s +
+         in_host_collectives_s(h, hidden_size, tokens);
 }
 
 std::vector<int> tensor_degrees(const HostFigures& h, int heads, int kv_heads) {
@@ -193,7 +204,17 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
   }
   const Efficiency& eff = catalog.efficiency(vendor);
   f.overhead_s = host.stage_overhead_s.value_or(catalog.stage_overhead_s(vendor));
-  f.bandwidth_efficiency = host.bandwidth_efficiency.value_or(eff.bandwidth);
+  f.layer_overhead_s = catalog.layer_overhead_s(vendor);
+  f.moe_layer_overhead_s = catalog.moe_layer_overhead_s(vendor);
+  // A part measured on its own (the HBM parts under an engine's fused kernels) beats the vendor's
+  // general figure; a host's own figure beats both.
+  const ChipSpec* measured = host.gpus.empty() || host.gpus.front().chip.empty()
+                                 ? chip
+                                 : catalog.find_chip(host.gpus.front().chip);
+  const double part_efficiency = measured && measured->bandwidth_efficiency > 0
+                                     ? measured->bandwidth_efficiency
+                                     : eff.bandwidth;
+  f.bandwidth_efficiency = host.bandwidth_efficiency.value_or(part_efficiency);
   // A host's measured flops_efficiency holds for both phases; the defaults differ by phase.
   f.flops_efficiency = host.flops_efficiency.value_or(eff.decode_flops);
   f.bandwidth = f.spec_bandwidth * f.bandwidth_efficiency;

@@ -12,13 +12,17 @@ namespace meshplan {
 
 struct HostFigures {
   std::string name;
-  double usable_bytes = 0;    // R_i: bytes for weights and KV cache
-  double bandwidth = 0;       // BW_i: effective bytes/s
-  double flops = 0;           // F_i: effective FLOP/s of a decode step's products
-  double prefill_flops = 0;   // effective FLOP/s of a prompt's (prompt-sized) products
-  double overhead_s = 0;      // o: per pipeline stage per token
-  double spec_bandwidth = 0;  // before efficiency
-  double spec_flops = 0;      // FP16 peak (spec_flops x prefill efficiency = prefill_flops)
+  double usable_bytes = 0;   // R_i: bytes for weights and KV cache
+  double bandwidth = 0;      // BW_i: effective bytes/s
+  double flops = 0;          // F_i: effective FLOP/s of a decode step's products
+  double prefill_flops = 0;  // effective FLOP/s of a prompt's (prompt-sized) products
+  double overhead_s = 0;     // o: per pipeline stage per token
+  // Per layer, whatever its share of the bytes: the kernels' minimum times (launches inside a
+  // CUDA graph, norms, small products), which tensor parallelism does not divide.
+  double layer_overhead_s = 0;
+  double moe_layer_overhead_s = 0;  // what a mixture-of-experts layer adds to that (routing)
+  double spec_bandwidth = 0;        // before efficiency
+  double spec_flops = 0;            // FP16 peak (spec_flops x prefill efficiency = prefill_flops)
   double bandwidth_efficiency = 0;
   double flops_efficiency = 0;  // of the decode peak: flops = that peak x this
   std::string usable_rule;      // how usable_bytes was obtained, for reports
@@ -60,6 +64,10 @@ struct HostFigures {
 double in_host_collectives_s(const HostFigures& h, int64_t hidden_size, double tokens);
 // What each further token adds to that (its bytes over the link); 0 for one device.
 double in_host_per_token_s(const HostFigures& h, int64_t hidden_size);
+// What a layer costs on the host beyond its bytes and FLOPs: its fixed kernel time (more for a
+// mixture-of-experts layer; `moe` is 1 for one, or the share of such layers in an average) and
+// the in-host all-reduces. Every strategy adds it per layer.
+double layer_extra_s(const HostFigures& h, int64_t hidden_size, double tokens, double moe = 0);
 
 // The tensor-parallel degrees a host can run a model at, widest first: the whole host, then each
 // smaller group size of group_links, then 1; a degree must divide the attention heads, and the

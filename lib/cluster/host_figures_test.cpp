@@ -56,15 +56,28 @@ TEST(host_figures_test, nvlink_pair_all_reduces_over_its_links) {
   EXPECT_EQ(h.gpus, 2);
   EXPECT_EQ(h.gpu_link, "NV18");
   EXPECT_DOUBLE_EQ(h.gpu_link_bandwidth, 18 * 25e9);  // NVLink 4: 25 GB/s per link
-  EXPECT_DOUBLE_EQ(h.gpu_link_latency_s, 28.8e-6);
-  EXPECT_DOUBLE_EQ(h.gpu_link_step_s, 0.6e-6);
+  EXPECT_DOUBLE_EQ(h.gpu_link_latency_s, 10.2e-6);
+  EXPECT_DOUBLE_EQ(h.gpu_link_step_s, 0.78e-6);
   // Summed figures: the layers are shared out over both GPUs.
   EXPECT_DOUBLE_EQ(h.spec_bandwidth, 2 * 4800e9);
   // Two all-reduces per layer, each a latency and 2(d-1) steps of 1/d of 2*hidden bytes per
-  // token: 30 us each at one token, as measured on 2 x H100.
-  const double one = 2 * (28.8e-6 + 2 * 0.6e-6) + 4 * 2.0 * 4096 / (2 * 450e9);
+  // token: 11.8 us each at one token, as measured on 2 x H200 (11.3-11.9 us for 8-64 KiB).
+  const double one = 2 * (10.2e-6 + 2 * 0.78e-6) + 4 * 2.0 * 4096 / (2 * 450e9);
   EXPECT_NEAR(in_host_collectives_s(h, 4096, 1), one, 1e-12);
-  EXPECT_NEAR(in_host_collectives_s(h, 4096, 32), 60e-6 + 4 * 32 * 2.0 * 4096 / 900e9, 1e-12);
+  EXPECT_NEAR(in_host_collectives_s(h, 4096, 32), 23.52e-6 + 4 * 32 * 2.0 * 4096 / 900e9, 1e-12);
+  // Every layer also pays the GPU's fixed kernel time, which no split divides, and a mixture of
+  // experts layer its routing on top.
+  EXPECT_DOUBLE_EQ(h.layer_overhead_s, 33e-6);
+  EXPECT_NEAR(layer_extra_s(h, 4096, 1), 33e-6 + one, 1e-12);
+  EXPECT_NEAR(layer_extra_s(h, 4096, 1, 1), 33e-6 + 61e-6 + one, 1e-12);
+  // The H200 reaches 0.9 of its spec bandwidth in a decode step (measured); a host's own figure
+  // wins.
+  EXPECT_DOUBLE_EQ(h.bandwidth, 0.9 * 2 * 4800e9);
+  EXPECT_DOUBLE_EQ(figures(kTwoH200 + "    bandwidth_efficiency: 0.5\n").bandwidth,
+                   0.5 * 2 * 4800e9);
+  // A Mac has no fixed layer time modelled.
+  EXPECT_EQ(figures("hosts:\n  - {name: m, chip: m3-ultra-80c, memory: 512GiB}\n").layer_overhead_s,
+            0);
 }
 
 // nvidia-smi nvlink -s says how many links are up: a GPU with 10 of its 18 links moves 10 links'
@@ -108,7 +121,13 @@ TEST(host_figures_test, the_slowest_pair_decides_and_pcie_is_assumed_without_a_m
   EXPECT_EQ(sys.gpu_link, "SYS");
   EXPECT_DOUBLE_EQ(sys.gpu_link_bandwidth, 15e9);
 
-  HostFigures unknown = figures(kTwoH200);
+  // Without a matrix an SXM part sits on NVSwitch (its catalog fabric); a PCIe part on PCIe.
+  HostFigures sxm = figures(kTwoH200);
+  EXPECT_EQ(sxm.gpu_link, "NV18 (the h200's fabric: no gpu_links given)");
+  EXPECT_DOUBLE_EQ(sxm.gpu_link_bandwidth, 18 * 25e9);
+  HostFigures unknown = figures(
+      "hosts:\n  - name: g\n    os: {kind: linux}\n    gpus: [{chip: h100-pcie}, {chip: "
+      "h100-pcie}]\n");
   EXPECT_EQ(unknown.gpu_link, "PHB (assumed: no gpu_links)");
   EXPECT_DOUBLE_EQ(unknown.gpu_link_bandwidth, 50e9);
   // Slower links cost more per layer.

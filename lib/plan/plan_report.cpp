@@ -121,6 +121,10 @@ std::string render_plan(const Plan& plan) {
                          format_gib(g.bytes_per_gpu), format_gib(g.usable_per_gpu));
     }
   }
+  // Which link the in-host all-reduces were priced over, and where that came from.
+  for (const auto& h : plan.hosts)
+    if (gpu_stages && h.used && h.tp > 1 && !h.gpu_link.empty())
+      out += fmt::format("  {}: all-reduces over {}\n", h.name, h.gpu_link);
   // Hybrid: each group of hosts once, with what its all-reduces cost.
   bool groups = false;
   for (const RankPlan& r : plan.ranks) {

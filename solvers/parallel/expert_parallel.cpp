@@ -109,7 +109,7 @@ double ExpertCostModel::base_time(size_t host, const MoeClass& c) const {
   const HostFigures& h = in_->hosts[host];
   // A host of several GPUs splits the layer over them and all-reduces inside.
   return std::max(c.base_flops / h.flops, c.base_read / h.bandwidth) +
-         in_host_collectives_s(h, model_->hidden_size, 1);
+         layer_extra_s(h, model_->hidden_size, 1, 1);
 }
 
 double ExpertCostModel::expert_time(size_t host, const MoeClass& c) const {
@@ -237,7 +237,7 @@ ExpertCostModel::Evaluation ExpertCostModel::evaluate(
       const double c = layer.flops / h.flops;
       const double m =
           (static_cast<double>(layer.read_bytes) + layer.kv_bytes(request_->context)) / h.bandwidth;
-      const double inside = in_host_collectives_s(h, model_->hidden_size, 1);
+      const double inside = layer_extra_s(h, model_->hidden_size, 1);
       compute[r] += c;
       memory[r] += m;
       ev.rank_s[r] += std::max(c, m) + inside;
@@ -247,8 +247,8 @@ ExpertCostModel::Evaluation ExpertCostModel::evaluate(
                                   P * static_cast<double>(layer.read_bytes)) +
                          static_cast<double>(layer.kv_bytes_per_token) * P) /
                         h.bandwidth;
-      worst_prefill = std::max(worst_prefill,
-                               std::max(pc, pm) + in_host_collectives_s(h, model_->hidden_size, P));
+      worst_prefill =
+          std::max(worst_prefill, std::max(pc, pm) + layer_extra_s(h, model_->hidden_size, P));
     }
     ev.layers_s += worst;
     prefill += worst_prefill;
@@ -272,7 +272,7 @@ ExpertCostModel::Evaluation ExpertCostModel::evaluate(
       const double tokens = c.per_token * P * loads[r];
       const double pt =
           std::max(c.prefill_base_flops / h.prefill_flops, c.prefill_base_read / h.bandwidth) +
-          in_host_collectives_s(h, model_->hidden_size, P) +
+          layer_extra_s(h, model_->hidden_size, P, 1) +
           std::max(tokens * c.expert_flops / h.prefill_flops,
                    std::min(held * c.expert_bytes, tokens * c.expert_bytes) / h.bandwidth);
       worst_prefill = std::max(worst_prefill, pt);

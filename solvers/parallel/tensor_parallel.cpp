@@ -43,18 +43,19 @@ TensorCostModel::TensorCostModel(const ModelDesc& model, const PlanInputs& input
       message_(inputs.message_bytes) {
   const double P = static_cast<double>(prompt);
   const double attention = 2.0 * model.num_heads * model.head_dim * P * P;
-  std::map<std::tuple<double, uint64_t, uint64_t, uint64_t, int>, size_t> index;
+  std::map<std::tuple<double, uint64_t, uint64_t, uint64_t, int, bool>, size_t> index;
   for (const auto& l : model.layers) {
     weights_ += static_cast<double>(l.weight_bytes);
     kv_total_ += l.kv_bytes(context);
     auto key = std::make_tuple(l.flops, l.read_bytes, l.weight_bytes, l.kv_bytes_per_token,
-                               l.sliding_window);
+                               l.sliding_window, l.moe.has_value());
     auto [it, fresh] = index.emplace(key, classes_.size());
     if (fresh) {
       LayerClass c;
       c.flops = l.flops;
       c.read = static_cast<double>(l.read_bytes);
       c.kv = l.kv_bytes(context);
+      c.moe = l.moe ? 1 : 0;
       c.prefill_flops = P * l.flops + attention;
       c.prefill_read =
           std::min(static_cast<double>(l.weight_bytes), P * static_cast<double>(l.read_bytes));
@@ -108,7 +109,7 @@ double TensorCostModel::layer_time(size_t host, const LayerClass& c, double shar
   const HostFigures& h = in_->hosts[host];
   // A host of several GPUs splits its share again over them and all-reduces inside.
   return std::max(share * c.flops / h.flops, (share * c.read + kv * c.kv) / h.bandwidth) +
-         in_host_collectives_s(h, model_->hidden_size, 1);
+         layer_extra_s(h, model_->hidden_size, 1, c.moe);
 }
 
 double TensorCostModel::layers_time(const CollectivePath& path, const TensorShares& s) const {
@@ -169,7 +170,7 @@ double TensorCostModel::lower_bound(const CollectivePath& path) const {
   // Every rank runs every layer, so each layer costs at least the cheapest in-host all-reduces.
   double inside = kNoTime;
   for (size_t host : path.order)
-    inside = std::min(inside, in_host_collectives_s(in_->hosts[host], model_->hidden_size, 1));
+    inside = std::min(inside, layer_extra_s(in_->hosts[host], model_->hidden_size, 1));
   return fixed_time(path) + shared_layers_bound(path.order) +
          (path.order.empty() ? 0 : num_layers() * inside);
 }
@@ -181,7 +182,7 @@ double TensorCostModel::lower_bound_any_group() const {
   for (size_t host : all) {
     head = std::min(head, head_time(host));
     overhead = std::min(overhead, in_->hosts[host].overhead_s);
-    inside = std::min(inside, in_host_collectives_s(in_->hosts[host], model_->hidden_size, 1));
+    inside = std::min(inside, layer_extra_s(in_->hosts[host], model_->hidden_size, 1));
   }
   // With every host sharing, a latent cache's read is bounded by the fastest host instead.
   double total = 0;
@@ -302,7 +303,7 @@ TensorEvaluation TensorCostModel::evaluate(const CollectivePath& path,
           worst,
           std::max(s.share[r] * c.prefill_flops / h.prefill_flops,
                    (s.share[r] * c.prefill_read + s.kv_fraction[r] * c.prefill_kv) / h.bandwidth) +
-              in_host_collectives_s(h, model_->hidden_size, static_cast<double>(prompt_)));
+              layer_extra_s(h, model_->hidden_size, static_cast<double>(prompt_)));
     }
     prefill += c.count * worst;
   }

@@ -68,6 +68,7 @@ class TensorCostModel {
  private:
   struct LayerClass {
     double count = 0, flops = 0, read = 0, kv = 0;  // decode: kv = kappa * tokens held
+    double moe = 0;                                 // 1: a mixture-of-experts layer
     double prefill_flops = 0, prefill_read = 0, prefill_kv = 0;
   };
   double layer_time(size_t host, const LayerClass& c, double share, double kv) const;

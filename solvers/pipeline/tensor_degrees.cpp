@@ -71,10 +71,26 @@ StrategyOutcome choose_tensor_degrees(const PlanningProblem& problem, const Cloc
     }
     ++count[it->second];
   }
+  // A degree asked for (--tensor-degree) is the only one each kind of host tries.
+  if (const int asked = problem.request().tensor_degree; asked > 0) {
+    for (size_t k = 0; k < options.size(); ++k) {
+      if (std::find(options[k].begin(), options[k].end(), asked) == options[k].end())
+        throw input_error(
+            "--tensor-degree {}: host {} can split a layer of {} over {} of its {} GPUs (the "
+            "degrees that divide its GPUs and the model's attention and KV heads)",
+            asked, names[k], model.name, fmt::join(options[k], ", "), gpus[k]);
+      options[k] = {asked};
+    }
+  }
   size_t combinations = 1;
   for (const auto& o : options)
     combinations = std::min(kMaxCombinations + 1, combinations * o.size());
-  if (options.empty()) return plan_at(problem, clock);  // no host of several GPUs
+  if (options.empty()) {  // no host of several GPUs
+    if (problem.request().tensor_degree > 0)
+      throw input_error("--tensor-degree {}: no candidate host has more than one GPU",
+                        problem.request().tensor_degree);
+    return plan_at(problem, clock);
+  }
   for (size_t k = 0; k < names.size(); ++k)
     if (count[k] > 1) names[k] += fmt::format(" (and {} like it)", count[k] - 1);
 

@@ -108,7 +108,7 @@ PipelineBound pipeline_lower_bound(const PipelineCostModel& cost, int min_hosts)
     by_bw.emplace_back(h.bandwidth, fillable);
     by_flops.emplace_back(h.flops, fillable);
     o_min = std::min(o_min, h.overhead_s);
-    g_min = std::min(g_min, in_host_collectives_s(h, model.hidden_size, 1));
+    g_min = std::min(g_min, layer_extra_s(h, model.hidden_size, 1));
     capacities.push_back(fillable);
   }
   b.bandwidth_s = greedy_fill(bytes, by_bw);

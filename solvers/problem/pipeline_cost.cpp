@@ -33,10 +33,11 @@ PipelineCostModel::PipelineCostModel(const ModelDesc& model, std::vector<HostFig
   prefill_prefix_.assign(n, std::vector<double>(L + 1, 0));
   for (size_t i = 0; i < n; ++i) {
     const HostFigures& h = hosts_[i];
-    const double inside = in_host_collectives_s(h, model.hidden_size, 1);
-    const double inside_prefill = in_host_collectives_s(h, model.hidden_size, P);
     for (size_t l = 0; l < L; ++l) {
       const LayerInfo& layer = model.layers[l];
+      const double moe = layer.moe ? 1 : 0;
+      const double inside = layer_extra_s(h, model.hidden_size, 1, moe);
+      const double inside_prefill = layer_extra_s(h, model.hidden_size, P, moe);
       double compute = layer.flops / h.flops;
       double memory =
           (static_cast<double>(layer.read_bytes) + layer.kv_bytes(context_)) / h.bandwidth;

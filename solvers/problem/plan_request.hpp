@@ -39,7 +39,11 @@ struct PlanRequest {
   int max_hosts = 0;  // 0 = no limit
   std::vector<LayerPin> pins;
   // Tensor and expert parallel.
-  bool allow_uneven = false;              // tensor shares proportional to speed and memory
+  bool allow_uneven = false;  // tensor shares proportional to speed and memory
+  // Hosts of several GPUs: split each layer over groups of this many of them (vLLM's
+  // --tensor-parallel-size inside a node, the rest of the host's GPUs as pipeline stages);
+  // 0 = the fastest degree per kind of host.
+  int tensor_degree = 0;
   std::optional<ExpertLoad> expert_load;  // per-layer expert frequencies; empty = uniform
   // Serving (solvers/serving_planner.hpp): streams decoded together per replica (0 = not given:
   // one stream, or the best that fits for the throughput objective), what is optimised, the

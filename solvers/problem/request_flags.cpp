@@ -85,6 +85,13 @@ void apply_request_flags(const RequestFlags& f, PlanRequest& request) {
   if (!f.hosts.empty()) request.hosts = f.hosts;
   for (const auto& p : f.pins)
     request.pins.push_back(parse_pin(p));
+  // The degree inside a host is the pipeline's choice (its groups of GPUs are stages); the other
+  // strategies split every layer over every GPU they use.
+  if (request.tensor_degree > 0 && !is_strategy(request.strategy, StrategyKind::kPipeline))
+    throw input_error(
+        "--tensor-degree {} sets the pipeline's groups of GPUs inside a host; give --strategy "
+        "pipeline with it",
+        request.tensor_degree);
   if (is_strategy(request.strategy, StrategyKind::kRouted)) {
     if (request.objective == "latency")
       throw input_error("--strategy routed plans for --objective throughput, not latency");

@@ -97,6 +97,7 @@ std::string number_list(const std::vector<double>& t) {
 // Averages over the model's layers: what one "average layer" costs.
 struct AverageLayer {
   double weight = 0, read = 0, flops = 0, kv = 0;  // kv: one stream at the context
+  double moe = 0;                                  // the share of mixture-of-experts layers
 };
 
 // `read` is a step's of `streams` streams (a mixture of experts reads the union of their experts).
@@ -108,6 +109,7 @@ AverageLayer average_layer(const ModelDesc& model, int64_t context, int streams)
     a.read += step_read_bytes(l, streams) / n;
     a.flops += l.flops / n;
     a.kv += l.kv_bytes(context) / n;
+    if (l.moe) a.moe += 1 / n;
   }
   return a;
 }
@@ -208,7 +210,7 @@ std::vector<double> cost_model_table(const HostFigures& host, const ModelDesc& m
     // overhead.
     double step =
         std::max(n * k * a.flops / host.flops, (k * a.read + n * k * a.kv) / host.bandwidth) +
-        k * in_host_collectives_s(host, model.hidden_size, n) + host.overhead_s;
+        k * layer_extra_s(host, model.hidden_size, n, a.moe) + host.overhead_s;
     out.push_back(n / step);
   }
   return out;
