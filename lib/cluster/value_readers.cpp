@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <regex>
 
 #include "lib/core/units.hpp"
 
@@ -50,6 +51,14 @@ uint64_t read_size(const DocNode& n) {
 }
 
 // Bytes per second: a number, or "819GB/s", "819 GBps".
+std::string read_date(const DocNode& n) {
+  std::string text = n.as_string();
+  static const std::regex date(R"(\d{4}-\d{2}-\d{2})");
+  if (!std::regex_match(text, date))
+    n.fail(fmt::format("expected the date of the measurement, YYYY-MM-DD, got \"{}\"", text));
+  return text;
+}
+
 double read_rate(const DocNode& n) {
   if (n.is_number()) {
     double v = n.as_number();
