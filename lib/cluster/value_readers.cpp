@@ -50,7 +50,6 @@ uint64_t read_size(const DocNode& n) {
   return static_cast<uint64_t>(std::llround(v));
 }
 
-// Bytes per second: a number, or "819GB/s", "819 GBps".
 std::string read_date(const DocNode& n) {
   std::string text = n.as_string();
   static const std::regex date(R"(\d{4}-\d{2}-\d{2})");
@@ -59,6 +58,7 @@ std::string read_date(const DocNode& n) {
   return text;
 }
 
+// Bytes per second: a number, or "819GB/s", "819 GBps".
 double read_rate(const DocNode& n) {
   if (n.is_number()) {
     double v = n.as_number();
