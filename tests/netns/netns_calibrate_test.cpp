@@ -2,9 +2,10 @@
 // as Debian installs it, node-2's sessions find no python3. The figures written for node-1 are
 // checked against the same benchmark run by the test itself on this machine, and `plan` on the
 // calibrated file names them.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -80,7 +81,7 @@ else:
     copy = lambda: dst.copy_(src)
     a = torch.randn(n, n); b = torch.randn(n, n)
 print(2.0 * (256 << 20) / best(copy, 40))
-print(2.0 * n ** 3 / best(lambda: a @ b, 30))
+print(2.0 * n ** 3 / best(lambda: a @ b, 20))
 )";
 
 TEST(netns_calibrate_test, figures_match_the_tests_own_and_plan_names_them) {
@@ -97,42 +98,44 @@ TEST(netns_calibrate_test, figures_match_the_tests_own_and_plan_names_them) {
     {"name": "node-1", "os": "linux", "memory": "32GiB", "mem_bandwidth": "50GB/s", "flops": "1T"},
     {"name": "node-2", "os": "linux", "memory": "32GiB", "mem_bandwidth": "50GB/s", "flops": "1T"}],
     "links": []})";
-  // One host at a time: the namespaces share this machine's cores.
-  auto r =
-      meshplan({"calibrate", "-c", cluster, "-o", calibrated, "--jobs", "1", "--timeout", "57"});
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.err.find("node-2: no python3 with torch, mlx or numpy; keeps the catalog's figures"),
-            std::string::npos)
-      << r.err;
-  // Nothing it ran is left behind.
-  EXPECT_NE(std::system("pgrep -f 'python3 - 5[7]' >/dev/null"), 0);
-
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("node-1: (numpy|torch-cpu): .*n=([0-9]+)")))
-      << r.out;
-  const std::string lib = m[1] == "numpy" ? "numpy" : "torch";
-  // Twice, keeping the better of each: other work on this machine only ever slows a run down.
-  double own_bandwidth = 0, own_flops = 0;
-  for (int run = 0; run < 2; ++run) {
-    std::string own = farm->exec(
-        "node-1", py + "-c " + shell_quote(kOwnMeasure) + " " + lib + " " + std::string(m[2]));
-    double b = 0, f = 0;
-    ASSERT_EQ(std::sscanf(own.c_str(), "%lf\n%lf", &b, &f), 2) << own;
-    own_bandwidth = std::max(own_bandwidth, b);
-    own_flops = std::max(own_flops, f);
+  // Calibrate, then the test's own figures. A machine shared with other work (a build beside the
+  // tests) slows either side at random: up to three tries, one of which must agree.
+  json c;
+  double bandwidth = 0, flops = 0, own_bandwidth = 0, own_flops = 0;
+  std::string tries;
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    // One host at a time: the namespaces share this machine's cores.
+    auto r =
+        meshplan({"calibrate", "-c", cluster, "-o", calibrated, "--jobs", "1", "--timeout", "57"});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(
+        r.err.find("node-2: no python3 with torch, mlx or numpy; keeps the catalog's figures"),
+        std::string::npos)
+        << r.err;
+    // Nothing it ran is left behind.
+    EXPECT_NE(std::system("pgrep -f 'python3 - 5[7]' >/dev/null"), 0);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex("node-1: (numpy|torch-cpu): .*n=([0-9]+)")))
+        << r.out;
+    std::string own =
+        farm->exec("node-1", py + "-c " + shell_quote(kOwnMeasure) + " " +
+                                 (m[1] == "numpy" ? "numpy" : "torch") + " " + std::string(m[2]));
+    ASSERT_EQ(std::sscanf(own.c_str(), "%lf\n%lf", &own_bandwidth, &own_flops), 2) << own;
+    c = json::parse(read_text(calibrated));
+    ASSERT_EQ(c["hosts"][0]["name"], "node-1");
+    bandwidth = c["hosts"][0]["mem_bandwidth"].get<double>();
+    flops = c["hosts"][0]["flops"].get<double>();
+    tries += fmt::format("\n  try {}: calibrate {}, {}; the test {}, {}", attempt,
+                         format_rate(bandwidth, "B/s"), format_rate(flops, "FLOP/s"),
+                         format_rate(own_bandwidth, "B/s"), format_rate(own_flops, "FLOP/s"));
+    if (std::abs(bandwidth / own_bandwidth - 1) <= 0.25 && std::abs(flops / own_flops - 1) <= 0.25)
+      break;
   }
-
-  json c = json::parse(read_text(calibrated));
+  EXPECT_NEAR(bandwidth / own_bandwidth, 1.0, 0.25) << tries;
+  EXPECT_NEAR(flops / own_flops, 1.0, 0.25) << tries;
   const json& n1 = c["hosts"][0];
   const json& n2 = c["hosts"][1];
-  ASSERT_EQ(n1["name"], "node-1");
   EXPECT_EQ(n1["measured"].get<std::string>().size(), 10u) << n1.dump();
-  const double bandwidth = n1["mem_bandwidth"].get<double>(), flops = n1["flops"].get<double>();
-  EXPECT_NEAR(bandwidth / own_bandwidth, 1.0, 0.25)
-      << "calibrate " << format_rate(bandwidth, "B/s") << ", the test "
-      << format_rate(own_bandwidth, "B/s");
-  EXPECT_NEAR(flops / own_flops, 1.0, 0.25) << "calibrate " << format_rate(flops, "FLOP/s")
-                                            << ", the test " << format_rate(own_flops, "FLOP/s");
   EXPECT_GT(n1["stage_overhead_ms"].get<double>(), 0);
   EXPECT_FALSE(n1.contains("gpu_link_latency_us")) << "no GPUs, no all-reduce";
   // node-2 keeps what the file gave it.
