@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 
 #include "app/ssh_args.hpp"
@@ -67,13 +66,6 @@ A host that cannot be reached exits 3. --measure also writes the cluster (-o FIL
 answered cable's latency (half the median round trip of --pings pings per end), its bandwidth
 where iperf3 is on both ends (--iperf-seconds, one cable at a time) and the date; `plan` uses
 those figures instead of the catalog's and says so.)";
-
-std::string today() {
-  auto days = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
-  std::chrono::year_month_day d{days};
-  return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(d.year()),
-                     static_cast<unsigned>(d.month()), static_cast<unsigned>(d.day()));
-}
 
 // The live preflight: prints its findings, writes the measured cluster; false on a finding.
 bool run_live(const CheckArgs& a, AppContext& ctx, const Cluster& cluster,

@@ -32,11 +32,14 @@ void add_teardown_command(CLI::App& app, AppContext& ctx);
 void add_discover_command(CLI::App& app, AppContext& ctx);
 void add_profile_command(CLI::App& app, AppContext& ctx);
 void add_advise_command(CLI::App& app, AppContext& ctx);
+void add_calibrate_command(CLI::App& app, AppContext& ctx);
 
 // Shared by commands: reads a file or "-" for stdin.
 std::string read_input(AppContext& ctx, const std::string& path);
 // Writes `content` to `path` atomically, or to stdout when path is "-".
 void write_output(AppContext& ctx, const std::string& path, const std::string& content);
+// Today's date (UTC) as measured figures record it: "2026-11-27".
+std::string today();
 // Splits "a,b,c" and expands ranges such as mac[1-4].
 std::vector<std::string> split_list(const std::string& text);
 

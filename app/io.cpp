@@ -1,3 +1,6 @@
+#include <fmt/format.h>
+
+#include <chrono>
 #include <iostream>
 
 #include "app/commands.hpp"
@@ -19,6 +22,13 @@ void write_output(AppContext& ctx, const std::string& path, const std::string& c
   }
   ctx.fs.write_file_atomic(path, content);
   ctx.console.info("wrote " + path);
+}
+
+std::string today() {
+  auto days = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  std::chrono::year_month_day d{days};
+  return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(d.year()),
+                     static_cast<unsigned>(d.month()), static_cast<unsigned>(d.day()));
 }
 
 std::vector<std::string> split_list(const std::string& text) {

@@ -96,6 +96,9 @@ struct Host {
   std::optional<double> gpu_link_bandwidth;  // bytes/s between two GPUs
   std::optional<double> flops_efficiency;
   std::optional<int> gpu_cores;
+  // "2026-11-27" when mem_bandwidth, flops, stage_overhead_s or gpu_link_latency_s were measured
+  // on the host (meshplan calibrate) rather than given by hand.
+  std::string measured;
   // A Slurm node: found through Slurm (`discover --source scontrol`), launched through sbatch.
   bool slurm = false;
 

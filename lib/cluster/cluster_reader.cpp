@@ -1,7 +1,5 @@
 #include "lib/cluster/cluster_reader.hpp"
 
-#include <regex>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -128,11 +126,7 @@ void read_link(const DocNode& n, const Catalog& catalog, Cluster* cluster) {
     if (auto* v = n.find("bandwidth_gbps"))
       c.bandwidth_gbps = read_positive(*v, "bandwidth in Gb/s");
     if (auto* v = n.find("measured")) {
-      c.measured = v->as_string();
-      static const std::regex date(R"(\d{4}-\d{2}-\d{2})");
-      if (!std::regex_match(c.measured, date))
-        v->fail(fmt::format("expected the date of the measurement, YYYY-MM-DD, got \"{}\"",
-                            c.measured));
+      c.measured = read_date(*v);
       if (!c.latency_us && !c.bandwidth_gbps)
         v->fail("measured needs latency_us or bandwidth_gbps beside it");
     }

@@ -57,6 +57,7 @@ ojson host_json(const Host& h) {
   if (h.gpu_link_step_s) j["gpu_link_step_us"] = json_number(*h.gpu_link_step_s * 1e6);
   if (h.gpu_link_bandwidth)
     j["gpu_link_bandwidth_gbps"] = json_number(*h.gpu_link_bandwidth * 8 / 1e9);
+  if (!h.measured.empty()) j["measured"] = h.measured;
   if (h.disk_read) j["disk_read"] = json_number(*h.disk_read);
   if (h.rdma_enabled) j["rdma_enabled"] = *h.rdma_enabled;
   if (h.slurm) j["slurm"] = true;

@@ -75,6 +75,11 @@ TEST(host_figures_test, nvlink_pair_all_reduces_over_its_links) {
   EXPECT_DOUBLE_EQ(h.bandwidth, 0.9 * 2 * 4800e9);
   EXPECT_DOUBLE_EQ(figures(kTwoH200 + "    bandwidth_efficiency: 0.5\n").bandwidth,
                    0.5 * 2 * 4800e9);
+  // A bandwidth calibrate measured is what a decode step reaches: no efficiency on top.
+  EXPECT_DOUBLE_EQ(
+      figures(kTwoH200 + "    mem_bandwidth: 8.4TB/s\n    measured: 2026-11-27\n").bandwidth,
+      8.4e12);
+  EXPECT_DOUBLE_EQ(figures(kTwoH200 + "    mem_bandwidth: 8.4TB/s\n").bandwidth, 0.9 * 8.4e12);
   // A Mac has no fixed layer time modelled.
   EXPECT_EQ(figures("hosts:\n  - {name: m, chip: m3-ultra-80c, memory: 512GiB}\n").layer_overhead_s,
             0);

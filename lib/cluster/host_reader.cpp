@@ -293,6 +293,7 @@ Host read_host(const DocNode& n, const Catalog& catalog, std::vector<std::string
                 "gpu_link_step_us",
                 "gpu_link_bandwidth_gbps",
                 "gpu_cores",
+                "measured",
                 "slurm"});
   Host h;
   const DocNode& name = n.at("name");
@@ -376,6 +377,13 @@ Host read_host(const DocNode& n, const Catalog& catalog, std::vector<std::string
     h.gpu_link_bandwidth = read_positive(*v, "bandwidth in Gb/s") * 1e9 / 8;
   if (auto* v = n.find("gpu_cores"))
     h.gpu_cores = static_cast<int>(read_positive(*v, "core count"));
+  if (auto* v = n.find("measured")) {
+    h.measured = read_date(*v);
+    if (!h.mem_bandwidth && !h.flops && !h.stage_overhead_s && !h.gpu_link_latency_s)
+      v->fail(
+          "measured needs mem_bandwidth, flops, stage_overhead_ms or gpu_link_latency_us beside "
+          "it");
+  }
   if (h.ports.empty()) {
     if (const MachineSpec* m = host_machine(h, catalog)) h.ports = default_ports(*m);
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <regex>
 
 #include "lib/core/units.hpp"
 
@@ -47,6 +48,14 @@ uint64_t read_size(const DocNode& n) {
   if (v < 0)
     n.fail(fmt::format("expected {} (not negative), got {}", kSizeForm, n.describe_value()));
   return static_cast<uint64_t>(std::llround(v));
+}
+
+std::string read_date(const DocNode& n) {
+  std::string text = n.as_string();
+  static const std::regex date(R"(\d{4}-\d{2}-\d{2})");
+  if (!std::regex_match(text, date))
+    n.fail(fmt::format("expected the date of the measurement, YYYY-MM-DD, got \"{}\"", text));
+  return text;
 }
 
 // Bytes per second: a number, or "819GB/s", "819 GBps".

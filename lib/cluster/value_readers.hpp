@@ -16,6 +16,8 @@ double read_rate(const DocNode& n);
 double read_flops(const DocNode& n);
 double read_positive(const DocNode& n, std::string_view what);
 double read_fraction(const DocNode& n);
+// The date of a measurement, "YYYY-MM-DD" (`measured` on a cable or a host).
+std::string read_date(const DocNode& n);
 LinkKind read_kind(const DocNode& n);
 // "192.168.0.1" or "192.168.0.1/30" (the prefix goes to *prefix when given).
 // A dotted-quad IPv4 address (four numbers 0-255).

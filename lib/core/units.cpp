@@ -152,6 +152,17 @@ std::string format_percent(double share) {
   return fmt::format("{:.1f} %", share * 100);
 }
 
+std::string format_rate(double value, std::string_view unit) {
+  const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  int p = 0;
+  while (std::fabs(value) >= 999.5 && p < 6) {
+    value /= 1000.0;
+    ++p;
+  }
+  int decimals = std::fabs(value) >= 99.95 ? 0 : std::fabs(value) >= 9.995 ? 1 : 2;
+  return fmt::format("{:.{}f} {}{}", value, decimals, prefixes[p], unit);
+}
+
 std::string format_gib(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;

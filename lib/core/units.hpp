@@ -29,6 +29,9 @@ std::string format_bytes(double bytes);
 std::string format_gib(double bytes);
 // A share as "12.3 %".
 std::string format_percent(double share);
+// A rate with a decimal prefix and three significant digits: format_rate(3.01e12, "B/s") is
+// "3.01 TB/s", format_rate(4.06e9, "FLOP/s") "4.06 GFLOP/s".
+std::string format_rate(double value, std::string_view unit);
 
 // Sorted integers as runs: {0,1,2,3,7,9,10} -> "0-3, 7, 9-10".
 std::string format_ranges(const std::vector<int>& sorted);

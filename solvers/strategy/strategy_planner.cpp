@@ -12,6 +12,7 @@
 
 #include "lib/cluster/mlx_backend.hpp"
 #include "lib/core/error.hpp"
+#include "lib/core/units.hpp"
 #include "lib/plan/engines.hpp"
 #include "lib/plan/strategy_kind.hpp"
 #include "solvers/problem/left_out.hpp"
@@ -211,7 +212,8 @@ void note_rejected(Plan& chosen, const std::vector<Outcome>& outcomes, const Bac
 }
 
 // Cables between the plan's hosts whose figures were measured (check --live --measure) are used
-// instead of the catalog's defaults for their kind; the plan says so.
+// instead of the catalog's defaults for their kind, and hosts' figures measured by calibrate
+// instead of their chip's; the plan says so.
 void note_measured_links(Plan& plan, const Cluster& cluster) {
   auto used = [&](const std::string& host) {
     for (const HostInfo& h : plan.hosts)
@@ -231,6 +233,24 @@ void note_measured_links(Plan& plan, const Cluster& cluster) {
   if (!links.empty())
     plan.notes.push_back(fmt::format("measured link figures used instead of the catalog's: {}",
                                      fmt::join(links, "; ")));
+  // Hosts the plan uses whose figures were measured on them (meshplan calibrate), as the file
+  // gives them: the whole host's memory bandwidth and FLOP/s.
+  std::vector<std::string> hosts;
+  for (const Host& h : cluster.hosts) {
+    if (h.measured.empty() || !used(h.name)) continue;
+    std::vector<std::string> figures;
+    if (h.mem_bandwidth) figures.push_back("memory " + format_rate(*h.mem_bandwidth, "B/s"));
+    if (h.flops) figures.push_back(format_rate(*h.flops, "FLOP/s"));
+    if (h.gpu_link_latency_s)
+      figures.push_back(fmt::format("all-reduce {:.1f} us", *h.gpu_link_latency_s * 1e6));
+    if (h.stage_overhead_s)
+      figures.push_back(fmt::format("stage {:.3g} ms", *h.stage_overhead_s * 1e3));
+    hosts.push_back(
+        fmt::format("{} {} (measured {})", h.name, fmt::join(figures, ", "), h.measured));
+  }
+  if (!hosts.empty())
+    plan.notes.push_back(fmt::format("measured host figures used instead of the catalog's: {}",
+                                     fmt::join(hosts, "; ")));
 }
 
 }  // namespace

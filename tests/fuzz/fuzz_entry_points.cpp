@@ -5,6 +5,7 @@
 #include <string>
 
 #include "lib/cluster/catalog.hpp"
+#include "lib/configure/calibrate.hpp"
 #include "lib/configure/host_state.hpp"
 #include "lib/configure/live_check.hpp"
 #include "lib/configure/tcp_check.hpp"
@@ -199,6 +200,7 @@ void fuzz_host_state(std::string_view input) {
   iperf_received_gbps(std::string(input));
   script_sections(input);
   parse_tcp_lines(std::string(input));
+  probe_output([&] { parse_calibration("host", std::string(input)); });
 }
 
 void fuzz_gpu_topology(std::string_view input) {

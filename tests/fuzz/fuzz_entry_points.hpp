@@ -50,7 +50,7 @@ void fuzz_sysctl(std::string_view input);        // sysctl hw.memsize ..., iogpu
 void fuzz_sw_vers(std::string_view input);       // sw_vers
 void fuzz_meminfo(std::string_view input);       // /proc/meminfo
 void fuzz_nvidia_smi(std::string_view input);    // nvidia-smi --query-gpu CSV
-void fuzz_host_state(std::string_view input);    // --apply's state, --live's ping, iperf3
+void fuzz_host_state(std::string_view input);    // --apply's state, --live's pings, calibrate
 void fuzz_ip_json(std::string_view input);       // ip -j addr show, ip -j -6 neigh show
 void fuzz_linux_text(std::string_view input);    // /etc/os-release, /sys/class/net readings
 void fuzz_gpu_topology(std::string_view input);  // nvidia-smi topo -m and nvlink -s
