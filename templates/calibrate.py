@@ -228,32 +228,56 @@ def run_mlx(mx):
 
 
 # One process per GPU, as an engine runs them: a one-token all-reduce (8 KiB of fp16) over NCCL,
-# 20 of them launched back to back per timing, the median of 30 timings. (Not in a CUDA graph: on
-# 2 x H200 with torch 2.11 a capture that one rank gave up on left the other waiting for it.)
+# 20 of them captured in one CUDA graph (as engines decode), the graph replayed 30 times, each
+# replay timed with CUDA events; the figure is the median replay over 20. The communicator is bound
+# to its GPU at start and warmed up on a side stream before the capture, and the graph is released
+# before the communicator (destroying it under a live graph never returns). Where the capture
+# fails the launches are timed in a loop instead, which adds every launch ("loop").
 WORKER = r"""
 import signal, statistics, sys, time
 rank, world, port, limit = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
 signal.alarm(max(1, int(limit)))
 import torch, torch.distributed as dist
 torch.cuda.set_device(rank)
-dist.init_process_group("nccl", init_method="tcp://127.0.0.1:" + port, rank=rank, world_size=world)
+init = dict(init_method="tcp://127.0.0.1:" + port, rank=rank, world_size=world)
+try:
+    dist.init_process_group("nccl", device_id=torch.device("cuda", rank), **init)
+except TypeError:  # a torch without device_id
+    dist.init_process_group("nccl", **init)
 x = torch.zeros(4096, dtype=torch.float16, device="cuda")
 k = 20
 def loop():
     for _ in range(k):
         dist.all_reduce(x)
-loop()
+side = torch.cuda.Stream()
+side.wait_stream(torch.cuda.current_stream())
+with torch.cuda.stream(side):
+    for _ in range(3):
+        dist.all_reduce(x)
+torch.cuda.current_stream().wait_stream(side)
+graph, method, step = None, "loop", loop
+try:
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        loop()
+    method, step = "graph", graph.replay
+except Exception:
+    graph = None
+for _ in range(5):
+    step()
 torch.cuda.synchronize()
-times = []
-for _ in range(30):
-    dist.barrier()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    loop()
-    torch.cuda.synchronize()
-    times.append((time.perf_counter() - t) / k)
+dist.barrier(device_ids=[rank])
+ev = [torch.cuda.Event(enable_timing=True) for _ in range(31)]
+ev[0].record()
+for i in range(30):
+    step()
+    ev[i + 1].record()
+torch.cuda.synchronize()
+times = [ev[i].elapsed_time(ev[i + 1]) * 1e3 / k for i in range(30)]
 if rank == 0:
-    print("%.3f loop" % (statistics.median(times) * 1e6), flush=True)
+    print("%.3f %s" % (statistics.median(times), method), flush=True)
+del step, graph
+dist.barrier(device_ids=[rank])
 dist.destroy_process_group()
 """
 
