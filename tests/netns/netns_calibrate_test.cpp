@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -98,10 +99,12 @@ TEST(netns_calibrate_test, figures_match_the_tests_own_and_plan_names_them) {
     {"name": "node-1", "os": "linux", "memory": "32GiB", "mem_bandwidth": "50GB/s", "flops": "1T"},
     {"name": "node-2", "os": "linux", "memory": "32GiB", "mem_bandwidth": "50GB/s", "flops": "1T"}],
     "links": []})";
-  // Calibrate, then the test's own figures. A machine shared with other work (a build beside the
-  // tests) slows either side at random: up to three tries, one of which must agree.
+  // Calibrate, then the test's own figures. Both take the best of repeated runs, and a machine
+  // shared with other work (a build beside the tests) only ever slows either side: up to three
+  // tries, each side's best figure over them compared with the other's.
   json c;
   double bandwidth = 0, flops = 0, own_bandwidth = 0, own_flops = 0;
+  double best_bandwidth = 0, best_flops = 0, best_own_bandwidth = 0, best_own_flops = 0;
   std::string tries;
   for (int attempt = 1; attempt <= 3; ++attempt) {
     // One host at a time: the namespaces share this machine's cores.
@@ -128,11 +131,16 @@ TEST(netns_calibrate_test, figures_match_the_tests_own_and_plan_names_them) {
     tries += fmt::format("\n  try {}: calibrate {}, {}; the test {}, {}", attempt,
                          format_rate(bandwidth, "B/s"), format_rate(flops, "FLOP/s"),
                          format_rate(own_bandwidth, "B/s"), format_rate(own_flops, "FLOP/s"));
-    if (std::abs(bandwidth / own_bandwidth - 1) <= 0.25 && std::abs(flops / own_flops - 1) <= 0.25)
+    best_bandwidth = std::max(best_bandwidth, bandwidth);
+    best_flops = std::max(best_flops, flops);
+    best_own_bandwidth = std::max(best_own_bandwidth, own_bandwidth);
+    best_own_flops = std::max(best_own_flops, own_flops);
+    if (std::abs(best_bandwidth / best_own_bandwidth - 1) <= 0.25 &&
+        std::abs(best_flops / best_own_flops - 1) <= 0.25)
       break;
   }
-  EXPECT_NEAR(bandwidth / own_bandwidth, 1.0, 0.25) << tries;
-  EXPECT_NEAR(flops / own_flops, 1.0, 0.25) << tries;
+  EXPECT_NEAR(best_bandwidth / best_own_bandwidth, 1.0, 0.25) << tries;
+  EXPECT_NEAR(best_flops / best_own_flops, 1.0, 0.25) << tries;
   const json& n1 = c["hosts"][0];
   const json& n2 = c["hosts"][1];
   EXPECT_EQ(n1["measured"].get<std::string>().size(), 10u) << n1.dump();
