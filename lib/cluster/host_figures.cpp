@@ -171,11 +171,14 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
     gpu_usable += apply_rule(mem, catalog.discrete_memory_rule());
   }
 
+  // The part the host is built around: its first GPU's chip, else the host's.
+  const ChipSpec* part = host.gpus.empty() || host.gpus.front().chip.empty()
+                             ? chip
+                             : catalog.find_chip(host.gpus.front().chip);
   f.activation_bytes = catalog.activation_bytes();
   if (gpu_figures && host.gpus.size() > 1) {
     f.gpus = f.tp = static_cast<int>(host.gpus.size());
-    const Gpu& g0 = host.gpus.front();
-    resolve_gpu_links(host, !g0.chip.empty() ? catalog.find_chip(g0.chip) : chip, catalog, f);
+    resolve_gpu_links(host, part, catalog, f);
   }
 
   if (host.mem_bandwidth)
@@ -209,9 +212,6 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
   // A part measured on its own (the HBM parts under an engine's fused kernels) beats the vendor's
   // general figure; a host's own figure beats both. A bandwidth `calibrate` measured is a copy's,
   // which a decode step's reads reach (on H200 the copy gave 4.19 TB/s, the decode layers 4.32).
-  const ChipSpec* part = host.gpus.empty() || host.gpus.front().chip.empty()
-                             ? chip
-                             : catalog.find_chip(host.gpus.front().chip);
   double part_efficiency =
       part && part->bandwidth_efficiency > 0 ? part->bandwidth_efficiency : eff.bandwidth;
   if (host.mem_bandwidth && !host.measured.empty()) part_efficiency = 1;
