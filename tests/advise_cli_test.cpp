@@ -30,7 +30,7 @@ TEST(advise_cli_test, the_table_names_the_cable_its_ports_and_its_gain) {
       r.out.find("0  none (as it stands)     8.4 tokens/s             -  tensor over 4, mlx-lm"),
       std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("1  cable mini-2 - mini-4  11.4 tokens/s  +3.1 (1.37x)"), std::string::npos)
+  EXPECT_NE(r.out.find("1  cable mini-2 - mini-4  11.6 tokens/s  +3.2 (1.39x)"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("1. connect mini-2 port 3 (en4) to mini-4 port 3 (en4) with a Thunderbolt "
                        "5 cable"),

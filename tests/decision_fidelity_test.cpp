@@ -27,6 +27,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "tests/test_support.hpp"
 
@@ -139,6 +140,85 @@ TEST(decision_fidelity_test, dense_layouts_on_two_h200s) {
 
 TEST(decision_fidelity_test, a_mixture_of_experts_on_one_and_two_h200s) {
   EXPECT_EQ(check_pairs("moe_decode_h200x2.json", "bf16"), 3);
+}
+
+// Macs: the published runs of exo's tensor parallel (RDMA, JACCL mesh) and llama.cpp's RPC
+// pipeline (TCP over Thunderbolt) on the same four Mac Studios. Pairs: tensor against pipeline on
+// as many Macs, and each layout against itself on the fewest Macs measured. A pair the file lists
+// as a known miss (with its reason) is held to its winner only.
+struct MacRun {
+  std::string model, layout;
+  int macs = 0;
+  double tokens_per_s = 0;
+};
+
+double predicted_on_macs(const MacRun& run) {
+  static const std::vector<std::string> hosts = {"m3-ultra-1", "m3-ultra-1,m3-ultra-2", "",
+                                                 "m3-ultra-1,m3-ultra-2,m3-ultra-3,m3-ultra-4"};
+  const bool tensor = run.layout == "tensor";
+  auto r = run_meshplan({"plan", "-c", source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml"),
+                         "-m", run.model, "--hosts", hosts.at(run.macs - 1), "--min-hosts",
+                         std::to_string(run.macs), "--strategy", tensor ? "tensor" : "pipeline",
+                         "--engine", tensor ? "exo" : "llama-rpc", "--backend",
+                         tensor ? "jaccl" : "ring", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (r.exit_code != 0) return 0;
+  json p = json::parse(r.out);
+  EXPECT_EQ(p["ranks"].size(), static_cast<size_t>(run.macs)) << run.model;
+  return p["predicted"]["decode_tokens_per_s"].get<double>();
+}
+
+TEST(decision_fidelity_test, tensor_against_pipeline_on_four_mac_studios) {
+  json d = json::parse(read_text(source_path("tests/data/mac_studio_decode_geerling.json")));
+  std::map<std::string, std::vector<MacRun>> by_model;
+  for (const json& r : d["results"])
+    by_model[r["model"]].push_back({r["model"], r["layout"], r["macs"], r["tokens_per_s"]});
+  std::map<std::string, std::set<std::string>> misses;
+  for (const json& m : d["known_misses"])
+    for (const json& pair : m["pairs"])
+      misses[m["model"]].insert(pair.get<std::string>());
+  int held = 0, winners_only = 0;
+  for (auto& [model, runs] : by_model) {
+    std::map<std::pair<std::string, int>, double> plan;
+    int fewest = 99;
+    for (const MacRun& r : runs) {
+      plan[{r.layout, r.macs}] = predicted_on_macs(r);
+      fewest = std::min(fewest, r.macs);
+    }
+    auto find = [&](const std::string& layout, int macs) -> const MacRun* {
+      for (const MacRun& r : runs)
+        if (r.layout == layout && r.macs == macs) return &r;
+      return nullptr;
+    };
+    std::vector<std::pair<const MacRun*, const MacRun*>> pairs;
+    for (const MacRun& r : runs) {
+      if (r.layout == "tensor") pairs.push_back({&r, find("pipeline", r.macs)});
+      if (r.macs > fewest) pairs.push_back({&r, find(r.layout, fewest)});
+    }
+    for (const auto& [a, b] : pairs) {
+      ASSERT_TRUE(a && b) << model;
+      const std::string name = fmt::format("{} {} / {} {}", a->layout, a->macs, b->layout, b->macs);
+      const double measured_ratio = a->tokens_per_s / b->tokens_per_s;
+      const double predicted_ratio = plan[{a->layout, a->macs}] / plan[{b->layout, b->macs}];
+      const std::string what = fmt::format("{} {}: measured {:.3f}, predicted {:.3f}", model, name,
+                                           measured_ratio, predicted_ratio);
+      if (std::abs(measured_ratio - 1) > kTieBand) {
+        EXPECT_EQ(measured_ratio > 1, predicted_ratio > 1) << "another winner: " << what;
+      }
+      if (misses[model].erase(name)) {
+        // Still a miss: when the model comes to hold it, the file's list must lose it.
+        EXPECT_GT(std::abs(predicted_ratio / measured_ratio - 1), kRatioTolerance) << what;
+        ++winners_only;
+        continue;
+      }
+      EXPECT_NEAR(predicted_ratio / measured_ratio, 1.0, kRatioTolerance) << what;
+      ++held;
+    }
+  }
+  for (const auto& [model, left] : misses)
+    EXPECT_TRUE(left.empty()) << model << " lists a miss that is not a measured pair";
+  EXPECT_EQ(held, 11);
+  EXPECT_EQ(winners_only, 4);
 }
 
 // The host discovery writes for the pair those measurements ran on (nvidia-smi's GPUs and

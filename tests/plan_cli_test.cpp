@@ -557,11 +557,11 @@ namespace meshplan::plan_cli_test {
 namespace {
 
 // Two unequal Macs and Qwen3 235B at 8 bits: mlx-lm's equal split does not fit (the Ultra cannot
-// hold 94 layers, the Max not 47 with the head), exo's placement does and is planned; the planned
-// split, which llama.cpp RPC takes, is faster, and the note's figures are those of the plan made
-// with --engine llama-rpc.
+// hold 94 layers, the mini not 47), exo's placement by memory does and is planned; the planned
+// split, which llama.cpp RPC takes, is faster even with RPC's cost per hop, and the note's
+// figures are those of the plan made with --engine llama-rpc (that cost included).
 TEST(plan_cli_test, a_faster_layout_another_engine_runs_is_named_with_its_figures) {
-  const std::string pair = testing::source_path("tests/fixtures/clusters/unequal-pair.yaml");
+  const std::string pair = testing::source_path("tests/fixtures/clusters/ultra-and-mini.yaml");
   const std::vector<std::string> base = {
       "plan",       "-c",       pair,        "-m",  "qwen3-235b-a22b-8bit",
       "--strategy", "pipeline", "--context", "32k", "--json"};
@@ -584,6 +584,13 @@ TEST(plan_cli_test, a_faster_layout_another_engine_runs_is_named_with_its_figure
   ASSERT_EQ(q.exit_code, 0) << q.err;
   const json llama = json::parse(q.out);
   EXPECT_EQ(llama["solver"]["name"], "optimal");
+  bool hop_named = false;
+  for (const auto& n : llama["notes"])
+    hop_named |= n.get<std::string>().find(
+                     "llama.cpp RPC adds 4.0 ms to every hop between hosts") != std::string::npos;
+  EXPECT_TRUE(hop_named) << llama["notes"];
+  // Its hops cost the link's latency and RPC's 4 ms.
+  EXPECT_GT(llama["ranks"][0]["hop_to_next"]["latency_us"].get<double>(), 4000) << q.out;
   const double fast = llama["predicted"]["decode_tokens_per_s"].get<double>();
   const double slow = exo["predicted"]["decode_tokens_per_s"].get<double>();
   EXPECT_GT(fast, slow);

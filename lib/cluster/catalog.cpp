@@ -90,6 +90,9 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
       c.vendor_layer_overhead_s_[vendor] = o.at("value").get<double>() * 1e-6;
       c.vendor_moe_layer_overhead_s_[vendor] = o.value("moe_value", 0.0) * 1e-6;
     }
+    c.jaccl_mesh_peer_s_ = d.at("jaccl_mesh").at("peer_us").get<double>() * 1e-6;
+    for (auto& [engine, h] : d.at("engine_hop_ms").items())
+      if (engine != "note") c.engine_hop_s_[engine] = h.at("value").get<double>() * 1e-3;
     c.activation_bytes_ = d.at("activation_bytes").at("value").get<double>();
     auto rule = [](const nlohmann::json& j) {
       return MemoryRule{j.at("reserve_min_GiB").get<double>() * kGiB, j.at("reserve_fraction"),
@@ -218,6 +221,11 @@ double Catalog::layer_overhead_s(std::string_view vendor) const {
 double Catalog::moe_layer_overhead_s(std::string_view vendor) const {
   auto it = vendor_moe_layer_overhead_s_.find(std::string(vendor));
   return it == vendor_moe_layer_overhead_s_.end() ? 0 : it->second;
+}
+
+double Catalog::engine_hop_s(std::string_view engine) const {
+  auto it = engine_hop_s_.find(std::string(engine));
+  return it == engine_hop_s_.end() ? 0 : it->second;
 }
 
 double Catalog::stage_overhead_s(std::string_view vendor) const {

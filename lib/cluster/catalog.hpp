@@ -124,6 +124,13 @@ class Catalog {
   // kernels' own minimum times (the vendor's figure; 0 where the model has none).
   double layer_overhead_s(std::string_view vendor = "") const;
   double moe_layer_overhead_s(std::string_view vendor = "") const;  // on top, per MoE layer
+  // A JACCL mesh all-reduce is one exchange with every peer at once: the link's latency once,
+  // and this for each peer (posting and completing a send and a receive, and the sum).
+  double jaccl_mesh_peer_s() const { return jaccl_mesh_peer_s_; }
+  // What an engine adds to every hop between hosts of a pipeline (llama.cpp RPC's round trips
+  // per remote stage); 0 for an engine without a figure.
+  double engine_hop_s(std::string_view engine) const;
+  const std::map<std::string, double>& engine_hops() const { return engine_hop_s_; }
   double activation_bytes() const { return activation_bytes_; }
   const MemoryRule& unified_memory_rule() const { return unified_rule_; }
   const MemoryRule& discrete_memory_rule() const { return discrete_rule_; }
@@ -147,6 +154,8 @@ class Catalog {
   std::map<std::string, double> vendor_overhead_s_;
   std::map<std::string, double> vendor_layer_overhead_s_;
   std::map<std::string, double> vendor_moe_layer_overhead_s_;
+  double jaccl_mesh_peer_s_ = 0;
+  std::map<std::string, double> engine_hop_s_;
   double activation_bytes_ = 2;
   MemoryRule unified_rule_;
   MemoryRule discrete_rule_;

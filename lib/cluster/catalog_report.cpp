@@ -188,11 +188,15 @@ std::string catalog_table(const Catalog& c) {
       "plan "
       "above what macOS wires by default\n({:.0f} % of memory, {:.0f} % up to {}) says which hosts "
       "need sudo sysctl iogpu.wired_limit_mb=N; "
-      "{:.1f} ms overhead per pipeline stage ({:.2f} ms on NVIDIA GPUs).\n",
+      "{:.1f} ms overhead per pipeline stage ({:.2f} ms on NVIDIA GPUs); a JACCL mesh all-reduce "
+      "costs the link's latency and {:.0f} us per peer.\n",
       apple.bandwidth * 100, apple.flops * 100, apple.decode_flops * 100, nvidia.bandwidth * 100,
       nvidia.flops * 100, nvidia.decode_flops * 100, wired.fraction * 100,
       wired.small_fraction * 100, format_gib(wired.small_max_bytes), c.stage_overhead_s() * 1e3,
-      c.stage_overhead_s("nvidia") * 1e3);
+      c.stage_overhead_s("nvidia") * 1e3, c.jaccl_mesh_peer_s() * 1e6);
+  for (const auto& [engine, hop_s] : c.engine_hops())
+    out += fmt::format("Engine {} adds {:.1f} ms to every hop between hosts of a pipeline.\n",
+                       engine, hop_s * 1e3);
   return out;
 }
 

@@ -26,6 +26,7 @@ struct CollectiveInfo {
   std::string kind;  // "JACCL mesh", "JACCL ring", "TCP ring"
   std::string link;  // figures name of the worst link: "tb5-rdma", "10gbe", ...
   double latency_s = 0;
+  double peer_s = 0;       // a JACCL mesh's cost per peer of each exchange (0 otherwise)
   double bandwidth = 0;    // bytes/s
   double per_layer_s = 0;  // collectives of one layer
   int layers = 0;          // layers that pay it

@@ -97,6 +97,7 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
     x["kind"] = c.kind;
     x["link"] = c.link;
     x["latency_us"] = json_number(std::round(c.latency_s * 1e9) / 1e3);
+    if (c.peer_s > 0) x["peer_us"] = json_number(std::round(c.peer_s * 1e9) / 1e3);
     x["bandwidth_bytes_per_s"] = json_number(c.bandwidth);
     x["per_layer_ms"] = json_ms(c.per_layer_s);
     x["layers"] = c.layers;

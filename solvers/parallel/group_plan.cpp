@@ -69,6 +69,7 @@ void fill_group_plan(Plan& plan, const ModelDesc& model, const PlanInputs& in,
     c.kind = collective_name(path.kind);
     c.link = path.worst->name;
     c.latency_s = path.worst->latency_s;
+    c.peer_s = path.peer_s;
     c.bandwidth = path.worst->bandwidth;
     c.per_layer_s = spec.collective_per_layer_s;
     c.layers = spec.collective_layers;

@@ -46,6 +46,7 @@ std::string pair(const std::string& small_extra = "") {
 TEST(tensor_parallel_test, token_time_by_hand) {
   ModelDesc m = tiny_model();
   PlanInputs in = two_hosts();
+  in.mesh_peer_s = 14e-6;
   TensorCostModel cost(m, in, /*context=*/1000, /*prompt=*/100);
   EXPECT_FALSE(cost.latent_kv());
   CollectivePaths paths(in, "auto");
@@ -59,8 +60,9 @@ TEST(tensor_parallel_test, token_time_by_hand) {
   ASSERT_TRUE(e.feasible);
   // Rank b per layer: (0.5 x 1e8 + 0.5 x 1e6 KV) / 5e10 = 1.01 ms (memory-bound), slower than a.
   EXPECT_NEAR(e.layers_s, 4 * 1.01e-3, 1e-12);
-  // Two all-reduces of 2h = 2000 bytes per layer on a 2-rank mesh: 2 (50 us + 2000 / (2 x 6.5e9)).
-  const double allreduce = 2 * (50e-6 + 2000.0 / (2 * 6.5e9));
+  // Two all-reduces of 2h = 2000 bytes per layer on a 2-rank mesh, each one exchange with the
+  // peer: 50 us + 14 us + 2 x 2000 / (2 x 6.5e9).
+  const double allreduce = 50e-6 + 14e-6 + 2 * 2000.0 / (2 * 6.5e9);
   EXPECT_NEAR(e.collective_s, 4 * 2 * allreduce, 1e-15);
   // LM head on every rank: the slower reads 2 MB at 5e10.
   EXPECT_NEAR(e.head_s, 4e-5, 1e-15);

@@ -67,15 +67,20 @@ const char* collective_name(CollectiveKind kind) {
 double CollectivePath::allreduce_s(double bytes) const {
   const double p = static_cast<double>(ranks());
   if (ranks() < 2 || !worst) return 0;
-  if (kind == CollectiveKind::kJacclMesh) {
-    return 2 * (worst->latency_s + bytes * (p - 1) / (p * worst->bandwidth));
-  }
+  if (kind == CollectiveKind::kJacclMesh)
+    return mesh_exchange_latency_s() + 2 * bytes * (p - 1) / (p * worst->bandwidth);
   return 2 * (p - 1) * (worst->latency_s + bytes / (p * worst->bandwidth));
+}
+
+double CollectivePath::mesh_exchange_latency_s() const {
+  if (ranks() < 2 || !worst) return 0;
+  return worst->latency_s + static_cast<double>(ranks() - 1) * peer_s;
 }
 
 double CollectivePath::expert_exchange_s(double bytes) const {
   if (ranks() < 2 || !worst) return 0;
-  if (kind == CollectiveKind::kJacclMesh) return 2 * (worst->latency_s + bytes / worst->bandwidth);
+  if (kind == CollectiveKind::kJacclMesh)
+    return 2 * (mesh_exchange_latency_s() + bytes / worst->bandwidth);
   return allreduce_s(bytes);
 }
 
@@ -207,6 +212,7 @@ std::optional<CollectivePath> CollectivePaths::mesh(const std::vector<size_t>& g
   CollectivePath path;
   path.kind = CollectiveKind::kJacclMesh;
   path.backend = name(MlxBackend::kJaccl);
+  path.peer_s = in_->mesh_peer_s;
   path.order = group;
   for (size_t a = 0; a < group.size(); ++a) {
     for (size_t b = a + 1; b < group.size(); ++b) {

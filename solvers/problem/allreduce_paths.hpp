@@ -29,13 +29,18 @@ struct CollectivePath {
   std::vector<std::optional<LinkFigures>> next;  // link from rank r to rank r + 1 (cyclic)
   std::optional<LinkFigures> worst;              // the slowest link the collective uses
   std::string backend = "none";                  // jaccl, jaccl-ring, ring, ethernet, none
+  double peer_s = 0;                             // mesh: per peer of each exchange
 
   size_t ranks() const { return order.size(); }
-  // One all-reduce of `bytes` over the group's worst link (reduce-scatter then all-gather):
-  // mesh 2(lambda + bytes(p-1)/(p beta)), ring 2(p-1)(lambda + bytes/(p beta)), one host 0.
+  // One all-reduce of `bytes` over the group's worst link: a mesh exchanges with every peer at
+  // once, lambda + (p-1) peer + 2 bytes(p-1)/(p beta); a ring reduce-scatters then all-gathers,
+  // 2(p-1)(lambda + bytes/(p beta)); one host 0.
   double allreduce_s(double bytes) const;
-  // The exchange of an expert-parallel MoE layer: mesh 2(lambda + bytes/beta) (SPEC section 7);
-  // on a ring the partial sums need a ring all-reduce.
+  // One exchange with every peer of a mesh: lambda + (p-1) peer.
+  double mesh_exchange_latency_s() const;
+  // The exchange of an expert-parallel MoE layer: on a mesh two exchanges (tokens out to their
+  // experts' hosts, results back), each one exchange plus bytes/beta (SPEC section 7); on a
+  // ring the partial sums need a ring all-reduce.
   double expert_exchange_s(double bytes) const;
 };
 

@@ -74,10 +74,11 @@ TEST(allreduce_paths_test, all_reduce_times_follow_spec_formulas) {
   mesh.kind = CollectiveKind::kJacclMesh;
   mesh.order = {0, 1, 2, 3};
   mesh.worst = kRdma;
-  // Mesh: 2 (lambda + bytes (p-1) / (p beta)).
-  EXPECT_NEAR(mesh.allreduce_s(8192), 2 * (50e-6 + 8192.0 * 3 / (4 * 6.5e9)), 1e-15);
-  // Expert exchange on a mesh: 2 (lambda + 2h / beta).
-  EXPECT_NEAR(mesh.expert_exchange_s(8192), 2 * (50e-6 + 8192.0 / 6.5e9), 1e-15);
+  mesh.peer_s = 14e-6;
+  // Mesh: one exchange with every peer, lambda + (p-1) peer + 2 bytes (p-1) / (p beta).
+  EXPECT_NEAR(mesh.allreduce_s(8192), 50e-6 + 3 * 14e-6 + 2 * 8192.0 * 3 / (4 * 6.5e9), 1e-15);
+  // Expert exchange on a mesh: two exchanges, 2 (lambda + (p-1) peer + 2h / beta).
+  EXPECT_NEAR(mesh.expert_exchange_s(8192), 2 * (50e-6 + 3 * 14e-6 + 8192.0 / 6.5e9), 1e-15);
   CollectivePath ring = mesh;
   ring.kind = CollectiveKind::kTcpRing;
   ring.worst = kTbTcp;

@@ -23,6 +23,7 @@ struct PlanInputs {
   LinkMatrix network;              // Ethernet / Wi-Fi networks only
   LinkMatrix any;                  // the fastest link of any kind (backend auto)
   double message_bytes = 0;        // one token's activations, 2h
+  double mesh_peer_s = 0;          // a JACCL mesh all-reduce's cost per peer (Catalog)
   int min_hosts = 1;               // resolved to [1, hosts.size()]
   int max_hosts = 1;
 

@@ -106,6 +106,7 @@ void PlanningProblem::build(const Cluster& cluster, const Catalog& catalog, cons
   in.max_hosts = request.max_hosts > 0 ? std::min(n, request.max_hosts) : n;
   activation_bytes_ = catalog.activation_bytes();
   in.message_bytes = activation_bytes_ * model.hidden_size;
+  in.mesh_peer_s = catalog.jaccl_mesh_peer_s();
   for (size_t i : candidates) {
     HostFigures h = host_figures(cluster.hosts[i], catalog);
     if (request.headroom_fraction > 0 || request.headroom_bytes > 0) {
@@ -164,6 +165,7 @@ PlanningProblem PlanningProblem::unconstrained() const {
   p.activation_bytes_ = activation_bytes_;
   p.inputs_ = std::make_unique<PlanInputs>();
   p.inputs_->message_bytes = inputs_->message_bytes;
+  p.inputs_->mesh_peer_s = inputs_->mesh_peer_s;
   return p;
 }
 
@@ -195,6 +197,21 @@ PlanningProblem PlanningProblem::subset(const std::vector<size_t>& members,
 PlanningProblem PlanningProblem::with_solver(const std::string& solver) const {
   PlanningProblem p = for_backend(request_.backend, {});
   p.request_.solver = solver;
+  return p;
+}
+
+PlanningProblem PlanningProblem::with_hop_overhead(double extra_s) const {
+  PlanningProblem p = for_backend(request_.backend, {});
+  p.set_links_from(p, [&](const LinkMatrix& m) {
+    LinkMatrix out = m;
+    for (auto& row : out)
+      for (auto& link : row)
+        if (link) {
+          link->latency_s += extra_s;
+          link->tcp_latency_s += extra_s;
+        }
+    return out;
+  });
   return p;
 }
 

@@ -64,6 +64,9 @@ class PlanningProblem {
   PlanningProblem for_backend(const std::string& backend, const std::vector<size_t>& no_rdma) const;
   // The same problem with another pipeline solver (an engine's own split), all else kept.
   PlanningProblem with_solver(const std::string& solver) const;
+  // The same problem with `extra_s` added to every hop between two hosts (an engine's own cost
+  // per hop, llama.cpp RPC's round trips), all else kept.
+  PlanningProblem with_hop_overhead(double extra_s) const;
   // The same problem with each candidate's GPUs split tensor-parallel `tp[i]` wide
   // (at_tensor_degree), pins and host limits kept.
   PlanningProblem at_tensor_degrees(const std::vector<int>& tp) const;

@@ -97,17 +97,17 @@ TEST(replica_groups_test, replicas_are_the_best_split_of_a_small_cluster) {
 }
 
 TEST(replica_groups_test, throughput_compares_strategies_at_their_best_number_of_streams) {
-  // 4 x M3 Ultra, Qwen3-30B-A3B: expert parallel is the fastest for one stream; for throughput
-  // tensor parallel serves about three times as much at its own best number of streams.
-  Cluster c = testing::load_example("mac-studio-m3-ultra-x4.yaml");
-  ModelDesc m = model("qwen3-30b-a3b-bf16");
+  // Five hosts on Ethernet, Mixtral 8x7B: expert parallel is the fastest for one stream; for
+  // throughput tensor parallel serves about a third more at its own best number of streams.
+  Cluster c = testing::load_example("ethernet-5-node.yaml");
+  ModelDesc m = model("mixtral-8x7b-bf16");
   PlanRequest r = throughput("auto");
   PlanScore score = serving_score(m, r);
   Plan latency = plan_model(c, Catalog::builtin(), m, r, SteadyClock());
   Plan served = plan_model(c, Catalog::builtin(), m, r, SteadyClock(), score);
   EXPECT_EQ(latency.strategy, "expert");
   EXPECT_EQ(served.strategy, "tensor");
-  EXPECT_GT(score(served), 2.5 * score(latency));
+  EXPECT_GT(score(served), 1.2 * score(latency));
   EXPECT_GT(latency.predicted.decode_tokens_per_s, served.predicted.decode_tokens_per_s);
   bool listed = false;
   for (const auto& a : served.alternatives)

@@ -136,18 +136,22 @@ EngineChoice choose_engine(const Cluster& cluster, const Catalog& catalog,
 // The fastest layout of all, when an engine other than the plan's runs it faster: "the planned
 // split is 1.18x faster ...; llama.cpp RPC runs it (--engine llama-rpc)".
 void note_faster_elsewhere(Plan& plan, const EngineChoice& pick,
-                           const std::vector<Outcome>& outcomes, const Scorer& scorer,
-                           const Cluster& cluster, const Catalog& catalog) {
+                           const std::vector<Outcome>& outcomes, const OwnSplit& own_split,
+                           const Scorer& scorer, const Cluster& cluster, const Catalog& catalog) {
   if (!pick.engine) return;
   const Outcome* best = best_of(pointers(outcomes), scorer);
   if (!best || best == pick.outcome) return;
-  const double mine = scorer.of(*pick.outcome), theirs = scorer.of(*best);
-  if (mine <= 0 || theirs <= mine * 1.005) return;
   const std::vector<std::string> hosts = plan_hosts(*best->plan);
   const Engine* runner = nullptr;
   for (const Engine& e : engines())
     if (!runner && runs_on(e, cluster, catalog, hosts) && layout_refusal(e, *best->plan).empty())
       runner = &e;
+  // The runner's own pipeline of the planned split: the same ranges at its cost per hop.
+  const Outcome* runs = best;
+  if (runner && is_strategy(best->strategy, StrategyKind::kPipeline))
+    if (const Outcome* own = own_split(*runner); own && own->plan) runs = own;
+  const double mine = scorer.of(*pick.outcome), theirs = scorer.of(*runs);
+  if (mine <= 0 || theirs <= mine * 1.005) return;
   plan.notes.push_back(
       fmt::format("{} is {:.2f}x faster ({:.1f} tokens/s{} against {:.1f}); {}",
                   is_strategy(best->strategy, StrategyKind::kPipeline)

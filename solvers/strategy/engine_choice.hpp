@@ -75,9 +75,10 @@ EngineChoice choose_engine(const Cluster& cluster, const Catalog& catalog,
                            const Scorer& scorer);
 
 // The fastest layout of all, when an engine other than the plan's runs it faster: "the planned
-// split is 1.18x faster ...; llama.cpp RPC runs it (--engine llama-rpc)".
+// split is 1.18x faster ...; llama.cpp RPC runs it (--engine llama-rpc)". The figure is the
+// engine's own (its cost per hop included), and no note when that is not faster.
 void note_faster_elsewhere(Plan& plan, const EngineChoice& pick,
-                           const std::vector<Outcome>& outcomes, const Scorer& scorer,
-                           const Cluster& cluster, const Catalog& catalog);
+                           const std::vector<Outcome>& outcomes, const OwnSplit& own_split,
+                           const Scorer& scorer, const Cluster& cluster, const Catalog& catalog);
 
 }  // namespace meshplan

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "lib/cluster/mlx_backend.hpp"
@@ -283,24 +284,40 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
     if (!chosen || chosen == &strategy)
       outcomes.push_back(plan_strategy(strategy, problems, routes, gate, request, clock));
 
-  // The engine's own pipeline split (mlx-lm's equal ranges, exo's placement), planned once per
-  // split when an engine that takes no split may run the plan and no other solver was asked for.
+  // The engine's own pipeline (mlx-lm's equal ranges, exo's placement, llama.cpp RPC's cost per
+  // hop), planned once per engine kind of split when an engine that takes no split or pays more
+  // per hop may run the plan.
   std::map<std::string, Outcome> own_splits;
   auto own_split = [&](const Engine& e) -> const Outcome* {
-    const std::string solver(engine_pipeline_solver(e));
-    // Pins, and host limits for a split over every host, ask for ranges the engine cannot take.
-    if (solver.empty() || request.solver != "optimal" || !request.pins.empty()) return nullptr;
+    std::string solver(engine_pipeline_solver(e));
+    // Pins, other solvers, and host limits for a split over every host, ask for ranges the
+    // engine cannot take: those plans keep the planned split.
+    if (request.solver != "optimal" || !request.pins.empty()) solver.clear();
     if (solver == "proportional" && (request.min_hosts > 0 || request.max_hosts > 0))
-      return nullptr;
-    auto it = own_splits.find(solver);
+      solver.clear();
+    const double hop_s = catalog.engine_hop_s(e.name);
+    if (solver.empty() && hop_s == 0) return nullptr;
+    const std::string key = fmt::format("{}/{}", solver, hop_s);
+    auto it = own_splits.find(key);
     if (it == own_splits.end()) {
       std::vector<PlanningProblem> split;
-      for (const PlanningProblem& p : problems)
-        split.push_back(p.with_solver(solver));
+      for (const PlanningProblem& p : problems) {
+        PlanningProblem own = hop_s > 0 ? p.with_hop_overhead(hop_s) : p.with_solver(solver);
+        split.push_back(solver.empty() || hop_s == 0 ? std::move(own) : own.with_solver(solver));
+      }
       it = own_splits
-               .emplace(solver, plan_strategy(meshplan::strategy(StrategyKind::kPipeline), split,
-                                              routes, gate, request, clock))
+               .emplace(key, plan_strategy(meshplan::strategy(StrategyKind::kPipeline), split,
+                                           routes, gate, request, clock))
                .first;
+      Outcome& o = it->second;
+      std::set<std::string> hosts;
+      if (o.plan)
+        for (const RankPlan& r : o.plan->ranks)
+          hosts.insert(r.host);
+      if (hop_s > 0 && hosts.size() > 1)
+        o.plan->notes.push_back(fmt::format(
+            "{} adds {:.1f} ms to every hop between hosts (its round trips per remote stage)",
+            e.title, hop_s * 1e3));
     }
     return &it->second;
   };
@@ -336,7 +353,7 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
     }
     plan.alternatives.push_back(a);
   }
-  note_faster_elsewhere(plan, pick, outcomes, scorer, cluster, catalog);
+  note_faster_elsewhere(plan, pick, outcomes, own_split, scorer, cluster, catalog);
   note_rejected(plan, outcomes, gate, problem);
   note_measured_links(plan, cluster);
   mark_wired_limits(plan, problem);
