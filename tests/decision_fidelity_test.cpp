@@ -8,6 +8,10 @@
 //                               TP 4, pipelines of 2 and 4 GPUs, TP 2 x PP 2; 1, 8 and 32 streams
 //   layouts_decode_h200x2.json  the same on 2 x H200: one GPU, TP 2, a pipeline of 2
 //   moe_decode_h200x2.json      Qwen3-30B-A3B's shape on one and on two H200s
+//   layouts_decode_h200x4_no_p2p.json  the first file's layouts with NCCL_P2P_DISABLE=1: the GPUs
+//                               joined through host memory over PCIe 5
+//   mac_studio_decode_geerling.json  4 x M3 Ultra: exo's tensor parallel against llama.cpp's RPC
+//                               pipeline on 1, 2 and 4 Macs, three MoE models (a published run)
 // Every prediction comes from the real binary: `meshplan plan --concurrency N` on one host of
 // that many GPUs, `--strategy pipeline --tensor-degree D` to fix the layout inside it.
 //
@@ -23,6 +27,7 @@
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <fstream>
 #include <map>
@@ -43,16 +48,26 @@ using testing::temp_dir;
 constexpr double kRatioTolerance = 0.10;
 constexpr double kTieBand = 0.06;
 
-// One host of `gpus` H200s; without gpu_links the part's own fabric (NV18) joins them.
-std::string h200_host(int gpus) {
-  static std::map<int, std::string> paths;
-  auto& path = paths[gpus];
+// One host of `gpus` H200s; without `link` (gpu_links) the part's own fabric (NV18) joins them,
+// with "PHB" every pair crosses PCIe through the CPU.
+std::string h200_host(int gpus, const std::string& link) {
+  static std::map<std::pair<int, std::string>, std::string> paths;
+  auto& path = paths[{gpus, link}];
   if (path.empty()) {
-    path = temp_dir() + fmt::format("/h200x{}.yaml", gpus);
+    path = temp_dir() + fmt::format("/h200x{}{}.yaml", gpus, link);
+    std::string links;
+    if (!link.empty() && gpus > 1) {
+      links = "    gpu_links:\n";
+      for (int i = 0; i < gpus; ++i) {
+        std::vector<std::string> row(static_cast<size_t>(gpus), link);
+        row[static_cast<size_t>(i)] = "X";
+        links += fmt::format("      - [{}]\n", fmt::join(row, ", "));
+      }
+    }
     std::ofstream(path) << fmt::format(
         "hosts:\n  - name: g\n    os: {{kind: linux}}\n    memory: 2TiB\n"
-        "    usable_memory: 1TiB\n    gpus: {} x h200\n",
-        gpus);
+        "    usable_memory: 1TiB\n    gpus: {} x h200\n{}",
+        gpus, links);
   }
   return path;
 }
@@ -73,9 +88,9 @@ Layout layout_of(const std::string& name) {
 }
 
 // Aggregate decode tokens/s the plan predicts for `streams` streams.
-double predicted(const std::string& model, const Layout& l, int streams) {
+double predicted(const std::string& model, const Layout& l, int streams, const std::string& link) {
   std::vector<std::string> args = {
-      "plan",  "-c", h200_host(l.gpus), "-m", model, "--concurrency", std::to_string(streams),
+      "plan",  "-c", h200_host(l.gpus, link), "-m", model, "--concurrency", std::to_string(streams),
       "--json"};
   if (l.gpus > 1)
     args.insert(args.end(),
@@ -101,14 +116,17 @@ std::map<std::pair<std::string, int>, std::vector<Measured>> measured(const std:
   return out;
 }
 
-// Checks every pair of one file; returns how many were compared.
-int check_pairs(const std::string& file, const std::string& quant) {
+// Checks every pair of one file on hosts whose GPUs are joined by `link` ("": the part's own);
+// returns how many were compared. A pair in `misses` ("llama-3.1-8b 32 tp1/tp4") is held to its
+// winner only, and must still miss.
+int check_pairs(const std::string& file, const std::string& quant, const std::string& link = "",
+                std::set<std::string> misses = {}) {
   int pairs = 0;
   for (const auto& [key, runs] : measured(file)) {
     const auto& [model, streams] = key;
     std::map<std::string, double> plan;
     for (const Measured& m : runs)
-      plan[m.layout] = predicted(model + "-" + quant, layout_of(m.layout), streams);
+      plan[m.layout] = predicted(model + "-" + quant, layout_of(m.layout), streams, link);
     for (size_t i = 0; i < runs.size(); ++i) {
       for (size_t j = i + 1; j < runs.size(); ++j) {
         const Measured &a = runs[i], &b = runs[j];
@@ -119,7 +137,11 @@ int check_pairs(const std::string& file, const std::string& quant) {
         const std::string what =
             fmt::format("{} {} at {} stream(s), {} / {}: measured {:.3f}, predicted {:.3f}", file,
                         model, streams, a.layout, b.layout, measured_ratio, predicted_ratio);
-        EXPECT_NEAR(predicted_ratio / measured_ratio, 1.0, kRatioTolerance) << what;
+        if (misses.erase(fmt::format("{} {} {}/{}", model, streams, a.layout, b.layout))) {
+          EXPECT_GT(std::abs(predicted_ratio / measured_ratio - 1), kRatioTolerance) << what;
+        } else {
+          EXPECT_NEAR(predicted_ratio / measured_ratio, 1.0, kRatioTolerance) << what;
+        }
         if (std::abs(measured_ratio - 1) > kTieBand) {
           EXPECT_EQ(measured_ratio > 1, predicted_ratio > 1) << "another winner: " << what;
         }
@@ -127,11 +149,23 @@ int check_pairs(const std::string& file, const std::string& quant) {
       }
     }
   }
+  EXPECT_TRUE(misses.empty()) << "known misses that are not measured pairs";
   return pairs;
 }
 
 TEST(decision_fidelity_test, dense_layouts_on_four_h200s) {
   EXPECT_EQ(check_pairs("layouts_decode_h200x4.json", "bf16"), 42);
+}
+
+// The same four H200s told not to use their NVLinks (NCCL_P2P_DISABLE=1): every all-reduce step
+// goes through host memory over PCIe 5, as on GPUs without peer-to-peer access, planned as a host
+// whose GPU pairs cross PCIe (PHB) with the catalog's PCIe 5 figures. At 32 streams the all-reduce
+// of 256 KiB to 1 MiB over 4 GPUs takes longer than the line the catalog fits from 8 KiB to 1 MiB
+// (52 and 91 us measured for 48 and 69 us), so TP 4 gains less there than predicted.
+TEST(decision_fidelity_test, dense_layouts_on_four_h200s_through_host_memory) {
+  EXPECT_EQ(check_pairs("layouts_decode_h200x4_no_p2p.json", "bf16", "PHB",
+                        {"llama-3.1-8b 32 tp1/tp4", "llama-3.3-70b 32 tp1/tp4"}),
+            42);
 }
 
 TEST(decision_fidelity_test, dense_layouts_on_two_h200s) {

@@ -260,9 +260,11 @@ TEST(plan_cli_test, a_gpu_part_without_gpu_links_gets_its_own_fabric_and_says_so
   ASSERT_EQ(pcie.exit_code, 0) << pcie.err;
   EXPECT_NE(pcie.out.find("all-reduces over PHB (assumed: no gpu_links)"), std::string::npos)
       << pcie.out;
+  // The SXM box is faster than the two parts' memory bandwidths alone make it (3.35 against
+  // 2.0 TB/s): its all-reduces cross NVSwitch.
   json a = pipeline_plan_json_of(box("h100-sxm")), b = pipeline_plan_json_of(box("h100-pcie"));
   EXPECT_GT(a["predicted"]["decode_tokens_per_s"].get<double>(),
-            2 * b["predicted"]["decode_tokens_per_s"].get<double>());
+            3.35 / 2.0 * b["predicted"]["decode_tokens_per_s"].get<double>());
 }
 
 // --tensor-degree fixes the pipeline's groups inside a host: TP 2 x 2 stages on four GPUs.

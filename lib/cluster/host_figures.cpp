@@ -16,6 +16,12 @@ double apply_rule(double memory, const MemoryRule& rule) {
   return memory - std::max(rule.reserve_min_bytes, rule.reserve_fraction * memory);
 }
 
+// What one ring step of a decode-sized all-reduce (64 KiB) costs on `g`: how links are ranked,
+// since a cross-socket path may move bytes as fast as PCIe yet pay more a step.
+double step_cost_s(const HostFigures::GroupLink& g) {
+  return g.latency_s + g.step_s + (g.bandwidth > 0 ? 65536 / g.bandwidth : 1);
+}
+
 // The slowest link inside each group of consecutive GPUs, from the host's gpu_links matrix (NV#
 // counts links of the GPU's NVLink generation; PIX, PXB and PHB cross PCIe; NODE and SYS the
 // CPUs). Without a matrix the GPUs are taken to talk over PCIe, the slowest common case. The
@@ -70,7 +76,7 @@ void resolve_gpu_links(const Host& host, const ChipSpec* gpu_chip, const Catalog
                {&host.gpus[static_cast<size_t>(i)], &host.gpus[static_cast<size_t>(j)]})
             if (end->nvlinks > 0 && end->nvlink_GBps > 0)
               g.bandwidth = std::min(g.bandwidth, end->nvlinks * end->nvlink_GBps * 1e9);
-        if (slowest.link.empty() || g.bandwidth < slowest.bandwidth) {
+        if (slowest.link.empty() || step_cost_s(g) > step_cost_s(slowest)) {
           g.tp = d;
           slowest = g;
         }

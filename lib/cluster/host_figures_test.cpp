@@ -114,9 +114,12 @@ TEST(host_figures_test, nvlinks_that_are_down_lower_the_pairs_bandwidth) {
 TEST(host_figures_test, the_slowest_pair_decides_and_pcie_is_assumed_without_a_matrix) {
   HostFigures pcie = figures(kTwoH200 + "    gpu_fabric: pcie\n");
   EXPECT_EQ(pcie.gpu_link, "PHB");
-  EXPECT_DOUBLE_EQ(pcie.gpu_link_bandwidth, 50e9);  // PCIe 5 for an NVLink-4 generation GPU
-  EXPECT_DOUBLE_EQ(pcie.gpu_link_step_s, 20e-6);    // every ring step crosses the PCIe root
-  EXPECT_NEAR(in_host_collectives_s(pcie, 4096, 1), 2 * 2 * 20e-6 + 4 * 8192 / (2 * 50e9), 1e-12);
+  EXPECT_DOUBLE_EQ(pcie.gpu_link_bandwidth, 18e9);  // PCIe 5 for an NVLink-4 generation GPU
+  EXPECT_DOUBLE_EQ(pcie.gpu_link_latency_s, 13.2e-6);
+  EXPECT_DOUBLE_EQ(pcie.gpu_link_step_s, 1.6e-6);
+  // Two all-reduces, each lambda + 2(d-1)(sigma + 2h/(d beta)) over d = 2 GPUs.
+  EXPECT_NEAR(in_host_collectives_s(pcie, 4096, 1),
+              2 * (13.2e-6 + 2 * (1.6e-6 + 8192 / (2 * 18e9))), 1e-12);
 
   HostFigures sys = figures(
       "hosts:\n  - name: g\n    os: {kind: linux}\n    gpus: [{chip: a100-80gb}, {chip: "
@@ -124,7 +127,8 @@ TEST(host_figures_test, the_slowest_pair_decides_and_pcie_is_assumed_without_a_m
       "NV12, X]]\n");
   EXPECT_EQ(sys.gpus, 3);
   EXPECT_EQ(sys.gpu_link, "SYS");
-  EXPECT_DOUBLE_EQ(sys.gpu_link_bandwidth, 15e9);
+  EXPECT_DOUBLE_EQ(sys.gpu_link_bandwidth, 9e9);
+  EXPECT_DOUBLE_EQ(sys.gpu_link_step_s, 25e-6);
 
   // Without a matrix an SXM part sits on NVSwitch (its catalog fabric); a PCIe part on PCIe.
   HostFigures sxm = figures(kTwoH200);
@@ -134,7 +138,7 @@ TEST(host_figures_test, the_slowest_pair_decides_and_pcie_is_assumed_without_a_m
       "hosts:\n  - name: g\n    os: {kind: linux}\n    gpus: [{chip: h100-pcie}, {chip: "
       "h100-pcie}]\n");
   EXPECT_EQ(unknown.gpu_link, "PHB (assumed: no gpu_links)");
-  EXPECT_DOUBLE_EQ(unknown.gpu_link_bandwidth, 50e9);
+  EXPECT_DOUBLE_EQ(unknown.gpu_link_bandwidth, 18e9);
   // Slower links cost more per layer.
   EXPECT_GT(in_host_collectives_s(pcie, 8192, 8),
             in_host_collectives_s(figures(kTwoH200 + "    nvlink: 18\n"), 8192, 8));
