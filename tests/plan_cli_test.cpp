@@ -362,6 +362,46 @@ TEST(plan_cli_test, gpus_given_as_a_count_of_one_chip) {
   r = run_meshplan({"plan", "-c", bad, "-m", "llama-3.1-8b-bf16"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("h300"), std::string::npos) << r.err;
+  // A GB10 shares its DGX Spark's memory: one to a machine.
+  std::ofstream(bad) << "hosts:\n  - name: g\n    os: {kind: linux}\n    gpus: 2 x gb10\n";
+  r = run_meshplan({"plan", "-c", bad, "-m", "llama-3.1-8b-bf16"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad-gpus.yaml:4"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("a gb10 is the only GPU of its machine"), std::string::npos) << r.err;
+}
+
+// The Grace parts' GPUs reach one another through NVLink switches (GH200 NVL32, GB200 NVL72):
+// without gpu_links a tray of four GB200 GPUs all-reduces over NV18 on NVLink 5 and says so, and
+// runs DeepSeek V3.1 at TP 4 faster than the same GPUs joined across PCIe would.
+TEST(plan_cli_test, grace_parts_get_their_nvlink_switch_fabric) {
+  const std::string dir = testing::temp_dir();
+  auto tray = [&](const std::string& chip, const std::string& links) {
+    const std::string path = dir + "/" + chip + links + ".yaml";
+    std::ofstream(path) << "hosts:\n  - name: tray\n    os: {kind: linux}\n    memory: 1TiB\n"
+                        << "    gpus: 4 x " << chip << "\n"
+                        << links;
+    return path;
+  };
+  auto r = run_meshplan({"plan", "-c", tray("gb200", ""), "-m", "deepseek-v3.1-fp8"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("tray: all-reduces over NV18 (the gb200's fabric: no gpu_links given)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(tp 4)"), std::string::npos) << r.out;
+  auto gh = run_meshplan({"plan", "-c", tray("gh200", ""), "-m", "llama-3.3-70b-bf16"});
+  ASSERT_EQ(gh.exit_code, 0) << gh.err;
+  EXPECT_NE(gh.out.find("all-reduces over NV18 (the gh200's fabric"), std::string::npos) << gh.out;
+  // The same GPUs told to cross PCIe instead are priced slower.
+  const std::string pcie =
+      "    gpu_links: [[X, PHB, PHB, PHB], [PHB, X, PHB, PHB], "
+      "[PHB, PHB, X, PHB], [PHB, PHB, PHB, X]]\n";
+  auto tps = [&](const std::string& path) {
+    auto q = run_meshplan({"plan", "-c", path, "-m", "deepseek-v3.1-fp8", "--json"});
+    EXPECT_EQ(q.exit_code, 0) << q.err;
+    return q.exit_code == 0 ? json::parse(q.out)["predicted"]["decode_tokens_per_s"].get<double>()
+                            : 0;
+  };
+  EXPECT_GT(tps(tray("gb200", "")), tps(tray("gb200", pcie)) * 1.05);
 }
 
 TEST(plan_cli_test, vllm_and_torchrun_follow_the_groups_of_gpus) {

@@ -92,7 +92,14 @@ std::vector<Gpu> read_gpu_count(const DocNode& n, const Catalog& catalog) {
         text));
   Gpu g;
   g.chip = text.substr(x + 3);
-  if (!catalog.find_chip(g.chip)) n.fail(unknown_chip(g.chip, catalog));
+  const ChipSpec* chip = catalog.find_chip(g.chip);
+  if (!chip) n.fail(unknown_chip(g.chip, catalog));
+  // A GPU that shares its machine's memory (GB10) is the machine's only one.
+  if (count > 1 && chip->unified_memory)
+    n.fail(
+        fmt::format("a {} is the only GPU of its machine; give each machine a host of its own "
+                    "and join them with a link (two DGX Sparks: kind 200gbe, rdma: true)",
+                    g.chip));
   return std::vector<Gpu>(static_cast<size_t>(count), g);
 }
 
