@@ -56,8 +56,8 @@ def main():
           "by the stream count (every stream advances one token per step). A pipeline step is one batch "
           "through every stage, no micro-batching. Ratios are layout tok/s over TP1 tok/s of the same file.")
     print()
-    print("The brief asked for 4 x H100; three calls for `nvidia-h100-x4` and one for `nvidia-h100-x2` "
-          "were each given H200s instead, so the multi-GPU figures are H200 (4 x H200 SXM, all pairs NV18). "
+    print("4 x H100 were asked for; every call for `nvidia-h100-x4` or `nvidia-h100-x2` (seven, over three "
+          "sessions) was given H200s instead, so the multi-GPU figures are H200 (4 x H200 SXM, all pairs NV18). "
           "H100 was measured on one GPU only (TP1, last table).")
     print()
     print("## 4 x H200, first run")
@@ -73,6 +73,13 @@ def main():
     print("## 2 x H200")
     print()
     c = layout_table("layouts_decode_h200x2.json")
+    print("## 4 x H200 through host memory (NCCL_P2P_DISABLE=1)")
+    print()
+    print("The first run's machine kind with NCCL's peer-to-peer access turned off: every all-reduce step and "
+          "pipeline hop goes through host memory over each GPU's PCIe 5 link (NCCL's SHM transport), as on "
+          "GPUs without peer-to-peer access.")
+    print()
+    layout_table("layouts_decode_h200x4_no_p2p.json")
     print("## 1 x H100 80GB HBM3 (TP1 only), against TP1 of the 4 x H200 first run")
     print()
     h = load("layouts_decode_h100x1.json")
@@ -106,7 +113,8 @@ def main():
     print()
     print("| file | GPUs | 8 KiB | 64 KiB | 256 KiB | 512 KiB | 1 MiB | 4 MiB | 16 MiB (us) | lambda us | us/MiB | lsq lambda us | lsq us/MiB |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for name in ("allreduce_h200x4.json", "allreduce_h200x4_run2.json", "allreduce_h200x2.json"):
+    for name in ("allreduce_h200x4.json", "allreduce_h200x4_run2.json", "allreduce_h200x2.json",
+                 "allreduce_h200x4_no_p2p.json"):
         j = load(name)
         for fit in j["fit"]:
             us = {r["bytes"]: r["us"] for r in j["results"] if r["ranks"] == fit["ranks"]}

@@ -100,13 +100,13 @@ TEST(netns_calibrate_test, figures_match_the_tests_own_and_plan_names_them) {
     {"name": "node-2", "os": "linux", "memory": "32GiB", "mem_bandwidth": "50GB/s", "flops": "1T"}],
     "links": []})";
   // Calibrate, then the test's own figures. Both take the best of repeated runs, and a machine
-  // shared with other work (a build beside the tests) only ever slows either side: up to three
+  // shared with other work (a build beside the tests) only ever slows either side: up to five
   // tries, each side's best figure over them compared with the other's.
   json c;
   double bandwidth = 0, flops = 0, own_bandwidth = 0, own_flops = 0;
   double best_bandwidth = 0, best_flops = 0, best_own_bandwidth = 0, best_own_flops = 0;
   std::string tries;
-  for (int attempt = 1; attempt <= 3; ++attempt) {
+  for (int attempt = 1; attempt <= 5; ++attempt) {
     // One host at a time: the namespaces share this machine's cores.
     auto r =
         meshplan({"calibrate", "-c", cluster, "-o", calibrated, "--jobs", "1", "--timeout", "57"});
