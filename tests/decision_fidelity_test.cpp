@@ -217,7 +217,10 @@ TEST(decision_fidelity_test, tensor_against_pipeline_on_four_mac_studios) {
     for (const json& pair : m["pairs"])
       misses[m["model"]].insert(pair.get<std::string>());
   int held = 0, winners_only = 0;
-  for (auto& [model, runs] : by_model) {
+  for (const auto& entry : by_model) {
+    // Named, not bound: a lambda below captures them (C++17 cannot capture a structured binding).
+    const std::string& model = entry.first;
+    const std::vector<MacRun>& runs = entry.second;
     std::map<std::pair<std::string, int>, double> plan;
     int fewest = 99;
     for (const MacRun& r : runs) {
