@@ -56,8 +56,8 @@ def main():
           "by the stream count (every stream advances one token per step). A pipeline step is one batch "
           "through every stage, no micro-batching. Ratios are layout tok/s over TP1 tok/s of the same file.")
     print()
-    print("4 x H100 were asked for; every call for `nvidia-h100-x4` or `nvidia-h100-x2` (every one, over three "
-          "sessions) was given H200s instead, so the multi-GPU figures are H200 (4 x H200 SXM, all pairs NV18). "
+    print("4 x H100 were asked for; every call for `nvidia-h100-x4` or `nvidia-h100-x2`, over three "
+          "sessions, was given H200s instead, so the multi-GPU figures are H200 (4 x H200 SXM, all pairs NV18). "
           "H100 was measured on one GPU only (TP1, last table).")
     print()
     print("## 4 x H200, first run")
