@@ -194,21 +194,17 @@ PlanningProblem PlanningProblem::subset(const std::vector<size_t>& members,
   return p;
 }
 
-PlanningProblem PlanningProblem::with_solver(const std::string& solver) const {
+PlanningProblem PlanningProblem::for_engine(const std::string& solver, double extra_hop_s) const {
   PlanningProblem p = for_backend(request_.backend, {});
   p.request_.solver = solver;
-  return p;
-}
-
-PlanningProblem PlanningProblem::with_hop_overhead(double extra_s) const {
-  PlanningProblem p = for_backend(request_.backend, {});
+  if (extra_hop_s <= 0) return p;
   p.set_links_from(p, [&](const LinkMatrix& m) {
     LinkMatrix out = m;
     for (auto& row : out)
       for (auto& link : row)
         if (link) {
-          link->latency_s += extra_s;
-          link->tcp_latency_s += extra_s;
+          link->latency_s += extra_hop_s;
+          link->tcp_latency_s += extra_hop_s;
         }
     return out;
   });

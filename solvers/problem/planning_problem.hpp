@@ -62,11 +62,10 @@ class PlanningProblem {
   // The same problem planned for one backend: its links only, and no RDMA link touching a host in
   // `no_rdma` (candidate indices of hosts that cannot run RDMA, e.g. an old macOS).
   PlanningProblem for_backend(const std::string& backend, const std::vector<size_t>& no_rdma) const;
-  // The same problem with another pipeline solver (an engine's own split), all else kept.
-  PlanningProblem with_solver(const std::string& solver) const;
-  // The same problem with `extra_s` added to every hop between two hosts (an engine's own cost
-  // per hop, llama.cpp RPC's round trips), all else kept.
-  PlanningProblem with_hop_overhead(double extra_s) const;
+  // The same problem as an engine plans it: its pipeline solver (an engine's own split) and
+  // `extra_hop_s` added to every hop between two hosts (llama.cpp RPC's round trips), all else
+  // kept.
+  PlanningProblem for_engine(const std::string& solver, double extra_hop_s) const;
   // The same problem with each candidate's GPUs split tensor-parallel `tp[i]` wide
   // (at_tensor_degree), pins and host limits kept.
   PlanningProblem at_tensor_degrees(const std::vector<int>& tp) const;

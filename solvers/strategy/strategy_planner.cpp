@@ -8,7 +8,6 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <set>
 #include <utility>
 
 #include "lib/cluster/mlx_backend.hpp"
@@ -301,20 +300,14 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
     auto it = own_splits.find(key);
     if (it == own_splits.end()) {
       std::vector<PlanningProblem> split;
-      for (const PlanningProblem& p : problems) {
-        PlanningProblem own = hop_s > 0 ? p.with_hop_overhead(hop_s) : p.with_solver(solver);
-        split.push_back(solver.empty() || hop_s == 0 ? std::move(own) : own.with_solver(solver));
-      }
+      for (const PlanningProblem& p : problems)
+        split.push_back(p.for_engine(solver.empty() ? request.solver : solver, hop_s));
       it = own_splits
                .emplace(key, plan_strategy(meshplan::strategy(StrategyKind::kPipeline), split,
                                            routes, gate, request, clock))
                .first;
       Outcome& o = it->second;
-      std::set<std::string> hosts;
-      if (o.plan)
-        for (const RankPlan& r : o.plan->ranks)
-          hosts.insert(r.host);
-      if (hop_s > 0 && hosts.size() > 1)
+      if (hop_s > 0 && o.plan && plan_hosts(*o.plan).size() > 1)
         o.plan->notes.push_back(fmt::format(
             "{} adds {:.1f} ms to every hop between hosts (its round trips per remote stage)",
             e.title, hop_s * 1e3));
