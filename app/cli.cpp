@@ -5,7 +5,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "app/commands.hpp"
@@ -76,7 +78,23 @@ Run `meshplan COMMAND --help` for the options and examples of a command.)";
 int run_cli(int argc, char** argv) {
   Console console = Console::standard();
   RealFileSystem fs;
-  SteadyClock clock;
+  SteadyClock steady;
+  // MESHPLAN_WORK_CLOCK=MICROSECONDS: searches with a deadline spend a fixed budget of work (each
+  // clock reading counts that long), so a plan is the same on a busy machine as on an idle one.
+  std::unique_ptr<WorkClock> work;
+  if (const char* tick = std::getenv("MESHPLAN_WORK_CLOCK"); tick && *tick) {
+    char* end = nullptr;
+    const double us = std::strtod(tick, &end);
+    if (*end != '\0' || !(us > 0)) {
+      console.error(fmt::format(
+          "MESHPLAN_WORK_CLOCK is \"{}\": expected the microseconds one clock reading counts, "
+          "for example MESHPLAN_WORK_CLOCK=20",
+          tick));
+      return 2;
+    }
+    work = std::make_unique<WorkClock>(us * 1e-6);
+  }
+  const Clock& clock = work ? static_cast<const Clock&>(*work) : steady;
   int verbose = 0;
   bool quiet = false;
   try {
