@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "lib/configure/undo_file.hpp"
+#include "deploy/configure/undo_file.hpp"
 #include "lib/core/error.hpp"
-#include "lib/discovery/host_list.hpp"
+#include "lib/remote/host_list.hpp"
 
 namespace meshplan {
 namespace {

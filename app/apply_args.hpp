@@ -7,8 +7,8 @@
 
 #include "app/commands.hpp"
 #include "app/ssh_args.hpp"
+#include "deploy/configure/apply_runner.hpp"
 #include "lib/cluster/cluster.hpp"
-#include "lib/configure/apply_runner.hpp"
 
 namespace meshplan {
 

@@ -6,8 +6,8 @@
 #include "app/commands.hpp"
 #include "app/ssh_args.hpp"
 #include "app/topology_args.hpp"
+#include "deploy/configure/calibrate.hpp"
 #include "lib/cluster/cluster_writer.hpp"
-#include "lib/configure/calibrate.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/nearest_names.hpp"
 

@@ -4,17 +4,17 @@
 #include <memory>
 
 #include "app/ssh_args.hpp"
+#include "deploy/preflight/preflight.hpp"
 #include "lib/cluster/cluster_writer.hpp"
 #include "lib/core/error.hpp"
-#include "lib/discovery/host_list.hpp"
-#include "lib/preflight/preflight.hpp"
+#include "lib/remote/host_list.hpp"
 
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
 #include "lib/core/document.hpp"
-#include "lib/topologies/check_report.hpp"
-#include "lib/topologies/hostfile_check.hpp"
-#include "lib/topologies/mlx_hostfile.hpp"
+#include "topologies/check_report.hpp"
+#include "topologies/hostfile_check.hpp"
+#include "topologies/mlx_hostfile.hpp"
 
 namespace meshplan {
 namespace {

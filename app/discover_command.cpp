@@ -11,17 +11,17 @@
 
 #include "app/commands.hpp"
 #include "app/ssh_args.hpp"
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/cluster/cluster_writer.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/shell_quote.hpp"
 #include "lib/core/units.hpp"
 #include "lib/discovery/discover_targets.hpp"
 #include "lib/discovery/discovery.hpp"
-#include "lib/discovery/host_list.hpp"
-#include "lib/discovery/libssh_executor.hpp"
-#include "lib/discovery/replay_folder.hpp"
-#include "lib/discovery/scontrol_parser.hpp"
-#include "lib/topologies/cluster_loader.hpp"
+#include "lib/probes/replay_folder.hpp"
+#include "lib/probes/scontrol_parser.hpp"
+#include "lib/remote/host_list.hpp"
+#include "lib/remote/libssh_executor.hpp"
 
 namespace meshplan {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
-#include "lib/emit/cluster_dot.hpp"
+#include "deploy/emit/cluster_dot.hpp"
 
 namespace meshplan {
 namespace {

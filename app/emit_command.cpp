@@ -3,10 +3,10 @@
 
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
+#include "deploy/emit/emit_all.hpp"
+#include "deploy/emit/emit_formats.hpp"
 #include "lib/core/error.hpp"
-#include "lib/discovery/slurm_hostlist.hpp"
-#include "lib/emit/emit_all.hpp"
-#include "lib/emit/emit_formats.hpp"
+#include "lib/remote/slurm_hostlist.hpp"
 
 namespace meshplan {
 namespace {

@@ -6,7 +6,7 @@
 #include "app/commands.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
-#include "lib/discovery/host_list.hpp"
+#include "lib/remote/host_list.hpp"
 
 namespace meshplan {
 

@@ -5,6 +5,7 @@
 #include "app/plan_args.hpp"
 #include "app/topology_args.hpp"
 
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/shell_quote.hpp"
 #include "lib/core/units.hpp"
@@ -14,7 +15,6 @@
 #include "lib/plan/plan_json.hpp"
 #include "lib/plan/plan_report.hpp"
 #include "lib/plan/workload_plan.hpp"
-#include "lib/topologies/cluster_loader.hpp"
 #include "solvers/problem/plan_request.hpp"
 #include "solvers/serving/serving_planner.hpp"
 #include "solvers/serving/workload.hpp"

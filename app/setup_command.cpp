@@ -3,8 +3,9 @@
 #include "app/apply_args.hpp"
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
+#include "deploy/writers/wired_limits.hpp"
 #include "lib/core/error.hpp"
-#include "lib/emit/setup_commands.hpp"
+#include "topologies/setup_commands.hpp"
 
 namespace meshplan {
 namespace {

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "lib/core/error.hpp"
-#include "lib/discovery/host_list.hpp"
+#include "lib/remote/host_list.hpp"
 
 namespace meshplan {
 

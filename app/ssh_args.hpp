@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "lib/discovery/libssh_executor.hpp"
+#include "lib/remote/libssh_executor.hpp"
 
 namespace meshplan {
 

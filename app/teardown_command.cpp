@@ -4,7 +4,7 @@
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
 #include "lib/core/error.hpp"
-#include "lib/emit/setup_commands.hpp"
+#include "topologies/setup_commands.hpp"
 
 namespace meshplan {
 namespace {

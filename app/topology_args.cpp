@@ -1,9 +1,9 @@
 #include "app/topology_args.hpp"
 
+#include "deploy/layout/plan_match.hpp"
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/core/document.hpp"
 #include "lib/core/error.hpp"
-#include "lib/emit/plan_match.hpp"
-#include "lib/topologies/cluster_loader.hpp"
 
 namespace meshplan {
 

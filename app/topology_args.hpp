@@ -6,8 +6,8 @@
 #include <string>
 
 #include "app/commands.hpp"
-#include "lib/plan/plan_ranks.hpp"
-#include "lib/topologies/backend_rules.hpp"
+#include "lib/plan/plan_file_reader.hpp"
+#include "topologies/backend_rules.hpp"
 
 namespace meshplan {
 

@@ -4,7 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "app/apply_args.hpp"
-#include "lib/configure/undo_file.hpp"
+#include "deploy/configure/undo_file.hpp"
 #include "lib/core/error.hpp"
 
 namespace meshplan {

@@ -9,10 +9,10 @@
 #include <fstream>
 #include <regex>
 
+#include "deploy/configure/calibrate.hpp"
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/cluster/cluster_writer.hpp"
-#include "lib/configure/calibrate.hpp"
 #include "lib/core/units.hpp"
-#include "lib/topologies/cluster_loader.hpp"
 #include "tests/test_support.hpp"
 
 namespace meshplan::calibrate_cli_test {

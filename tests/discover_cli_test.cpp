@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/cluster/catalog.hpp"
-#include "lib/topologies/cluster_loader.hpp"
+#include "lib/cluster/cluster_loader.hpp"
 #include "tests/dock_pair.hpp"
 #include "tests/test_support.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/discovery/remote_executor.hpp"
+#include "lib/remote/remote_executor.hpp"
 
 namespace meshplan::testing {
 

@@ -8,11 +8,11 @@
 #include <optional>
 #include <string>
 
+#include "deploy/layout/emit_input.hpp"
+#include "deploy/layout/plan_match.hpp"
 #include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/core/document.hpp"
-#include "lib/emit/emit_formats.hpp"
-#include "lib/emit/plan_match.hpp"
-#include "lib/topologies/cluster_loader.hpp"
 #include "tests/test_support.hpp"
 
 namespace meshplan::testing {

@@ -1,10 +1,13 @@
 // The libraries depend on each other only as CMakeLists.txt states it: each
-// `meshplan_library(NAME FOLDER DEPS...)` line names the libraries its folder may use, and no
-// source of a library includes a header of a library it does not reach through them. No unit (a
-// header and its source) includes its way back to itself. Unit tests beside a module may include
-// anything; they are skipped.
+// `meshplan_library(NAME FOLDER DEPS...)` line names the libraries its folder may use, those lines
+// form no loop, and each top-level folder (lib/, topologies/, solvers/ and deploy/) uses only the
+// layers below it. No source of a library includes a header of a library it does not reach
+// through them, and neither does a unit test beside it (a tests/ header it includes counts with
+// every header that one includes). No unit (a header and its source) includes its way back to
+// itself. Tests that need more than their module may use live in tests/.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -74,7 +77,25 @@ std::string unit_of(const std::string& path) {
   return stem;
 }
 
-// Every file given as path -> text: the includes that climb out of what its folder may use.
+// What a tests/ header brings along: its includes, a tests/ header followed to what it includes.
+std::vector<std::string> includes_through_tests(const std::string& target,
+                                                const std::map<std::string, std::string>& files,
+                                                std::set<std::string>& seen) {
+  const std::regex include_line(R"re(#include "([^"]+)")re");
+  std::vector<std::string> out;
+  if (!target.starts_with("tests/")) return {target};
+  if (!seen.insert(target).second) return {};
+  auto text = files.find(target);
+  if (text == files.end()) return {};
+  for (std::sregex_iterator it(text->second.begin(), text->second.end(), include_line), end;
+       it != end; ++it)
+    for (const std::string& t : includes_through_tests((*it)[1], files, seen))
+      out.push_back(t);
+  return out;
+}
+
+// Every file given as path -> text: the includes that climb out of what its folder may use. A
+// unit test's include of a tests/ header counts as what that header includes.
 std::vector<std::string> climbing_includes(
     const std::map<std::string, std::set<std::string>>& allowed,
     const std::map<std::string, std::string>& files) {
@@ -83,12 +104,60 @@ std::vector<std::string> climbing_includes(
   for (const auto& [path, text] : files) {
     auto ok = allowed.find(folder_of(path));
     if (ok == allowed.end()) continue;
+    const bool test = path.ends_with("_test.cpp");
     for (std::sregex_iterator it(text.begin(), text.end(), include_line), end; it != end; ++it) {
       std::string target = (*it)[1];
-      if (!ok->second.count(folder_of(target))) out.push_back(path + " includes " + target);
+      std::set<std::string> seen;
+      std::vector<std::string> reached =
+          test ? includes_through_tests(target, files, seen) : std::vector<std::string>{target};
+      for (const std::string& r : reached) {
+        if (ok->second.count(folder_of(r))) continue;
+        out.push_back(path + " includes " + target +
+                      (r == target ? "" : " (which includes " + r + ")"));
+        break;
+      }
     }
   }
   return out;
+}
+
+// A loop among the libraries' `uses` ("a -> b -> a"), or "" when there is none.
+std::string library_loop(const std::map<std::string, Library>& layers) {
+  std::map<std::string, int> state;  // 1 on the path, 2 done
+  std::vector<std::string> path;
+  std::string loop;
+  std::function<bool(const std::string&)> visit = [&](const std::string& u) {
+    state[u] = 1;
+    path.push_back(u);
+    auto lib = layers.find(u);
+    if (lib != layers.end()) {
+      for (const std::string& v : lib->second.uses) {
+        if (state[v] == 1) {
+          for (auto it = std::find(path.begin(), path.end(), v); it != path.end(); ++it)
+            loop += *it + " -> ";
+          loop += v;
+          return true;
+        }
+        if (state[v] == 0 && visit(v)) return true;
+      }
+    }
+    path.pop_back();
+    state[u] = 2;
+    return false;
+  };
+  for (const auto& [u, _] : layers)
+    if (state[u] == 0 && visit(u)) break;
+  return loop;
+}
+
+// The layer of a library folder: lib/ 0, topologies/ 1, solvers/ and deploy/ 2 (side by side),
+// bench/ 3.
+int layer_of(const std::string& folder) {
+  const std::string top = folder.substr(0, folder.find('/'));
+  if (top == "lib") return 0;
+  if (top == "topologies") return 1;
+  if (top == "solvers" || top == "deploy") return 2;
+  return 3;
 }
 
 // A loop of units through their includes ("a -> b -> a"), or "" when there is none.
@@ -132,26 +201,33 @@ const std::map<std::string, Library>& layers() {
   return table;
 }
 
-// Every library source and header of the repository (tests beside them left out), and app/.
-std::map<std::string, std::string> product_files() {
+// Every library source and header of the repository and app/; with `tests`, the unit tests
+// beside the libraries and the tests/ headers too.
+std::map<std::string, std::string> source_files(bool tests) {
   std::map<std::string, std::string> files;
   std::set<std::string> folders = {"app"};
   for (const auto& [name, lib] : layers())
     folders.insert(lib.folder);
+  if (tests) folders.insert("tests");
   for (const std::string& folder : folders) {
     for (const auto& entry : fs::directory_iterator(source_path(folder))) {
       const std::string name = entry.path().filename().string();
-      if (name.ends_with("_test.cpp")) continue;
+      if (name.ends_with("_test.cpp") && (!tests || folder == "tests")) continue;
       if (!name.ends_with(".cpp") && !name.ends_with(".hpp")) continue;
+      if (folder == "tests" && !name.ends_with(".hpp")) continue;
       files[folder + "/" + name] = read_text(entry.path().string());
     }
   }
   return files;
 }
+std::map<std::string, std::string> product_files() {
+  return source_files(false);
+}
 
 TEST(layering_test, cmake_states_every_library_folder) {
   ASSERT_GE(layers().size(), 16u);
-  EXPECT_EQ(layers().at("meshplan_emit").folder, "lib/emit");
+  EXPECT_EQ(layers().at("meshplan_emit").folder, "deploy/emit");
+  EXPECT_EQ(layers().at("meshplan_topologies").folder, "topologies");
   EXPECT_EQ(layers().at("meshplan_pipeline").uses, std::vector<std::string>{"meshplan_problem"});
 }
 
@@ -160,6 +236,36 @@ TEST(layering_test, no_library_includes_a_library_above_it) {
   EXPECT_GT(files.size(), 300u);
   for (const std::string& climb : climbing_includes(allowed_folders(layers()), files))
     ADD_FAILURE() << climb;
+}
+
+// A unit test beside a module includes only what its module may use; a tests/ header counts with
+// what it includes.
+TEST(layering_test, no_unit_test_includes_above_its_module) {
+  auto files = source_files(true);
+  size_t tests = 0;
+  for (const auto& [path, text] : files)
+    tests += path.ends_with("_test.cpp");
+  EXPECT_GT(tests, 100u);
+  for (const std::string& climb : climbing_includes(allowed_folders(layers()), files))
+    ADD_FAILURE() << climb;
+}
+
+TEST(layering_test, cmake_states_no_loop_between_libraries) {
+  EXPECT_EQ(library_loop(layers()), "");
+}
+
+// Each top-level folder uses only the layers below it (or libraries of its own folder): lib/
+// nothing above, topologies/ only lib/, solvers/ and deploy/ neither each other.
+TEST(layering_test, each_layer_uses_only_the_layers_below) {
+  for (const auto& [name, lib] : layers()) {
+    const std::string top = lib.folder.substr(0, lib.folder.find('/'));
+    for (const std::string& used : lib.uses) {
+      const std::string& folder = layers().at(used).folder;
+      const bool same = folder.substr(0, folder.find('/')) == top;
+      EXPECT_TRUE(same || layer_of(folder) < layer_of(lib.folder))
+          << name << " (" << lib.folder << ") uses " << used << " (" << folder << ")";
+    }
+  }
 }
 
 // The check itself: a lib/ source that includes a solver is caught, and so is a loop.
@@ -178,6 +284,17 @@ TEST(layering_test, the_checks_catch_a_climbing_include_and_a_loop) {
   EXPECT_EQ(unit_loop(files), "");
   files["solvers/pipeline/b.cpp"] += "#include \"lib/emit/a.hpp\"\n";
   EXPECT_EQ(unit_loop(files), "lib/emit/a -> solvers/pipeline/b -> lib/emit/a");
+  // A unit test that reaches a solver through a tests/ header.
+  files = {{"lib/emit/a_test.cpp", "#include \"tests/fixtures.hpp\"\n"},
+           {"tests/fixtures.hpp", "#include \"solvers/pipeline/b.hpp\"\n"}};
+  EXPECT_EQ(
+      climbing_includes(allowed_folders(fake), files),
+      std::vector<std::string>{"lib/emit/a_test.cpp includes tests/fixtures.hpp (which includes "
+                               "solvers/pipeline/b.hpp)"});
+  // A loop in the CMake graph.
+  EXPECT_EQ(library_loop(fake), "");
+  fake["meshplan_core"].uses.push_back("meshplan_emit");
+  EXPECT_EQ(library_loop(fake), "meshplan_core -> meshplan_emit -> meshplan_core");
 }
 
 TEST(layering_test, lib_uses_only_lib) {
@@ -193,12 +310,14 @@ TEST(layering_test, no_unit_includes_its_way_back_to_itself) {
   EXPECT_EQ(unit_loop(product_files()), "");
 }
 
-// lib/ and solvers/ hold only library folders (and the embedded data).
+// lib/, solvers/ and deploy/ hold only library folders (and the embedded data); topologies/ is
+// one library.
 TEST(layering_test, no_loose_sources) {
   std::set<std::string> folders;
   for (const auto& [name, lib] : layers())
     folders.insert(lib.folder);
-  for (const std::string top : {"lib", "solvers"}) {
+  EXPECT_TRUE(folders.count("topologies"));
+  for (const std::string top : {"lib", "solvers", "deploy"}) {
     for (const auto& entry : fs::directory_iterator(source_path(top))) {
       std::string folder = top + "/" + entry.path().filename().string();
       EXPECT_TRUE(entry.is_directory()) << folder;
@@ -216,7 +335,7 @@ TEST(layering_test, no_loose_sources) {
 TEST(layering_test, each_test_file_has_its_own_namespace) {
   std::vector<std::string> wrong;
   size_t files = 0;
-  for (const std::string top : {"lib", "solvers", "bench", "tests"}) {
+  for (const std::string top : {"lib", "topologies", "solvers", "deploy", "bench", "tests"}) {
     for (const auto& entry : fs::recursive_directory_iterator(source_path(top))) {
       std::string name = entry.path().filename().string();
       if (!entry.is_regular_file() || !name.ends_with("_test.cpp")) continue;

@@ -43,34 +43,34 @@ const std::set<std::pair<std::string, std::string>>& allowed() {
       // An interface's kind (NetInterface::kind: ethernet, wifi, thunderbolt, bridge, other).
       {"lib/cluster/host_reader.cpp", "ethernet"},
       {"lib/cluster/host_reader.cpp", "wifi"},
-      {"lib/discovery/networksetup_parser.cpp", "ethernet"},
-      {"lib/discovery/networksetup_parser.cpp", "wifi"},
+      {"lib/probes/networksetup_parser.cpp", "ethernet"},
+      {"lib/probes/networksetup_parser.cpp", "wifi"},
       {"lib/discovery/network_grouping.cpp", "ethernet"},
       {"lib/discovery/network_grouping.cpp", "wifi"},
       {"lib/discovery/host_builder.cpp", "ethernet"},
       {"lib/discovery/host_builder.cpp", "wifi"},
-      {"lib/topologies/host_networks.cpp", "ethernet"},
-      {"lib/topologies/host_networks.cpp", "wifi"},
+      {"topologies/host_networks.cpp", "ethernet"},
+      {"topologies/host_networks.cpp", "wifi"},
       {"solvers/advice/cable_changes.cpp", "ethernet"},
       // The catalog's key for a machine's Ethernet port (lib/data/machines.json).
       {"lib/cluster/catalog.cpp", "ethernet"},
       // A generated cluster's topology (full-mesh, ring, chain, star).
       {"lib/cluster/cluster_reader.cpp", "ring"},
-      {"lib/topologies/generators.cpp", "ring"},
+      {"lib/cluster/generators.cpp", "ring"},
       // A tensor's role in a model (the expert weights).
       {"lib/models/model.cpp", "expert"},
-      // Names of emit formats (lib/emit/emit_formats.cpp's table), in their messages.
-      {"lib/emit/emit_formats.cpp", "vllm"},
-      {"lib/emit/emit_formats.cpp", "llama-rpc"},
-      {"lib/emit/replica_launch.cpp", "vllm"},
-      {"lib/emit/replica_launch.cpp", "llama-rpc"},
-      {"lib/emit/vllm_launch.cpp", "vllm"},
-      {"lib/emit/slurm_batch.cpp", "vllm"},
-      {"lib/emit/llama_rpc.cpp", "llama-rpc"},
+      // Names of emit formats (deploy/emit/emit_formats.cpp's table), in their messages.
+      {"deploy/emit/emit_formats.cpp", "vllm"},
+      {"deploy/emit/emit_formats.cpp", "llama-rpc"},
+      {"deploy/emit/replica_launch.cpp", "vllm"},
+      {"deploy/emit/replica_launch.cpp", "llama-rpc"},
+      {"deploy/writers/vllm_launch.cpp", "vllm"},
+      {"deploy/writers/slurm_batch.cpp", "vllm"},
+      {"deploy/writers/llama_rpc.cpp", "llama-rpc"},
       // Programs on a generated command line, and a launch guide's heading.
-      {"lib/emit/vllm_disaggregated.cpp", "vllm"},
-      {"lib/emit/exo_env.cpp", "exo"},
-      {"lib/emit/launch_guide.cpp", "exo"},
+      {"deploy/writers/vllm_disaggregated.cpp", "vllm"},
+      {"deploy/writers/exo_env.cpp", "exo"},
+      {"deploy/emit/launch_guide.cpp", "exo"},
   };
   return a;
 }

@@ -8,11 +8,11 @@
 #include <string>
 
 #include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/cluster/host_figures.hpp"
 #include "lib/cluster/link_graph.hpp"
 #include "lib/core/error.hpp"
 #include "lib/models/model.hpp"
-#include "lib/topologies/cluster_loader.hpp"
 #include "solvers/problem/plan_inputs.hpp"
 #include "tests/test_support.hpp"
 

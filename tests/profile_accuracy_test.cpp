@@ -12,10 +12,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/cluster/host_figures.hpp"
 #include "lib/core/file_system.hpp"
 #include "lib/models/model_loader.hpp"
-#include "lib/topologies/cluster_loader.hpp"
 #include "solvers/problem/throughput_profile.hpp"
 #include "tests/test_support.hpp"
 

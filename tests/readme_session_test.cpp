@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/cluster/cluster_writer.hpp"
-#include "lib/topologies/cluster_loader.hpp"
 #include "tests/test_support.hpp"
 
 namespace meshplan::readme_session_test {

@@ -1,143 +1,139 @@
 #!/usr/bin/env bash
-# Runs the same matrix of commands with two meshplan binaries and compares what they print:
-# plan --json, check --json, emit (every format and backend) and dot on every example cluster,
-# every cluster fixture and every replay folder. Timing fields (solve_ms) are blanked first.
-# Used to prove that a restructuring changed no behaviour:
+# Runs one matrix of commands with two meshplan binaries and compares everything they write, to
+# prove that a restructuring changed no behaviour:
 #
-#   tests/same_outputs.sh OLD_BINARY NEW_BINARY
+#   tests/same_outputs.sh OLD_BINARY NEW_BINARY     compare (exit 0: identical, 1: the diffs)
+#   tests/same_outputs.sh --collect BINARY DIR      only write one binary's outputs into DIR
 #
-# Exit 0 when every output (stdout, and the exit code) is identical, 1 otherwise (the diffs are
-# printed).
+# The matrix: every example cluster and every cluster fixture (Macs, GPU nodes, the launch,
+# advice, profile and Helix fixtures) and every replay folder (through discover); on each,
+# check and dot (text and JSON, every backend) and the backend formats; plan under both
+# objectives (latency: every strategy; throughput: auto and routed at 8 streams) for several
+# models, each plan's text, JSON and file, then every emit format on the plan file, `emit all`'s
+# whole folder (LAUNCH.md included) and dot --plan; advise and profile; the workload plan.
+# Searches with a deadline run on a work clock (MESHPLAN_WORK_CLOCK), so that two runs of one
+# binary agree; solve and phase times are blanked.
 set -uo pipefail
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 OLD_BINARY NEW_BINARY" >&2
-  exit 2
-fi
-old=$(realpath "$1")
-new=$(realpath "$2")
 root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
-clusters=("$root"/examples/clusters/*.yaml "$root"/tests/fixtures/clusters/*.json)
-# Replays become clusters through discover, with each binary separately.
-replays=("$root"/tests/replays/mesh4)
-for d in "$root"/tests/fixtures/mlx_golden/*/inputs; do replays+=("$d"); done
-
-models=(llama-3.3-70b-4bit deepseek-v3.1-4bit qwen3-235b-a22b-8bit)
-backends=(auto jaccl jaccl-ring ring ethernet)
-formats=(mlx-hostfile mlx-env setup teardown)
-
-# Timing fields differ from run to run: solve_ms in JSON, "N ms - " on the text Solver line.
-blank_timing() {
-  sed -E -e 's/"solve_ms": *[0-9.eE+-]+/"solve_ms": 0/g' -e 's/^(Solver: .*), [0-9.]+ ms - /\1, 0 ms - /'
-}
-
-# run BIN TAG ARGS...: stdout and exit code of one command, timing fields blanked.
-run() {
-  local bin=$1 tag=$2
-  shift 2
-  local out
-  out=$(cd "$root" && NO_COLOR=1 "$bin" "$@" 2>/dev/null)
-  local rc=$?
-  # A replay's cluster file has the same name in each binary's folder (old/, new/): as one.
-  printf '%s\n' "$out" | blank_timing | sed -e "s#$work/old/#$work/X/#g" -e "s#$work/new/#$work/X/#g" \
-    >"$work/$tag.out"
-  echo "rc=$rc" >>"$work/$tag.out"
-}
-
-failures=0
-compare() {  # compare NAME ARGS... (the cluster file is {C})
+# One command's stdout and exit code into a file of DIR (the command runs in DIR, so relative
+# paths are the same for both binaries); timing fields blanked.
+out_dir=""
+bin=""
+n=0
+record() {  # record NAME ARGS...
   local name=$1
   shift
-  local a=() b=()
-  for x in "$@"; do
-    a+=("${x//\{C\}/$c_old}")
-    b+=("${x//\{C\}/$c_new}")
-  done
-  run "$old" old "${a[@]}"
-  run "$new" new "${b[@]}"
-  if ! diff -u "$work/old.out" "$work/new.out" >"$work/diff"; then
-    echo "DIFFERS: $name: ${b[*]}"
-    head -40 "$work/diff"
-    failures=$((failures + 1))
-  fi
-  compared=$((compared + 1))
+  local out rc
+  out=$(cd "$out_dir" && NO_COLOR=1 MESHPLAN_WORK_CLOCK=20 "$bin" "$@" 2>/dev/null)
+  rc=$?
+  printf '%s\nrc=%s\n' "$out" "$rc" | blank_timing >"$out_dir/out/$name"
+  n=$((n + 1))
+}
+blank_timing() {
+  sed -E -e 's/"(solve_ms|solve_s|seconds)": *[0-9.eE+-]+/"\1": 0/g' \
+    -e 's/^(Solver: .*), [0-9.]+ ms - /\1, 0 ms - /'
 }
 
-compared=0
-cases=()
-for c in "${clusters[@]}"; do cases+=("file:$c"); done
-for r in "${replays[@]}"; do cases+=("replay:$r"); done
+models_for() {  # the models planned on a cluster: two Mac-sized and two GPU-sized
+  echo llama-3.3-70b-4bit deepseek-v3.1-4bit qwen3-30b-a3b-8bit gpt-oss-120b
+}
 
-for case in "${cases[@]}"; do
-  kind=${case%%:*}
-  src=${case#*:}
-  if [[ $kind == replay ]]; then
-    mkdir -p "$work/old" "$work/new"
-    c_old="$work/old/replay.json"
-    c_new="$work/new/replay.json"
-    (cd "$root" && "$old" discover --replay "$src" -o "$c_old" -q >/dev/null 2>&1)
-    (cd "$root" && "$new" discover --replay "$src" -o "$c_new" -q >/dev/null 2>&1)
-    if ! cmp -s "$c_old" "$c_new"; then
-      echo "DIFFERS: discover --replay $src"
-      diff -u "$c_old" "$c_new" | head -40
-      failures=$((failures + 1))
-    fi
-  else
-    c_old=$src
-    c_new=$src
-  fi
-  label=$(basename "$src")
-  compare "$label check" check -c {C} --json
-  compare "$label dot" dot -c {C}
-  for b in "${backends[@]}"; do
-    compare "$label check $b" check -c {C} --json --backend "$b"
-    compare "$label dot $b" dot -c {C} --backend "$b"
-    for f in "${formats[@]}"; do
-      compare "$label emit $f $b" emit "$f" -c {C} --backend "$b"
+collect_cluster() {  # collect_cluster LABEL CLUSTER_PATH
+  local label=$1 c=$2
+  record "$label.check.json" check -c "$c" --json
+  record "$label.check.txt" check -c "$c"
+  record "$label.dot" dot -c "$c"
+  for b in auto jaccl jaccl-ring ring ethernet; do
+    record "$label.check.$b.json" check -c "$c" --json --backend "$b"
+    record "$label.dot.$b" dot -c "$c" --backend "$b"
+    for f in mlx-hostfile mlx-env setup teardown; do
+      record "$label.emit.$f.$b" emit "$f" -c "$c" --backend "$b"
     done
   done
-  for m in "${models[@]}"; do
-    for s in auto pipeline tensor expert; do
-      plan_old="$work/plan_old.json"
-      plan_new="$work/plan_new.json"
-      (cd "$root" && "$old" plan -c "$c_old" -m "$m" --strategy "$s" -o "$plan_old" -q >/dev/null 2>&1) || rm -f "$plan_old"
-      (cd "$root" && "$new" plan -c "$c_new" -m "$m" --strategy "$s" -o "$plan_new" -q >/dev/null 2>&1) || rm -f "$plan_new"
-      compare "$label plan $m $s" plan -c {C} -m "$m" --strategy "$s" --json
-      compare "$label plan $m $s text" plan -c {C} -m "$m" --strategy "$s"
-      if [[ -f $plan_old && -f $plan_new ]]; then
-        # The plan files themselves, then every consumer of a plan.
-        a=$(blank_timing <"$plan_old")
-        b=$(blank_timing <"$plan_new")
-        if [[ "$a" != "$b" ]]; then
-          echo "DIFFERS: $label plan file $m $s"
-          failures=$((failures + 1))
-        fi
-        for f in "${formats[@]}"; do
-          run "$old" old emit "$f" -c "$c_old" --plan "$plan_old"
-          run "$new" new emit "$f" -c "$c_new" --plan "$plan_new"
-          if ! cmp -s "$work/old.out" "$work/new.out"; then
-            echo "DIFFERS: $label emit $f --plan ($m $s)"
-            diff -u "$work/old.out" "$work/new.out" | head -20
-            failures=$((failures + 1))
-          fi
-          compared=$((compared + 1))
+  local formats
+  formats=$(cd "$out_dir" && "$bin" emit --list 2>/dev/null | awk '{print $1}')
+  for m in $(models_for); do
+    local runs=("latency.auto" "latency.pipeline" "latency.tensor" "latency.expert"
+      "latency.hybrid" "throughput.auto" "throughput.routed")
+    for r in "${runs[@]}"; do
+      local objective=${r%%.*} s=${r#*.}
+      local args=(plan -c "$c" -m "$m" --strategy "$s")
+      [[ $objective == throughput ]] && args+=(--objective throughput --concurrency 8)
+      local tag="$label.$m.$r"
+      local pf="plans/$tag.json"
+      record "$tag.plan.txt" "${args[@]}"
+      record "$tag.plan.json" "${args[@]}" --json
+      (cd "$out_dir" && MESHPLAN_WORK_CLOCK=20 "$bin" "${args[@]}" -o "$pf" -q >/dev/null 2>&1) || rm -f "$out_dir/$pf"
+      [[ -f $out_dir/$pf ]] || continue
+      blank_timing <"$out_dir/$pf" >"$out_dir/out/$tag.planfile"
+      for f in $formats; do
+        record "$tag.emit.$f" emit "$f" -c "$c" --plan "$pf"
+      done
+      record "$tag.emit.all" emit all -c "$c" --plan "$pf" -o "all/$tag"
+      if [[ -d $out_dir/all/$tag ]]; then
+        for f in "$out_dir/all/$tag"/*; do
+          blank_timing <"$f" >"$out_dir/out/$tag.all.$(basename "$f")"
         done
-        run "$old" old dot -c "$c_old" --plan "$plan_old"
-        run "$new" new dot -c "$c_new" --plan "$plan_new"
-        if ! cmp -s "$work/old.out" "$work/new.out"; then
-          echo "DIFFERS: $label dot --plan ($m $s)"
-          failures=$((failures + 1))
-        fi
-        compared=$((compared + 1))
-      elif [[ -f $plan_old || -f $plan_new ]]; then
-        echo "DIFFERS: $label plan $m $s: only one binary wrote a plan file"
-        failures=$((failures + 1))
       fi
+      record "$tag.dot.plan" dot -c "$c" --plan "$pf"
+      record "$tag.setup.plan" setup -c "$c" --plan "$pf"
     done
   done
-done
+  record "$label.advise.txt" advise -c "$c" -m llama-3.3-70b-4bit
+  record "$label.advise.json" advise -c "$c" -m deepseek-v3.1-4bit --json
+  record "$label.advise.throughput" advise -c "$c" -m qwen3-30b-a3b-8bit --objective throughput --concurrency 8
+  record "$label.profile" profile -c "$c" -m llama-3.3-70b-4bit
+}
 
-echo "$compared outputs compared, $failures differ"
-[[ $failures -eq 0 ]]
+collect() {  # collect BINARY DIR
+  bin=$(realpath "$1")
+  out_dir=$2
+  mkdir -p "$out_dir/out" "$out_dir/plans" "$out_dir/all" "$out_dir/replays"
+  out_dir=$(realpath "$out_dir")
+  local clusters=("$root"/examples/clusters/*.yaml "$root"/tests/fixtures/clusters/*
+    "$root"/tests/fixtures/advice/*.yaml "$root"/tests/fixtures/launch/*.yaml
+    "$root"/tests/fixtures/helix/helix-[0-9]*[0-9].yaml "$root"/tests/fixtures/profiles/*.yaml)
+  for c in "${clusters[@]}"; do
+    collect_cluster "$(basename "$(dirname "$c")").$(basename "$c")" "$c"
+  done
+  local replays=("$root"/tests/replays/mesh4 "$root"/tests/fixtures/mlx_golden/*/inputs)
+  for r in "${replays[@]}"; do
+    local label
+    label=replay.$(basename "$(dirname "$r")").$(basename "$r")
+    record "$label.discover" discover --replay "$r" -o "replays/$label.json" -q
+    [[ -f $out_dir/replays/$label.json ]] || continue
+    cp "$out_dir/replays/$label.json" "$out_dir/out/$label.cluster"
+    collect_cluster "$label" "replays/$label.json"
+  done
+  record workload.plan plan -c "$root/examples/clusters/mac-studio-m3-ultra-x4.yaml" \
+    --workload "$root/tests/fixtures/workloads/two-models.yaml"
+  record workload.plan.json plan -c "$root/examples/clusters/mac-studio-m3-ultra-x4.yaml" \
+    --workload "$root/tests/fixtures/workloads/two-models.yaml" --json
+  echo "$n outputs written to $out_dir/out"
+}
+
+if [[ $# -eq 3 && $1 == --collect ]]; then
+  collect "$2" "$3"
+  exit 0
+fi
+if [[ $# -ne 2 ]]; then
+  echo "usage: $0 OLD_BINARY NEW_BINARY | $0 --collect BINARY DIR" >&2
+  exit 2
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The two binaries run side by side (one core each).
+"$0" --collect "$1" "$work/old" >"$work/old.log" 2>&1 &
+old_pid=$!
+"$0" --collect "$2" "$work/new" >"$work/new.log" 2>&1
+wait "$old_pid"
+cat "$work/old.log" "$work/new.log"
+if diff -r "$work/old/out" "$work/new/out" >"$work/diff"; then
+  echo "$(ls "$work/new/out" | wc -l) outputs compared, all identical"
+  exit 0
+fi
+echo "outputs differ:"
+grep -c '^diff ' "$work/diff" | sed 's/^/files differing: /'
+head -200 "$work/diff"
+exit 1

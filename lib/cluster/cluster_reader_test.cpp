@@ -2,11 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/cluster/cluster_writer.hpp"
 #include "lib/cluster/host_figures.hpp"
 #include "lib/cluster/value_readers.hpp"
 #include "lib/core/error.hpp"
-#include "lib/topologies/cluster_loader.hpp"
 #include "tests/test_support.hpp"
 
 namespace meshplan::cluster_reader_test {

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/cluster/cluster_writer.hpp"
 #include "lib/core/error.hpp"
-#include "lib/topologies/cluster_loader.hpp"
 
 namespace meshplan::host_figures_test {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "lib/cluster/catalog.hpp"
 #include "lib/cluster/cluster.hpp"
-#include "lib/discovery/thunderbolt_parser.hpp"
+#include "lib/probes/thunderbolt_parser.hpp"
 
 namespace meshplan {
 

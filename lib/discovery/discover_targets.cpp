@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "lib/core/error.hpp"
-#include "lib/discovery/slurm_hostlist.hpp"
+#include "lib/remote/slurm_hostlist.hpp"
 
 namespace meshplan {
 

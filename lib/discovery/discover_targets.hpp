@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "lib/discovery/discovery.hpp"
-#include "lib/discovery/host_list.hpp"
+#include "lib/remote/host_list.hpp"
 
 namespace meshplan {
 

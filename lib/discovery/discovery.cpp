@@ -9,8 +9,8 @@
 #include "lib/discovery/cable_matcher.hpp"
 #include "lib/discovery/host_builder.hpp"
 #include "lib/discovery/network_grouping.hpp"
-#include "lib/discovery/probe_script.hpp"
-#include "lib/discovery/replay_folder.hpp"
+#include "lib/probes/probe_script.hpp"
+#include "lib/probes/replay_folder.hpp"
 
 namespace meshplan {
 namespace {

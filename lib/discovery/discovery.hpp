@@ -12,9 +12,9 @@
 #include "lib/cluster/catalog.hpp"
 #include "lib/cluster/cluster.hpp"
 #include "lib/core/file_system.hpp"
-#include "lib/discovery/host_list.hpp"
-#include "lib/discovery/probe_set.hpp"
-#include "lib/discovery/remote_executor.hpp"
+#include "lib/probes/probe_set.hpp"
+#include "lib/remote/host_list.hpp"
+#include "lib/remote/remote_executor.hpp"
 
 namespace meshplan {
 

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "lib/cluster/cluster_writer.hpp"
-#include "lib/discovery/probe_script.hpp"
+#include "lib/probes/probe_script.hpp"
 #include "tests/fake_mac.hpp"
 #include "tests/test_support.hpp"
 

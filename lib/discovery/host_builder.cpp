@@ -9,13 +9,13 @@
 #include "lib/cluster/cluster_reader.hpp"
 #include "lib/cluster/value_readers.hpp"
 #include "lib/core/units.hpp"
-#include "lib/discovery/gpu_topology_parser.hpp"
-#include "lib/discovery/hardware_parser.hpp"
-#include "lib/discovery/ibv_parser.hpp"
-#include "lib/discovery/ifconfig_parser.hpp"
-#include "lib/discovery/linux_parsers.hpp"
-#include "lib/discovery/networksetup_parser.hpp"
-#include "lib/discovery/nvlink_status_parser.hpp"
+#include "lib/probes/gpu_topology_parser.hpp"
+#include "lib/probes/hardware_parser.hpp"
+#include "lib/probes/ibv_parser.hpp"
+#include "lib/probes/ifconfig_parser.hpp"
+#include "lib/probes/linux_parsers.hpp"
+#include "lib/probes/networksetup_parser.hpp"
+#include "lib/probes/nvlink_status_parser.hpp"
 
 namespace meshplan {
 namespace {

@@ -9,10 +9,10 @@
 #include "lib/cluster/catalog.hpp"
 #include "lib/cluster/cluster.hpp"
 #include "lib/discovery/cable_matcher.hpp"
-#include "lib/discovery/host_list.hpp"
-#include "lib/discovery/probe_set.hpp"
-#include "lib/discovery/remote_executor.hpp"
-#include "lib/discovery/thunderbolt_parser.hpp"
+#include "lib/probes/probe_set.hpp"
+#include "lib/probes/thunderbolt_parser.hpp"
+#include "lib/remote/host_list.hpp"
+#include "lib/remote/remote_executor.hpp"
 
 namespace meshplan {
 

@@ -4,7 +4,7 @@
 
 #include "lib/cluster/cluster_writer.hpp"
 #include "lib/core/file_system.hpp"
-#include "lib/discovery/replay_folder.hpp"
+#include "lib/probes/replay_folder.hpp"
 #include "tests/test_support.hpp"
 
 namespace meshplan::host_builder_test {

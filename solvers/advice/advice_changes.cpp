@@ -12,7 +12,7 @@
 #include "lib/cluster/link_graph.hpp"
 #include "lib/core/units.hpp"
 #include "lib/plan/engines.hpp"
-#include "lib/topologies/tb_fabric.hpp"
+#include "topologies/tb_fabric.hpp"
 
 namespace meshplan {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "lib/topologies/cluster_loader.hpp"
+#include "lib/cluster/cluster_loader.hpp"
 
 namespace meshplan::advice_changes_test {
 namespace {

@@ -14,11 +14,11 @@
 #include "lib/core/parallel.hpp"
 #include "lib/models/model_catalog.hpp"
 #include "lib/models/model_loader.hpp"
-#include "lib/topologies/backend_rules.hpp"
 #include "solvers/advice/advice_changes.hpp"
 #include "solvers/serving/serving_planner.hpp"
 #include "solvers/serving/workload_planner.hpp"
 #include "solvers/strategy/strategy_planner.hpp"
+#include "topologies/backend_rules.hpp"
 
 namespace meshplan {
 namespace {

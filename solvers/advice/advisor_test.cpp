@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <set>
 
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/file_system.hpp"
 #include "lib/models/model_catalog.hpp"
-#include "lib/topologies/cluster_loader.hpp"
 #include "solvers/strategy/strategy_planner.hpp"
 #include "tests/plan_fixtures.hpp"
 #include "tests/test_support.hpp"

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/topologies/tb_fabric.hpp"
 #include "solvers/advice/change.hpp"
+#include "topologies/tb_fabric.hpp"
 
 namespace meshplan {
 

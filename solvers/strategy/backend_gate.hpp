@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "lib/plan/plan.hpp"
-#include "lib/topologies/backend_rules.hpp"
 #include "solvers/problem/planning_problem.hpp"
+#include "topologies/backend_rules.hpp"
 
 namespace meshplan {
 

@@ -14,9 +14,9 @@
 #include "lib/cluster/cluster.hpp"
 #include "lib/plan/engines.hpp"
 #include "lib/plan/plan.hpp"
-#include "lib/topologies/check_report.hpp"
 #include "solvers/problem/plan_request.hpp"
 #include "solvers/problem/planning_problem.hpp"
+#include "topologies/check_report.hpp"
 
 namespace meshplan {
 

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/core/error.hpp"
 #include "lib/models/model_catalog.hpp"
-#include "lib/topologies/cluster_loader.hpp"
 #include "tests/plan_fixtures.hpp"
 #include "tests/test_support.hpp"
 

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "lib/cluster/catalog.hpp"
-#include "lib/topologies/backend_rules.hpp"
-#include "lib/topologies/cluster_loader.hpp"
+#include "lib/cluster/cluster_loader.hpp"
+#include "topologies/backend_rules.hpp"
 
 namespace meshplan {
 namespace {

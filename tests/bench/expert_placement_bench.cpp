@@ -7,8 +7,8 @@
 #include <string>
 
 #include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/models/model_catalog.hpp"
-#include "lib/topologies/cluster_loader.hpp"
 #include "solvers/parallel/expert_placement.hpp"
 #include "solvers/strategy/strategy_planner.hpp"
 

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/core/clock.hpp"
 #include "lib/models/model_catalog.hpp"
-#include "lib/topologies/cluster_loader.hpp"
 #include "solvers/pipeline/pipeline_plan.hpp"
 
 namespace meshplan {

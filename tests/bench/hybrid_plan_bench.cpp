@@ -7,9 +7,9 @@
 #include <string>
 
 #include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/core/clock.hpp"
 #include "lib/models/model_catalog.hpp"
-#include "lib/topologies/cluster_loader.hpp"
 #include "solvers/strategy/strategy_planner.hpp"
 
 namespace meshplan {

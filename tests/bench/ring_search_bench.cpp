@@ -7,7 +7,7 @@
 #include <random>
 #include <set>
 
-#include "lib/topologies/ring_search.hpp"
+#include "topologies/ring_search.hpp"
 
 namespace meshplan {
 namespace {

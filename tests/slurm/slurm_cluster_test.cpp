@@ -6,7 +6,7 @@
 #include <fstream>
 #include <memory>
 
-#include "lib/discovery/slurm_hostlist.hpp"
+#include "lib/remote/slurm_hostlist.hpp"
 #include "tests/slurm/slurm_farm.hpp"
 #include "tests/test_support.hpp"
 

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/cluster/catalog.hpp"
-#include "lib/discovery/linux_parsers.hpp"
-#include "lib/topologies/cluster_loader.hpp"
+#include "lib/cluster/cluster_loader.hpp"
+#include "lib/probes/linux_parsers.hpp"
 #include "tests/fake_mac.hpp"
 #include "tests/ssh/sshd_farm.hpp"
 #include "tests/test_support.hpp"

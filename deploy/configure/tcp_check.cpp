@@ -1,0 +1,272 @@
+#include "deploy/configure/tcp_check.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "deploy/configure/remote_stop.hpp"
+#include "lib/core/parallel.hpp"
+#include "lib/core/shell_quote.hpp"
+#include "lib/core/units.hpp"
+
+namespace meshplan {
+namespace {
+
+// SO_REUSEADDR as MLX's ring sets it: a port left in TIME_WAIT by an earlier check is free, one a
+// process listens on is not. The child keeps the sockets open until stopped or `life` passes.
+constexpr const char* kListener = R"(import os, select, socket, sys, time
+args = sys.argv[1:]
+life = float(args.pop())
+socks = []
+for i in range(0, len(args), 2):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind((args[i], int(args[i + 1])))
+        s.listen(16)
+        socks.append(s)
+        print("@@bound %s %s" % (args[i], args[i + 1]))
+    except OSError as e:
+        s.close()
+        print("@@busy %s %s %s" % (args[i], args[i + 1], e.strerror or e))
+sys.stdout.flush()
+if not socks:
+    sys.exit(0)
+pid = os.fork()
+if pid:
+    print("@@pid %d" % pid)
+    sys.exit(0)
+os.setsid()
+null = os.open(os.devnull, os.O_RDWR)
+for fd in (0, 1, 2):
+    os.dup2(null, fd)
+end = time.time() + life
+while time.time() < end:
+    ready, _, _ = select.select(socks, [], [], max(0.0, end - time.time()))
+    for s in ready:
+        try:
+            s.accept()[0].close()
+        except OSError:
+            pass
+)";
+
+constexpr const char* kConnector = R"(import socket, sys
+t = float(sys.argv[1])
+a = sys.argv[2:]
+for i in range(0, len(a), 2):
+    try:
+        socket.create_connection((a[i], int(a[i + 1])), t).close()
+        print("@@tcp %d ok" % (i // 2))
+    except socket.timeout:
+        print("@@tcp %d fail timed out after %gs" % (i // 2, t))
+    except OSError as e:
+        print("@@tcp %d fail %s" % (i // 2, e.strerror or e))
+    sys.stdout.flush()
+)";
+
+std::string python_run(const char* program, const std::vector<std::string>& args) {
+  std::string s = "command -v python3 >/dev/null 2>&1 || { echo @@nopython; exit 0; }\npython3 -";
+  for (const auto& a : args) {
+    s += ' ';
+    s += shell_quote(a);
+  }
+  s += " <<'MESHPLAN_PY'\n";
+  s += program;
+  return s + "MESHPLAN_PY\n";
+}
+
+bool to_number(std::string_view text, long& out) {
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && p == text.data() + text.size();
+}
+
+std::string endpoint(const TcpProbe& p) {
+  return fmt::format("{}:{}", p.address, p.port);
+}
+
+}  // namespace
+
+std::string tcp_listen_script(const std::vector<const TcpProbe*>& probes, int lifetime_s) {
+  std::vector<std::string> args;
+  for (const auto* p : probes)
+    args.insert(args.end(), {p->address, std::to_string(p->port)});
+  args.push_back(std::to_string(lifetime_s));
+  return python_run(kListener, args);
+}
+
+std::string tcp_connect_script(const std::vector<const TcpProbe*>& probes, int timeout_s) {
+  std::vector<std::string> args{std::to_string(timeout_s)};
+  for (const auto* p : probes)
+    args.insert(args.end(), {p->address, std::to_string(p->port)});
+  return python_run(kConnector, args);
+}
+
+TcpLines parse_tcp_lines(const std::string& output) {
+  TcpLines out;
+  std::istringstream lines(output);
+  std::string raw;
+  while (std::getline(lines, raw)) {
+    std::istringstream words(raw);
+    std::string tag, first, second, rest;
+    words >> tag >> first >> second;
+    std::getline(words >> std::ws, rest);
+    rest = trim(rest);
+    long number = 0;
+    if (tag == "@@nopython") {
+      out.no_python = true;
+    } else if (tag == "@@bound" || tag == "@@busy") {
+      if (first.empty() || !to_number(second, number) || number <= 0 || number > 65535) continue;
+      if (tag == "@@bound")
+        out.bound.emplace_back(first, static_cast<int>(number));
+      else
+        out.busy.push_back({{first, static_cast<int>(number)}, rest});
+    } else if (tag == "@@pid") {
+      if (to_number(first, number) && number > 1) out.pids.push_back(number);
+    } else if (tag == "@@tcp" && to_number(first, number) && number >= 0) {
+      if (second == "ok")
+        out.results.emplace_back(static_cast<size_t>(number), "");
+      else if (second == "fail")
+        out.results.emplace_back(static_cast<size_t>(number), rest.empty() ? "failed" : rest);
+    }
+  }
+  return out;
+}
+
+TcpCheckResult run_tcp_check(const std::vector<TcpProbe>& probes,
+                             const std::vector<HostTarget>& targets, RemoteExecutor& executor,
+                             int jobs, int connect_timeout_s) {
+  TcpCheckResult result;
+  std::mutex mutex;
+  auto by_host = [&](auto host_of) {
+    std::map<std::string, std::vector<size_t>> m;
+    for (size_t i = 0; i < probes.size(); ++i)
+      m[host_of(probes[i])].push_back(i);
+    std::vector<std::pair<const HostTarget*, std::vector<size_t>>> out;
+    for (auto& [host, list] : m)
+      for (const auto& t : targets)
+        if (t.name == host) out.emplace_back(&t, list);
+    return out;
+  };
+  auto fail = [&](const HostTarget& t, const ExecResult& e) {
+    std::lock_guard<std::mutex> lock(mutex);
+    result.failures.push_back({t.name, e.failure, e.message});
+  };
+
+  // 1. Listeners: every probe whose address:port one of them bound can be tried.
+  auto listeners = by_host([](const TcpProbe& p) { return p.listen_host; });
+  const int lifetime = 30 + connect_timeout_s * static_cast<int>(probes.size());
+  std::set<size_t> listening;
+  std::map<const HostTarget*, std::vector<long>> pids;
+  parallel_for(listeners.size(), jobs, [&](size_t k) {
+    const auto& [target, list] = listeners[k];
+    std::vector<const TcpProbe*> mine;
+    for (size_t i : list)
+      mine.push_back(&probes[i]);
+    ExecResult e = executor.run(*target, "/bin/sh -s", tcp_listen_script(mine, lifetime));
+    if (!e.ok()) {
+      // A cut session may have left a listener whose PID came before the cut: stop it too.
+      if (e.command_sent) {
+        std::lock_guard<std::mutex> lock(mutex);
+        pids[target] = parse_tcp_lines(e.out).pids;
+      }
+      return fail(*target, e);
+    }
+    TcpLines lines = parse_tcp_lines(e.out);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (lines.no_python) {
+      result.notes.push_back(
+          fmt::format("TCP ports on {} not tried: python3 is not on the host", target->name));
+      return;
+    }
+    pids[target] = lines.pids;
+    for (size_t i : list) {
+      const TcpProbe& p = probes[i];
+      for (const auto& [address, port] : lines.bound)
+        if (address == p.address && port == p.port) listening.insert(i);
+      for (const auto& [where, why] : lines.busy)
+        if (where.first == p.address && where.second == p.port)
+          result.findings.push_back(
+              {p.listen_host, "",
+               fmt::format("cannot listen on {} ({}); a launch's rank needs it", endpoint(p), why),
+               fmt::format("if another process holds the port (a rank of an earlier launch?), "
+                           "stop it: `lsof -nP -iTCP:{} -sTCP:LISTEN` names it; or launch with "
+                           "another --starting-port",
+                           p.port)});
+    }
+  });
+
+  // 2. Connections, from each connecting host.
+  auto connectors = by_host([](const TcpProbe& p) { return p.connect_host; });
+  parallel_for(connectors.size(), jobs, [&](size_t k) {
+    const auto& [target, all] = connectors[k];
+    std::vector<size_t> list;
+    std::vector<const TcpProbe*> mine;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (size_t i : all)
+        if (listening.count(i)) list.push_back(i), mine.push_back(&probes[i]);
+    }
+    if (mine.empty()) return;
+    ExecResult e = executor.run(*target, "/bin/sh -s", tcp_connect_script(mine, connect_timeout_s));
+    if (!e.ok()) return fail(*target, e);
+    TcpLines lines = parse_tcp_lines(e.out);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (lines.no_python) {
+      result.notes.push_back(fmt::format(
+          "TCP connections from {} not tried: python3 is not on the host", target->name));
+      return;
+    }
+    std::set<size_t> answered;
+    for (const auto& [index, why] : lines.results) {
+      if (index >= list.size() || !answered.insert(index).second) continue;
+      const TcpProbe& p = probes[list[index]];
+      ++result.tried;
+      if (why.empty()) {
+        ++result.opened;
+        continue;
+      }
+      result.findings.push_back(
+          {p.connect_host, "",
+           fmt::format("cannot open a TCP connection to {} at {} ({})", p.listen_host, endpoint(p),
+                       why),
+           fmt::format("allow incoming TCP on port {} on {} (macOS: the firewall in System "
+                       "Settings > Network, or pf; Linux: nftables/iptables) and check that no "
+                       "rule on {} refuses it",
+                       p.port, p.listen_host, p.connect_host)});
+    }
+    for (size_t i = 0; i < list.size(); ++i)
+      if (!answered.count(i))
+        result.findings.push_back(
+            {probes[list[i]].connect_host, "",
+             fmt::format("the TCP test to {} printed no result", endpoint(probes[list[i]])),
+             "check that python3 runs on the host"});
+  });
+
+  // 3. Stop every listener by its PID, whatever happened above; a host that does not answer is
+  // tried again, and what is left running is named.
+  std::vector<std::pair<const HostTarget*, std::vector<long>>> stops(pids.begin(), pids.end());
+  parallel_for(stops.size(), jobs, [&](size_t k) {
+    const auto& [target, list] = stops[k];
+    StopResult stop =
+        stop_by_pid(executor, *target, list, "python3", 3, std::chrono::milliseconds(1000));
+    std::lock_guard<std::mutex> lock(mutex);
+    for (long pid : stop.left)
+      result.findings.push_back(
+          {target->name, "",
+           fmt::format("could not stop the TCP test's listener (python3, PID {}): {}", pid,
+                       stop.why),
+           fmt::format("stop it on {}: kill {} (it also ends by itself within {} s)", target->name,
+                       pid, lifetime)});
+  });
+  auto by_name = [](const auto& a, const auto& b) { return a.host < b.host; };
+  std::sort(result.failures.begin(), result.failures.end(), by_name);
+  std::stable_sort(result.findings.begin(), result.findings.end(), by_name);
+  std::sort(result.notes.begin(), result.notes.end());
+  return result;
+}
+
+}  // namespace meshplan

@@ -1,0 +1,46 @@
+// `check --live`'s TCP test: the connections a launch will open, tried before it. Each listening
+// host binds a one-off listener on each planned address:port (python3, forked into the
+// background and stopped by its PID afterwards); then each connecting host opens its
+// connections. A port already held by another process, and a connection refused, denied or
+// timed out on a network that may well answer pings (a firewall, a policy rule), is a finding.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "deploy/configure/live_check.hpp"
+
+namespace meshplan {
+
+struct TcpProbe {
+  std::string listen_host, connect_host;  // cluster host names
+  std::string address;                    // where listen_host listens
+  int port = 0;
+};
+
+struct TcpCheckResult {
+  std::vector<LiveFinding> findings;
+  std::vector<LiveHostFailure> failures;
+  std::vector<std::string> notes;  // hosts without python3
+  size_t tried = 0, opened = 0;
+};
+
+TcpCheckResult run_tcp_check(const std::vector<TcpProbe>& probes,
+                             const std::vector<HostTarget>& targets, RemoteExecutor& executor,
+                             int jobs, int connect_timeout_s);
+
+// The scripts (exposed for tests and the fuzz target): listeners print "@@bound ADDR PORT",
+// "@@busy ADDR PORT WHY" and "@@pid PID"; the connector prints "@@tcp I ok" or "@@tcp I fail WHY".
+std::string tcp_listen_script(const std::vector<const TcpProbe*>& probes, int lifetime_s);
+std::string tcp_connect_script(const std::vector<const TcpProbe*>& probes, int timeout_s);
+
+struct TcpLines {
+  bool no_python = false;
+  std::vector<std::pair<std::string, int>> bound;
+  std::vector<std::pair<std::pair<std::string, int>, std::string>> busy;  // (addr, port), why
+  std::vector<long> pids;
+  std::vector<std::pair<size_t, std::string>> results;  // probe index, "" when it opened
+};
+TcpLines parse_tcp_lines(const std::string& output);
+
+}  // namespace meshplan

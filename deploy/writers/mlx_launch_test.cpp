@@ -1,0 +1,98 @@
+// mlx.launch's command line (mlx python/mlx/distributed/launch.py flags) and mlx-lm 0.32.0's
+// pipeline split (mlx_lm/models/pipeline.py @d78bf58): equal counts, the first len % size ranks
+// one more, placed in reverse so that rank 0 holds the last layers.
+#include "deploy/writers/mlx_launch.hpp"
+
+#include <gtest/gtest.h>
+
+#include "deploy/layout/launch_nodes.hpp"
+#include "deploy/writers/mlx_env.hpp"
+#include "lib/core/error.hpp"
+#include "tests/launch_inputs.hpp"
+#include "topologies/mlx_hostfile.hpp"
+
+namespace meshplan::mlx_launch_test {
+namespace {
+
+TEST(mlx_launch_test, mlx_lm_ranges_are_reversed_equal_shares) {
+  EXPECT_EQ(mlx_lm_pipeline_range(32, 4, 0), (std::pair<int, int>{24, 32}));
+  EXPECT_EQ(mlx_lm_pipeline_range(32, 4, 3), (std::pair<int, int>{0, 8}));
+  // 61 over 2: rank 0 gets 31 from (2 - 0 - 1) * 31, cut at the last layer; rank 1 gets 30 from 0.
+  EXPECT_EQ(mlx_lm_pipeline_range(61, 2, 0), (std::pair<int, int>{31, 61}));
+  EXPECT_EQ(mlx_lm_pipeline_range(61, 2, 1), (std::pair<int, int>{0, 30}));
+}
+
+TEST(mlx_launch_test, command_uses_the_hostfile_backend_envs_and_pipeline) {
+  auto in = testing::launch_inputs(testing::kLoopback, testing::kLoopbackPlan);
+  in->envs = {"MLX_METAL_FAST_SYNCH=1"};
+  in->launch.model = "mlx-community/M";
+  std::string text = write_mlx_launch(in->input());
+  auto lines = testing::command_lines(text);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "mlx.launch --hostfile mlx-hostfile.json --backend ring --env MLX_METAL_FAST_SYNCH=1 "
+            "-- mlx_lm.server --model mlx-community/M --pipeline --host 0.0.0.0");
+  // mlx-lm's rank 0 loads the last layers: the hostfile lists the pipeline's last stage first,
+  // so node-b (the plan's [0, 10)) is rank 2, where mlx-lm loads [0, 10) too.
+  EXPECT_NE(text.find("# rank 2: node-b MLX_RANK=2; plan layers [0, 10), mlx-lm --pipeline loads "
+                      "[0, 10)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# rank 0: node-a MLX_RANK=0; plan layers [16, 32), mlx-lm --pipeline loads "
+                      "[22, 32) (differs)"),
+            std::string::npos)
+      << text;
+  // 3 ranks over 32 layers: pipeline.py's ranges leave layer 10 to no rank.
+  EXPECT_NE(mlx_lm_split_note(in->input()).find("computes layer 10 on no rank"), std::string::npos);
+}
+
+TEST(mlx_launch_test, tensor_plans_run_without_pipeline) {
+  auto in =
+      testing::launch_inputs(testing::kStudios, "tests/fixtures/launch/studios_tensor_plan.json");
+  auto lines = testing::command_lines(write_mlx_launch(in->input()));
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "mlx.launch --hostfile mlx-hostfile.json --backend jaccl -- mlx_lm.server --model "
+            "MODEL --host 0.0.0.0");
+  EXPECT_TRUE(mlx_lm_split_note(in->input()).empty());
+}
+
+// MLX on CUDA hosts (mlx python/mlx/_distributed_utils/launch.py, launch_nccl): the nccl backend,
+// a rank per GPU, NCCL_HOST_IP = rank 0's first IP, CUDA_VISIBLE_DEVICES = rank % -n; the hostfile
+// lists each host once per GPU in a row (-n does not repeat hostfile hosts).
+TEST(mlx_launch_test, cuda_hosts_run_nccl_with_a_rank_per_gpu) {
+  auto in = testing::launch_inputs("tests/fixtures/launch/two_hgx_rails.yaml",
+                                   "tests/fixtures/launch/two_hgx_pipeline_plan.json");
+  auto lines = testing::command_lines(write_mlx_launch(in->input()));
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "mlx.launch --hostfile mlx-hostfile.json --backend nccl -n 8 -- mlx_lm.server "
+            "--model MODEL --pipeline --host 0.0.0.0");
+  MlxHostfile f = read_mlx_hostfile(
+      parse_document(find_emit_format("mlx-hostfile")->write(in->input()), "hostfile"));
+  EXPECT_EQ(f.backend, "nccl");
+  ASSERT_EQ(f.hosts.size(), 16u);
+  for (size_t r = 0; r < 16; ++r) {
+    EXPECT_EQ(f.hosts[r].ssh, r < 8 ? "hgx-a" : "hgx-b");
+    EXPECT_EQ(f.hosts[r].ips, (std::vector<std::string>{r < 8 ? "10.9.0.1" : "10.9.0.2"}));
+  }
+  std::string env = find_emit_format("mlx-env")->write(in->input());
+  EXPECT_NE(
+      env.find("# rank 11: hgx-b\nexport NCCL_HOST_IP=10.9.0.1\nexport NCCL_PORT=12345\n"
+               "export MLX_WORLD_SIZE=16\nexport CUDA_VISIBLE_DEVICES=3\nexport MLX_RANK=11\n"),
+      std::string::npos)
+      << env;
+  EXPECT_EQ(env.find("MLX_HOSTFILE"), std::string::npos);  // no ring file
+}
+
+// Macs and NVIDIA hosts in one plan: MLX runs one backend for all ranks, so no MLX file is written.
+TEST(mlx_launch_test, a_plan_mixing_macs_and_cuda_hosts_gets_no_mlx_launch) {
+  auto in = testing::launch_inputs("tests/fixtures/launch/mac_and_gpu.yaml");
+  ASSERT_EQ(build_launch_layout(in->input()).nodes.size(), 2u);
+  EXPECT_THROW(write_mlx_launch(in->input()), Error);
+  EXPECT_THROW(find_emit_format("mlx-hostfile")->write(in->input()), Error);
+  EXPECT_FALSE(find_emit_format("mlx-launch")->applies(in->input()));
+}
+
+}  // namespace
+}  // namespace meshplan::mlx_launch_test

@@ -1,0 +1,36 @@
+// What every topology rule, the planner's backend gate and the emitters derive from one cluster:
+// its link graph, its Thunderbolt fabric and the /30 plan of its cables.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lib/cluster/catalog.hpp"
+#include "lib/cluster/cluster.hpp"
+#include "lib/cluster/link_graph.hpp"
+#include "topologies/subnet_plan.hpp"
+#include "topologies/tb_fabric.hpp"
+
+namespace meshplan {
+
+// Everything the rules and emitters derive from one cluster. Not copyable: the parts refer to
+// each other.
+class TopologyContext {
+ public:
+  TopologyContext(const Cluster& cluster, const Catalog& catalog);
+  TopologyContext(const TopologyContext&) = delete;
+  TopologyContext& operator=(const TopologyContext&) = delete;
+
+  const Cluster& cluster;
+  const Catalog& catalog;
+  const LinkGraph graph;
+  const TbFabric fabric;
+  SubnetPlan subnets;
+  std::string subnet_error;  // set when the /30 plan does not fit
+
+  // Host indices of `names` (all hosts in file order when empty); throws an input error naming an
+  // unknown host.
+  std::vector<size_t> members(const std::vector<std::string>& names) const;
+};
+
+}  // namespace meshplan
