@@ -11,6 +11,7 @@
 
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
+#include "deploy/layout/plan_match.hpp"
 #include "lib/core/document.hpp"
 #include "topologies/check_report.hpp"
 #include "topologies/hostfile_check.hpp"

@@ -1,10 +1,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -14,12 +12,10 @@
 #include "lib/cluster/cluster_loader.hpp"
 #include "lib/cluster/cluster_writer.hpp"
 #include "lib/core/error.hpp"
-#include "lib/core/shell_quote.hpp"
-#include "lib/core/units.hpp"
 #include "lib/discovery/discover_targets.hpp"
 #include "lib/discovery/discovery.hpp"
+#include "lib/discovery/slurm_cluster.hpp"
 #include "lib/probes/replay_folder.hpp"
-#include "lib/probes/scontrol_parser.hpp"
 #include "lib/remote/host_list.hpp"
 #include "lib/remote/libssh_executor.hpp"
 
@@ -91,82 +87,6 @@ std::vector<HostTarget> targets_of(const DiscoverOptions& o, AppContext& ctx) {
   return collect_targets(s);
 }
 
-// `scontrol show node -o NODES`: its output, or a hosts-failed error with what scontrol said. The
-// names were validated as ssh words and are quoted all the same.
-std::string run_scontrol(const std::vector<HostTarget>& targets,
-                         std::vector<std::string>& warnings) {
-  std::string list;
-  for (const auto& t : targets) {
-    if (!list.empty()) list += ',';
-    list += t.host;
-  }
-  std::string command = "scontrol show node -o " + shell_quote(list) + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) throw Error(ErrorKind::kHostsFailed, "could not run scontrol");
-  std::string out;
-  char buf[4096];
-  size_t got;
-  while ((got = std::fread(buf, 1, sizeof buf, pipe)) > 0)
-    out.append(buf, got);
-  int status = ::pclose(pipe);
-  if (status != 0) {
-    bool missing = WIFEXITED(status) && WEXITSTATUS(status) == 127;
-    throw Error(ErrorKind::kHostsFailed,
-                missing ? std::string("--source scontrol: scontrol is not installed (slurm-client)")
-                        : fmt::format("--source scontrol: `scontrol show node -o {}` failed: {}",
-                                      list, trim(out)));
-  }
-  // Keep the node records; scontrol's own warnings ("scontrol: ...") go to the user.
-  std::string records;
-  size_t pos = 0;
-  while (pos < out.size()) {
-    size_t eol = out.find('\n', pos);
-    if (eol == std::string::npos) eol = out.size();
-    std::string line = out.substr(pos, eol - pos);
-    if (line.starts_with("scontrol: "))
-      warnings.push_back(line);
-    else
-      records += line + "\n";
-    pos = eol + 1;
-  }
-  return records;
-}
-
-// The cluster from Slurm's controller: every node as `scontrol show node` describes it. Nodes the
-// controller will not run work on are refused, as SSH failures are: exit 3.
-Cluster scontrol_cluster(const std::vector<HostTarget>& targets, AppContext& ctx) {
-  std::vector<std::string> warnings;
-  std::vector<SlurmNode> nodes = parse_scontrol_nodes(run_scontrol(targets, warnings), "scontrol");
-  for (const auto& w : warnings)
-    ctx.console.warn(w);
-  const Catalog& catalog = ctx.catalog;
-  Cluster c;
-  std::vector<std::string> problems;
-  for (const auto& t : targets) {
-    auto it = std::find_if(nodes.begin(), nodes.end(),
-                           [&](const SlurmNode& n) { return n.name == t.host; });
-    if (it == nodes.end()) {
-      problems.push_back(fmt::format("  {}: not a node of this Slurm cluster", t.name));
-      continue;
-    }
-    if (std::string why = slurm_unavailable(*it); !why.empty()) {
-      problems.push_back(fmt::format("  {}: the controller reports it {} (State={}{}{})", t.name,
-                                     why, it->state,
-                                     it->reason.empty() ? "" : ", Reason=", it->reason));
-      continue;
-    }
-    Host h = slurm_node_host(*it, catalog, c.findings);
-    h.name = t.name;
-    c.hosts.push_back(std::move(h));
-  }
-  if (!problems.empty())
-    throw Error(ErrorKind::kHostsFailed,
-                fmt::format("{} of {} Slurm node{} cannot run the model:\n{}\nnothing written",
-                            problems.size(), targets.size(), targets.size() == 1 ? "" : "s",
-                            fmt::join(problems, "\n")));
-  return c;
-}
-
 void write_cluster(const Cluster& cluster, const DiscoverOptions& o, AppContext& ctx) {
   std::string json = write_cluster_json(cluster);
   // The file must load as it is written; a failure here is a bug, not bad input.
@@ -176,6 +96,19 @@ void write_cluster(const Cluster& cluster, const DiscoverOptions& o, AppContext&
     throw internal_error("the discovered cluster does not load: {}", e.what());
   }
   write_output(ctx, o.output, json);
+}
+
+// --source scontrol: the nodes as Slurm's controller describes them, no SSH.
+int run_discover_scontrol(const std::vector<HostTarget>& targets, const DiscoverOptions& o,
+                          AppContext& ctx) {
+  SlurmNodes nodes = query_slurm_nodes(targets, PopenLocalCommand());
+  for (const auto& w : nodes.warnings)
+    ctx.console.warn(w);
+  Cluster cluster = slurm_cluster(targets, nodes.nodes, ctx.catalog);
+  for (const auto& f : cluster.findings)
+    ctx.console.warn(fmt::format("{}: {}: {}", f.host, f.kind, f.message));
+  write_cluster(cluster, o, ctx);
+  return 0;
 }
 
 int run_discover(const DiscoverOptions& o, AppContext& ctx) {
@@ -188,13 +121,7 @@ int run_discover(const DiscoverOptions& o, AppContext& ctx) {
   if (o.source == "scontrol" && (!o.replay.empty() || !o.record.empty()))
     throw input_error("--source scontrol reads Slurm's controller: no --replay or --record");
   std::vector<HostTarget> targets = targets_of(o, ctx);
-  if (o.source == "scontrol") {
-    Cluster cluster = scontrol_cluster(targets, ctx);
-    for (const auto& f : cluster.findings)
-      ctx.console.warn(fmt::format("{}: {}: {}", f.host, f.kind, f.message));
-    write_cluster(cluster, o, ctx);
-    return 0;
-  }
+  if (o.source == "scontrol") return run_discover_scontrol(targets, o, ctx);
 
   std::unique_ptr<RemoteExecutor> executor;
   std::unique_ptr<ProbeSource> source;

@@ -3,6 +3,7 @@
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
 #include "deploy/emit/cluster_dot.hpp"
+#include "deploy/layout/plan_match.hpp"
 
 namespace meshplan {
 namespace {
@@ -35,7 +36,7 @@ int run_dot(const DotArgs& a, AppContext& ctx) {
   Cluster cluster = read_cluster_arg(ctx, a.cluster);
   auto plan = read_plan_arg(ctx, a.plan);
   TopologyContext topo(cluster, ctx.catalog);
-  CheckReport report = check_plan_cluster(topo, a.backend, plan);
+  CheckReport report = check_plan_against_cluster(topo, a.backend, plan);
   std::vector<std::pair<int, AdviceCable>> advice;
   if (!a.advice.empty()) advice = read_advice_cables(read_input(ctx, a.advice), a.advice);
   std::string dot =

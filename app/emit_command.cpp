@@ -5,6 +5,7 @@
 #include "app/topology_args.hpp"
 #include "deploy/emit/emit_all.hpp"
 #include "deploy/emit/emit_formats.hpp"
+#include "deploy/layout/plan_match.hpp"
 #include "lib/core/error.hpp"
 #include "lib/remote/slurm_hostlist.hpp"
 
@@ -86,7 +87,7 @@ int run_emit(const EmitArgs& a, AppContext& ctx) {
     throw input_error("{} needs --plan PLAN: it follows the plan's strategy and layer ranges",
                       a.format);
   TopologyContext topo(cluster, ctx.catalog);
-  CheckReport report = check_plan_cluster(topo, a.backend, plan);
+  CheckReport report = check_plan_against_cluster(topo, a.backend, plan);
   LaunchOptions launch = a.launch;
   if (launch.user.empty())
     for (const char* var : {"USER", "LOGNAME"})

@@ -1,6 +1,5 @@
 #include <memory>
 
-#include <nlohmann/json.hpp>
 #include "app/commands.hpp"
 #include "app/plan_args.hpp"
 #include "app/topology_args.hpp"
@@ -8,10 +7,11 @@
 #include "lib/cluster/cluster_loader.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/shell_quote.hpp"
-#include "lib/core/units.hpp"
 #include "lib/models/expert_load.hpp"
 #include "lib/models/model_loader.hpp"
 #include "lib/plan/engines.hpp"
+#include "lib/plan/infeasible_plan.hpp"
+#include "lib/plan/plan_host_lines.hpp"
 #include "lib/plan/plan_json.hpp"
 #include "lib/plan/plan_report.hpp"
 #include "lib/plan/workload_plan.hpp"
@@ -165,31 +165,14 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
                              : plan_model(cluster, ctx.catalog, model, request, ctx.clock);
   } catch (const Error& e) {
     // --json readers get an object on stdout for a plan that cannot be made, too.
-    if (o.json && e.kind() == ErrorKind::kFailed) {
-      nlohmann::ordered_json j;
-      j["schema"] = kPlanSchema;
-      j["feasible"] = false;
-      j["model"] = model.name;
-      j["error"] = e.what();
-      j["exit_code"] = exit_code(e.kind());
-      ctx.console.data(j.dump(2) + "\n");
-    }
+    if (o.json && e.kind() == ErrorKind::kFailed)
+      ctx.console.data(write_infeasible_plan_json(model.name, e));
     throw;
   }
   step("plan");
   // -v: the figures behind the prediction, per candidate host.
   for (const HostInfo& h : plan.hosts)
-    ctx.console.info(fmt::format(
-        "{}: usable {} ({}), {:.0f} GB/s and {:.1f} TFLOP/s (decode) effective{}{}", h.name,
-        format_gib(h.usable_bytes), h.usable_rule, h.bandwidth / 1e9, h.flops / 1e12,
-        h.gpus > 1 && h.tp > 1 && h.tp < h.gpus
-            ? fmt::format(", {} GPUs: layers split over groups of {} ({}), the groups a pipeline",
-                          h.gpus, h.tp, h.gpu_link)
-        : h.gpus > 1 && h.tp > 1
-            ? fmt::format(", layers split over {} GPUs ({})", h.gpus, h.gpu_link)
-        : h.gpus > 1 ? fmt::format(", {} GPUs as a pipeline", h.gpus)
-                     : "",
-        h.used ? "" : ", not used"));
+    ctx.console.info(plan_host_line(h));
   std::string json = write_plan_json(plan, model);
   if (!o.output.empty()) write_output(ctx, o.output, json);
   if (o.json)

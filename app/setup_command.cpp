@@ -3,6 +3,7 @@
 #include "app/apply_args.hpp"
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
+#include "deploy/layout/plan_match.hpp"
 #include "deploy/writers/wired_limits.hpp"
 #include "lib/core/error.hpp"
 #include "topologies/setup_commands.hpp"
@@ -55,7 +56,7 @@ int run_setup(const SetupArgs& a, AppContext& ctx) {
   Cluster cluster = read_cluster_arg(ctx, a.cluster);
   auto plan = read_plan_arg(ctx, a.plan);
   TopologyContext topo(cluster, ctx.catalog);
-  CheckReport report = check_plan_cluster(topo, a.backend, plan);
+  CheckReport report = check_plan_against_cluster(topo, a.backend, plan);
   const std::string wired = plan ? render_wired_limits(*plan, a.host) : "";
   const BackendVerdict& v = require_valid(report);
   if (!topo.subnet_error.empty()) throw failure("{}", topo.subnet_error);

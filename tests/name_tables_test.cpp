@@ -47,8 +47,8 @@ const std::set<std::pair<std::string, std::string>>& allowed() {
       {"lib/probes/networksetup_parser.cpp", "wifi"},
       {"lib/discovery/network_grouping.cpp", "ethernet"},
       {"lib/discovery/network_grouping.cpp", "wifi"},
-      {"lib/discovery/host_builder.cpp", "ethernet"},
-      {"lib/discovery/host_builder.cpp", "wifi"},
+      {"lib/discovery/linux_host.cpp", "ethernet"},
+      {"lib/discovery/linux_host.cpp", "wifi"},
       {"topologies/host_networks.cpp", "ethernet"},
       {"topologies/host_networks.cpp", "wifi"},
       {"solvers/advice/cable_changes.cpp", "ethernet"},
@@ -77,7 +77,7 @@ const std::set<std::pair<std::string, std::string>>& allowed() {
 
 std::vector<std::string> product_sources() {
   std::vector<std::string> out;
-  for (const char* root : {"lib", "solvers", "app"})
+  for (const char* root : {"lib", "topologies", "solvers", "deploy", "app"})
     for (const auto& entry : fs::recursive_directory_iterator(testing::source_path(root))) {
       const std::string path = entry.path().string();
       const std::string rel = path.substr(path.find(std::string("/") + root + "/") + 1);

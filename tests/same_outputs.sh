@@ -8,9 +8,10 @@
 # The matrix: every example cluster and every cluster fixture (Macs, GPU nodes, the launch,
 # advice, profile and Helix fixtures) and every replay folder (through discover); on each,
 # check and dot (text and JSON, every backend) and the backend formats; plan under both
-# objectives (latency: every strategy; throughput: auto and routed at 8 streams) for several
-# models, each plan's text, JSON and file, then every emit format on the plan file, `emit all`'s
-# whole folder (LAUNCH.md included) and dot --plan; advise and profile; the workload plan.
+# objectives (latency: every strategy; throughput: auto and routed at 8 streams) for four models,
+# each plan's text and file, then `emit all`'s whole folder (LAUNCH.md included), dot --plan and
+# setup --plan, and every emit format by name on each objective's fastest plan; advise and
+# profile; the workload plan.
 # Searches with a deadline run on a work clock (MESHPLAN_WORK_CLOCK), so that two runs of one
 # binary agree; solve and phase times are blanked.
 set -uo pipefail
@@ -25,7 +26,7 @@ record() {  # record NAME ARGS...
   local name=$1
   shift
   local out rc
-  out=$(cd "$out_dir" && NO_COLOR=1 MESHPLAN_WORK_CLOCK=20 "$bin" "$@" 2>/dev/null)
+  out=$(cd "$out_dir" && NO_COLOR=1 MESHPLAN_WORK_CLOCK=200 "$bin" "$@" 2>/dev/null)
   rc=$?
   printf '%s\nrc=%s\n' "$out" "$rc" | blank_timing >"$out_dir/out/$name"
   n=$((n + 1))
@@ -60,16 +61,19 @@ collect_cluster() {  # collect_cluster LABEL CLUSTER_PATH
       local objective=${r%%.*} s=${r#*.}
       local args=(plan -c "$c" -m "$m" --strategy "$s")
       [[ $objective == throughput ]] && args+=(--objective throughput --concurrency 8)
+      rm -f "$out_dir/plans/$label.$m.$r.json"
       local tag="$label.$m.$r"
       local pf="plans/$tag.json"
-      record "$tag.plan.txt" "${args[@]}"
-      record "$tag.plan.json" "${args[@]}" --json
-      (cd "$out_dir" && MESHPLAN_WORK_CLOCK=20 "$bin" "${args[@]}" -o "$pf" -q >/dev/null 2>&1) || rm -f "$out_dir/$pf"
+      # One run prints the text and writes the plan file (the JSON --json prints).
+      record "$tag.plan.txt" "${args[@]}" -o "$pf"
       [[ -f $out_dir/$pf ]] || continue
       blank_timing <"$out_dir/$pf" >"$out_dir/out/$tag.planfile"
-      for f in $formats; do
-        record "$tag.emit.$f" emit "$f" -c "$c" --plan "$pf"
-      done
+      # Every format by name on the fastest plan of each objective; emit all on every plan.
+      if [[ $s == auto ]]; then
+        for f in $formats; do
+          record "$tag.emit.$f" emit "$f" -c "$c" --plan "$pf"
+        done
+      fi
       record "$tag.emit.all" emit all -c "$c" --plan "$pf" -o "all/$tag"
       if [[ -d $out_dir/all/$tag ]]; then
         for f in "$out_dir/all/$tag"/*; do

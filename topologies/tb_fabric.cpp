@@ -27,27 +27,25 @@ FabricPort make_port(const ThunderboltPort& p) {
   return f;
 }
 
-}  // namespace
+using PortLists = std::vector<std::vector<FabricPort>>;  // per host
 
-TbFabric::TbFabric(const Cluster& cluster, const LinkGraph& graph)
-    : cluster_(cluster), ports_(cluster.hosts.size()) {
-  const size_t n = cluster.hosts.size();
-  for (size_t h = 0; h < n; ++h)
-    for (const auto& p : cluster.hosts[h].ports)
-      ports_[h].push_back(make_port(p));
-
+// The Thunderbolt cables between listed hosts, in pair order; a cable end the file names no
+// port for gets a port entry in PORTS.
+std::vector<FabricCable> thunderbolt_cables(const Cluster& cluster, const LinkGraph& graph,
+                                            PortLists& ports) {
+  std::vector<FabricCable> cables;
   // The end of a cable on host h, adding a port entry when the file names none.
   auto end_of = [&](size_t h, const std::string& port) {
     FabricEnd e;
     e.host = h;
     e.port = port;
-    auto it = std::find_if(ports_[h].begin(), ports_[h].end(),
+    auto it = std::find_if(ports[h].begin(), ports[h].end(),
                            [&](const FabricPort& p) { return p.id == port; });
-    if (it == ports_[h].end() || port.empty()) {
+    if (it == ports[h].end() || port.empty()) {
       FabricPort p;
       p.id = port;
-      ports_[h].push_back(p);
-      it = ports_[h].end() - 1;
+      ports[h].push_back(p);
+      it = ports[h].end() - 1;
     }
     e.interface = it->interface;
     e.rdma_device = it->rdma_device;
@@ -88,16 +86,17 @@ TbFabric::TbFabric(const Cluster& cluster, const LinkGraph& graph)
         else
           f.no_rdma_reason = "the cable is not marked rdma (RDMA was not seen on it)";
       }
-      cables_.push_back(std::move(f));
+      cables.push_back(std::move(f));
     }
   }
-  for (size_t c = 0; c < cluster.cables.size(); ++c)
-    if (cluster.cables[c].a.host == cluster.cables[c].b.host &&
-        is_thunderbolt(cluster.cables[c].kind))
-      loops_.push_back(c);
+  return cables;
+}
 
-  // MLX sorts each host's ports by interface name; ports without one go last.
-  for (auto& list : ports_) {
+// MLX sorts each host's ports by interface name; ports without one go last. The cables follow
+// their first end's port, and each port learns its cable's index.
+void sort_in_mlx_order(PortLists& ports, std::vector<FabricCable>& cables) {
+  const size_t n = ports.size();
+  for (auto& list : ports) {
     std::stable_sort(list.begin(), list.end(), [](const FabricPort& x, const FabricPort& y) {
       if (x.interface.empty() != y.interface.empty()) return y.interface.empty();
       if (x.interface != y.interface) return x.interface < y.interface;
@@ -108,52 +107,50 @@ TbFabric::TbFabric(const Cluster& cluster, const LinkGraph& graph)
   std::map<size_t, size_t> lo_position;
   std::vector<std::vector<char>> taken(n);
   for (size_t h = 0; h < n; ++h)
-    taken[h].assign(ports_[h].size(), 0);
+    taken[h].assign(ports[h].size(), 0);
   auto position = [&](const FabricEnd& e) {
-    for (size_t i = 0; i < ports_[e.host].size(); ++i) {
-      if (ports_[e.host][i].id == e.port && !taken[e.host][i]) {
+    for (size_t i = 0; i < ports[e.host].size(); ++i) {
+      if (ports[e.host][i].id == e.port && !taken[e.host][i]) {
         taken[e.host][i] = 1;
         return i;
       }
     }
-    return ports_[e.host].size();
+    return ports[e.host].size();
   };
-  std::sort(cables_.begin(), cables_.end(),
+  std::sort(cables.begin(), cables.end(),
             [](const FabricCable& x, const FabricCable& y) { return x.index < y.index; });
-  std::vector<size_t> hi_position(cables_.size());
-  for (size_t i = 0; i < cables_.size(); ++i) {
-    lo_position[cables_[i].index] = position(cables_[i].lo);
-    hi_position[i] = position(cables_[i].hi);
+  std::vector<size_t> hi_position(cables.size());
+  for (size_t i = 0; i < cables.size(); ++i) {
+    lo_position[cables[i].index] = position(cables[i].lo);
+    hi_position[i] = position(cables[i].hi);
   }
-  std::vector<size_t> order(cables_.size());
+  std::vector<size_t> order(cables.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    const FabricCable &cx = cables_[x], &cy = cables_[y];
+    const FabricCable &cx = cables[x], &cy = cables[y];
     if (cx.lo.host != cy.lo.host) return cx.lo.host < cy.lo.host;
     return lo_position[cx.index] < lo_position[cy.index];
   });
   std::vector<FabricCable> sorted;
   for (size_t i : order) {
-    sorted.push_back(cables_[i]);
+    sorted.push_back(cables[i]);
     size_t k = sorted.size() - 1;
-    size_t lp = lo_position[cables_[i].index], hp = hi_position[i];
-    if (lp < ports_[cables_[i].lo.host].size())
-      ports_[cables_[i].lo.host][lp].cable = static_cast<int>(k);
-    if (hp < ports_[cables_[i].hi.host].size())
-      ports_[cables_[i].hi.host][hp].cable = static_cast<int>(k);
+    size_t lp = lo_position[cables[i].index], hp = hi_position[i];
+    if (lp < ports[cables[i].lo.host].size())
+      ports[cables[i].lo.host][lp].cable = static_cast<int>(k);
+    if (hp < ports[cables[i].hi.host].size())
+      ports[cables[i].hi.host][hp].cable = static_cast<int>(k);
   }
-  cables_ = std::move(sorted);
-  host_cables_.assign(n, {});
-  for (size_t k = 0; k < cables_.size(); ++k) {
-    host_cables_[cables_[k].lo.host].push_back(k);
-    if (cables_[k].hi.host != cables_[k].lo.host) host_cables_[cables_[k].hi.host].push_back(k);
-  }
+  cables = std::move(sorted);
+}
 
-  // A port with no cable to a listed host may still hold something (a drive, a Mac not listed).
+// A port with no cable to a listed host may still hold something (a drive, a Mac not listed).
+void mark_busy_ports(const Cluster& cluster, const std::vector<size_t>& loops, PortLists& ports) {
+  const size_t n = ports.size();
   for (size_t h = 0; h < n; ++h) {
     const Host& host = cluster.hosts[h];
-    for (auto& p : ports_[h]) {
+    for (auto& p : ports[h]) {
       if (p.cable >= 0) continue;
       const ThunderboltPort* tp = host.find_port(p.id);
       if (tp && tp->speed_gbps > 0)
@@ -161,13 +158,38 @@ TbFabric::TbFabric(const Cluster& cluster, const LinkGraph& graph)
       for (const auto& f : cluster.findings)
         if (f.host == host.name && !f.port.empty() && f.port == p.id)
           p.busy = f.message.empty() ? fmt::format("discovery reported {}", f.kind) : f.message;
-      for (size_t c : loops_) {
+      for (size_t c : loops) {
         const Cable& cable = cluster.cables[c];
         if (cable.a.host == host.name && (cable.a.port == p.id || cable.b.port == p.id))
           p.busy = "a cable joins it to another port of the same host";
       }
     }
   }
+}
+
+}  // namespace
+
+TbFabric::TbFabric(const Cluster& cluster, const LinkGraph& graph)
+    : cluster_(cluster), ports_(cluster.hosts.size()) {
+  const size_t n = cluster.hosts.size();
+  for (size_t h = 0; h < n; ++h)
+    for (const auto& p : cluster.hosts[h].ports)
+      ports_[h].push_back(make_port(p));
+
+  cables_ = thunderbolt_cables(cluster, graph, ports_);
+  for (size_t c = 0; c < cluster.cables.size(); ++c)
+    if (cluster.cables[c].a.host == cluster.cables[c].b.host &&
+        is_thunderbolt(cluster.cables[c].kind))
+      loops_.push_back(c);
+
+  sort_in_mlx_order(ports_, cables_);
+  host_cables_.assign(n, {});
+  for (size_t k = 0; k < cables_.size(); ++k) {
+    host_cables_[cables_[k].lo.host].push_back(k);
+    if (cables_[k].hi.host != cables_[k].lo.host) host_cables_[cables_[k].hi.host].push_back(k);
+  }
+
+  mark_busy_ports(cluster, loops_, ports_);
 }
 
 std::vector<const FabricCable*> TbFabric::between(size_t a, size_t b, bool rdma_only) const {

@@ -136,60 +136,85 @@ TcpLines parse_tcp_lines(const std::string& output) {
   return out;
 }
 
-TcpCheckResult run_tcp_check(const std::vector<TcpProbe>& probes,
-                             const std::vector<HostTarget>& targets, RemoteExecutor& executor,
-                             int jobs, int connect_timeout_s) {
-  TcpCheckResult result;
+namespace {
+
+// Probe indices per host, each host with its target; hosts without a target are left out.
+using HostProbes = std::vector<std::pair<const HostTarget*, std::vector<size_t>>>;
+
+// One check's inputs and what its parallel jobs gather; `mutex` guards the gathered members.
+struct TcpCheckRun {
+  TcpCheckRun(const std::vector<TcpProbe>& probes, const std::vector<HostTarget>& targets,
+              RemoteExecutor& executor, int jobs, int connect_timeout_s)
+      : probes(probes),
+        targets(targets),
+        executor(executor),
+        jobs(jobs),
+        connect_timeout_s(connect_timeout_s),
+        lifetime(30 + connect_timeout_s * static_cast<int>(probes.size())) {}
+
+  const std::vector<TcpProbe>& probes;
+  const std::vector<HostTarget>& targets;
+  RemoteExecutor& executor;
+  const int jobs;
+  const int connect_timeout_s;
+  const int lifetime;  // seconds a listener lives unless stopped
+
   std::mutex mutex;
-  auto by_host = [&](auto host_of) {
+  TcpCheckResult result;
+  std::set<size_t> listening;                           // probes whose address:port was bound
+  std::map<const HostTarget*, std::vector<long>> pids;  // listeners to stop, per host
+
+  // The probes grouped by the host `host_of` names.
+  template <class HostOf>
+  HostProbes by_host(HostOf host_of) const {
     std::map<std::string, std::vector<size_t>> m;
     for (size_t i = 0; i < probes.size(); ++i)
       m[host_of(probes[i])].push_back(i);
-    std::vector<std::pair<const HostTarget*, std::vector<size_t>>> out;
+    HostProbes out;
     for (auto& [host, list] : m)
       for (const auto& t : targets)
         if (t.name == host) out.emplace_back(&t, list);
     return out;
-  };
-  auto fail = [&](const HostTarget& t, const ExecResult& e) {
+  }
+
+  void fail(const HostTarget& t, const ExecResult& e) {
     std::lock_guard<std::mutex> lock(mutex);
     result.failures.push_back({t.name, e.failure, e.message});
-  };
+  }
+};
 
-  // 1. Listeners: every probe whose address:port one of them bound can be tried.
-  auto listeners = by_host([](const TcpProbe& p) { return p.listen_host; });
-  const int lifetime = 30 + connect_timeout_s * static_cast<int>(probes.size());
-  std::set<size_t> listening;
-  std::map<const HostTarget*, std::vector<long>> pids;
-  parallel_for(listeners.size(), jobs, [&](size_t k) {
+// 1. Listeners: every probe whose address:port one of them bound can be tried.
+void start_listeners(TcpCheckRun& run) {
+  HostProbes listeners = run.by_host([](const TcpProbe& p) { return p.listen_host; });
+  parallel_for(listeners.size(), run.jobs, [&](size_t k) {
     const auto& [target, list] = listeners[k];
     std::vector<const TcpProbe*> mine;
     for (size_t i : list)
-      mine.push_back(&probes[i]);
-    ExecResult e = executor.run(*target, "/bin/sh -s", tcp_listen_script(mine, lifetime));
+      mine.push_back(&run.probes[i]);
+    ExecResult e = run.executor.run(*target, "/bin/sh -s", tcp_listen_script(mine, run.lifetime));
     if (!e.ok()) {
       // A cut session may have left a listener whose PID came before the cut: stop it too.
       if (e.command_sent) {
-        std::lock_guard<std::mutex> lock(mutex);
-        pids[target] = parse_tcp_lines(e.out).pids;
+        std::lock_guard<std::mutex> lock(run.mutex);
+        run.pids[target] = parse_tcp_lines(e.out).pids;
       }
-      return fail(*target, e);
+      return run.fail(*target, e);
     }
     TcpLines lines = parse_tcp_lines(e.out);
-    std::lock_guard<std::mutex> lock(mutex);
+    std::lock_guard<std::mutex> lock(run.mutex);
     if (lines.no_python) {
-      result.notes.push_back(
+      run.result.notes.push_back(
           fmt::format("TCP ports on {} not tried: python3 is not on the host", target->name));
       return;
     }
-    pids[target] = lines.pids;
+    run.pids[target] = lines.pids;
     for (size_t i : list) {
-      const TcpProbe& p = probes[i];
+      const TcpProbe& p = run.probes[i];
       for (const auto& [address, port] : lines.bound)
-        if (address == p.address && port == p.port) listening.insert(i);
+        if (address == p.address && port == p.port) run.listening.insert(i);
       for (const auto& [where, why] : lines.busy)
         if (where.first == p.address && where.second == p.port)
-          result.findings.push_back(
+          run.result.findings.push_back(
               {p.listen_host, "",
                fmt::format("cannot listen on {} ({}); a launch's rank needs it", endpoint(p), why),
                fmt::format("if another process holds the port (a rank of an earlier launch?), "
@@ -198,23 +223,27 @@ TcpCheckResult run_tcp_check(const std::vector<TcpProbe>& probes,
                            p.port)});
     }
   });
+}
 
-  // 2. Connections, from each connecting host.
-  auto connectors = by_host([](const TcpProbe& p) { return p.connect_host; });
-  parallel_for(connectors.size(), jobs, [&](size_t k) {
+// 2. Connections, from each connecting host.
+void try_connections(TcpCheckRun& run) {
+  HostProbes connectors = run.by_host([](const TcpProbe& p) { return p.connect_host; });
+  parallel_for(connectors.size(), run.jobs, [&](size_t k) {
     const auto& [target, all] = connectors[k];
     std::vector<size_t> list;
     std::vector<const TcpProbe*> mine;
     {
-      std::lock_guard<std::mutex> lock(mutex);
+      std::lock_guard<std::mutex> lock(run.mutex);
       for (size_t i : all)
-        if (listening.count(i)) list.push_back(i), mine.push_back(&probes[i]);
+        if (run.listening.count(i)) list.push_back(i), mine.push_back(&run.probes[i]);
     }
     if (mine.empty()) return;
-    ExecResult e = executor.run(*target, "/bin/sh -s", tcp_connect_script(mine, connect_timeout_s));
-    if (!e.ok()) return fail(*target, e);
+    ExecResult e =
+        run.executor.run(*target, "/bin/sh -s", tcp_connect_script(mine, run.connect_timeout_s));
+    if (!e.ok()) return run.fail(*target, e);
     TcpLines lines = parse_tcp_lines(e.out);
-    std::lock_guard<std::mutex> lock(mutex);
+    std::lock_guard<std::mutex> lock(run.mutex);
+    TcpCheckResult& result = run.result;
     if (lines.no_python) {
       result.notes.push_back(fmt::format(
           "TCP connections from {} not tried: python3 is not on the host", target->name));
@@ -223,7 +252,7 @@ TcpCheckResult run_tcp_check(const std::vector<TcpProbe>& probes,
     std::set<size_t> answered;
     for (const auto& [index, why] : lines.results) {
       if (index >= list.size() || !answered.insert(index).second) continue;
-      const TcpProbe& p = probes[list[index]];
+      const TcpProbe& p = run.probes[list[index]];
       ++result.tried;
       if (why.empty()) {
         ++result.opened;
@@ -241,32 +270,47 @@ TcpCheckResult run_tcp_check(const std::vector<TcpProbe>& probes,
     for (size_t i = 0; i < list.size(); ++i)
       if (!answered.count(i))
         result.findings.push_back(
-            {probes[list[i]].connect_host, "",
-             fmt::format("the TCP test to {} printed no result", endpoint(probes[list[i]])),
+            {run.probes[list[i]].connect_host, "",
+             fmt::format("the TCP test to {} printed no result", endpoint(run.probes[list[i]])),
              "check that python3 runs on the host"});
   });
+}
 
-  // 3. Stop every listener by its PID, whatever happened above; a host that does not answer is
-  // tried again, and what is left running is named.
-  std::vector<std::pair<const HostTarget*, std::vector<long>>> stops(pids.begin(), pids.end());
-  parallel_for(stops.size(), jobs, [&](size_t k) {
+// 3. Stop every listener by its PID, whatever happened above; a host that does not answer is
+// tried again, and what is left running is named.
+void stop_listeners(TcpCheckRun& run) {
+  std::vector<std::pair<const HostTarget*, std::vector<long>>> stops(run.pids.begin(),
+                                                                     run.pids.end());
+  parallel_for(stops.size(), run.jobs, [&](size_t k) {
     const auto& [target, list] = stops[k];
     StopResult stop =
-        stop_by_pid(executor, *target, list, "python3", 3, std::chrono::milliseconds(1000));
-    std::lock_guard<std::mutex> lock(mutex);
+        stop_by_pid(run.executor, *target, list, "python3", 3, std::chrono::milliseconds(1000));
+    std::lock_guard<std::mutex> lock(run.mutex);
     for (long pid : stop.left)
-      result.findings.push_back(
+      run.result.findings.push_back(
           {target->name, "",
            fmt::format("could not stop the TCP test's listener (python3, PID {}): {}", pid,
                        stop.why),
            fmt::format("stop it on {}: kill {} (it also ends by itself within {} s)", target->name,
-                       pid, lifetime)});
+                       pid, run.lifetime)});
   });
+}
+
+}  // namespace
+
+TcpCheckResult run_tcp_check(const std::vector<TcpProbe>& probes,
+                             const std::vector<HostTarget>& targets, RemoteExecutor& executor,
+                             int jobs, int connect_timeout_s) {
+  TcpCheckRun run(probes, targets, executor, jobs, connect_timeout_s);
+  start_listeners(run);
+  try_connections(run);
+  stop_listeners(run);
+  TcpCheckResult& result = run.result;
   auto by_name = [](const auto& a, const auto& b) { return a.host < b.host; };
   std::sort(result.failures.begin(), result.failures.end(), by_name);
   std::stable_sort(result.findings.begin(), result.findings.end(), by_name);
   std::sort(result.notes.begin(), result.notes.end());
-  return result;
+  return std::move(result);
 }
 
 }  // namespace meshplan

@@ -98,7 +98,7 @@ std::map<std::string, std::string> emit_replica_launches(
       const EmitFormat* f = find_emit_format(name);
       files[folder + std::string(f->file)] = f->write(one);
     }
-    const std::string t = build_launch_layout(one).transport;
+    const std::string t = one.layout().transport;
     if (!thunderbolt && (t == "thunderbolt" || t == "rdma")) {
       // The cables' addresses are the cluster's (one /30 plan): one setup for every replica.
       thunderbolt = true;
@@ -111,8 +111,8 @@ std::map<std::string, std::string> emit_replica_launches(
   // Linux replicas of an engine Slurm starts: the heterogeneous job, a component per replica.
   const bool linux_only =
       std::none_of(replicas.begin(), replicas.end(), [&](const ReplicaLaunch& r) {
-        const LaunchLayout layout = build_launch_layout(replica_input(in, r));
-        return std::any_of(layout.nodes.begin(), layout.nodes.end(),
+        const EmitInput one = replica_input(in, r);
+        return std::any_of(one.layout().nodes.begin(), one.layout().nodes.end(),
                            [](const LaunchNode& n) { return n.mac; });
       });
   const std::string& engine = replicas.front().engine;
@@ -120,9 +120,9 @@ std::map<std::string, std::string> emit_replica_launches(
       (is_engine(engine, EngineKind::kVllm) || is_engine(engine, EngineKind::kLlamaRpc))) {
     EmitInput job = in;
     if (job.launch.engine.empty()) job.launch.engine = engine;
-    files["slurm.sbatch"] = write_slurm_hetjob(job);
+    files["slurm.sbatch"] = slurm_hetjob_for_replicas(job, replicas);
   }
-  files["nginx.conf"] = write_nginx(in);
+  files["nginx.conf"] = nginx_for_replicas(replicas);
   files["cluster.dot"] = write_cluster_dot_artifact(in);
   auto whole = whole_cluster_files(in, replicas);
   if (whole) files.insert(whole->begin(), whole->end());

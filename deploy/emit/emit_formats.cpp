@@ -33,7 +33,7 @@ namespace {
 // NVIDIA hosts run MLX's nccl backend, Macs the checked backend
 // (deploy/writers/mlx_cuda_hostfile.hpp).
 MlxHostfile mlx_hostfile_of(const EmitInput& in) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   if (mlx_runs_nccl(layout)) return build_mlx_cuda_hostfile(layout, in.envs);
   // A pipeline's last stage first: mlx-lm's rank 0 loads the last layers.
   const CheckReport report = mlx_rank_report(in);
@@ -63,7 +63,7 @@ std::string teardown(const EmitInput& in) {
 // vLLM, torchrun, DeepSpeed, MPI launchers and NCCL are for Linux hosts: `emit all` leaves them out
 // of a plan with a Mac (asked for by name they are still written).
 bool no_mac(const EmitInput& in) {
-  for (const LaunchNode& n : build_launch_layout(in).nodes)
+  for (const LaunchNode& n : in.layout().nodes)
     if (n.mac) return false;
   return true;
 }
@@ -80,17 +80,17 @@ bool slurm_over_the_ranks(const EmitInput& in) {
 
 // MLX runs on all Macs (or CPUs), or on NVIDIA hosts of one GPU count, not on a mix.
 bool mlx_applies(const EmitInput& in) {
-  return mlx_runs_on(build_launch_layout(in));
+  return mlx_runs_on(in.layout());
 }
 
 // Layer-split formats apply to plans that split by layers.
 bool split_by_layers(const EmitInput& in) {
-  return in.plan && splits_by_layers(build_launch_layout(in));
+  return in.plan && splits_by_layers(in.layout());
 }
 
 // setup / teardown configure Thunderbolt ports: nothing to do for ranks that talk over a network.
 bool over_thunderbolt(const EmitInput& in) {
-  std::string t = build_launch_layout(in).transport;
+  std::string t = in.layout().transport;
   return t == "thunderbolt" || t == "rdma";
 }
 
@@ -110,7 +110,7 @@ bool routed(const EmitInput& in) {
 // Ray's file names the ssh user; without one, or without an engine that runs on Ray (vLLM on
 // NVIDIA hosts), it is left out of `emit all`.
 bool ray_applies(const EmitInput& in) {
-  return (!in.launch.user.empty() || !build_launch_layout(in).nodes.front().ssh_user.empty()) &&
+  return (!in.launch.user.empty() || !in.layout().nodes.front().ssh_user.empty()) &&
          ray_runs_an_engine(in);
 }
 

@@ -94,7 +94,7 @@ std::string check_step(const EmitInput& in, const LaunchLayout& layout,
 
 std::string render_launch_guide(const EmitInput& in,
                                 const std::map<std::string, std::string>& files) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   size_t n = layout.nodes.size();
   std::string out = fmt::format(
       "# Launching {}\n\n", in.cluster.name.empty() ? std::string("the cluster") : in.cluster.name);

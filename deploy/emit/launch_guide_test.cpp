@@ -2,6 +2,7 @@
 // on in order, and what an engine cannot do with the plan.
 #include "deploy/emit/launch_guide.hpp"
 #include "deploy/emit/emit_all.hpp"
+#include "deploy/emit/emit_formats.hpp"
 
 #include <gtest/gtest.h>
 

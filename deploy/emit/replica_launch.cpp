@@ -50,8 +50,8 @@ std::vector<std::string_view> engine_format_names(std::string_view engine) {
 }
 
 EmitInput replica_input(const EmitInput& in, const ReplicaLaunch& r) {
-  return EmitInput{in.cluster,           in.topology, r.report,       r.plan,
-                   in.requested_backend, in.envs,     in.env_options, r.launch};
+  return EmitInput{in.cluster, in.topology,    r.report, r.plan,       in.requested_backend,
+                   in.envs,    in.env_options, r.launch, r.layout_slot};
 }
 
 namespace {
@@ -74,7 +74,7 @@ PlanRanks replica_plan(const PlanRanks& plan, const PlanReplica& replica,
 
 // The host whose HTTP server answers for the replica, and its port.
 void place_server(const EmitInput& in, ReplicaLaunch& r) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   const ServingEndpoint at = serving_endpoint(in, layout, r.engine);
   r.serving_host = layout.nodes[at.node].host->name;
   r.address = layout.reachable(at.node, "nginx sends the replica its requests there");
@@ -116,6 +116,10 @@ std::string write_nginx(const EmitInput& in) {
     throw input_error(
         "nginx: the plan is one copy of the model; nginx balances over a serving plan's replicas "
         "(plan --objective throughput) or a routed plan whose hosts all hold every layer");
+  return nginx_for_replicas(replicas);
+}
+
+std::string nginx_for_replicas(const std::vector<ReplicaLaunch>& replicas) {
   std::vector<NginxServer> servers;
   for (const ReplicaLaunch& r : replicas)
     servers.push_back(

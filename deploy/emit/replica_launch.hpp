@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,8 @@ struct ReplicaLaunch {
   std::string serving_host;       // the host whose HTTP server answers for the replica
   std::string address;            // that host's management address
   int port = 0;                   // and the engine's HTTP port
+  // The replica's launch layout, built once for every writer of its launch (replica_input).
+  std::shared_ptr<LaunchLayoutSlot> layout_slot = std::make_shared<LaunchLayoutSlot>();
 };
 
 // Where `engine`'s HTTP server answers in `layout`: the node (mlx.launch's rank 0, which runs
@@ -51,5 +54,7 @@ EmitInput replica_input(const EmitInput& in, const ReplicaLaunch& replica);
 // `emit nginx`: the config of nginx over the replicas' HTTP servers
 // (deploy/writers/nginx_upstream.*); an input error naming the plan for a plan of one copy.
 std::string write_nginx(const EmitInput& in);
+// The same over replicas already placed (`emit all` places them once).
+std::string nginx_for_replicas(const std::vector<ReplicaLaunch>& replicas);
 
 }  // namespace meshplan

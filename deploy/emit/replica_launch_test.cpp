@@ -22,6 +22,19 @@ std::vector<std::string> names_of(const std::map<std::string, std::string>& file
   return out;
 }
 
+// A replica's layout is built once, whichever writer of its launch asks first.
+TEST(replica_launch_test, each_replica_builds_its_layout_once) {
+  auto in = testing::launch_inputs(kMacAndGpu, kMacAndGpuReplicas);
+  const EmitInput input = in->input();
+  const std::vector<ReplicaLaunch> replicas = replica_launches(input);
+  ASSERT_EQ(replicas.size(), 2u);
+  const LaunchLayout& first = replica_input(input, replicas[0]).layout();
+  EXPECT_EQ(&replica_input(input, replicas[0]).layout(), &first);
+  EXPECT_NE(&replica_input(input, replicas[1]).layout(), &first);
+  EXPECT_EQ(first.nodes.size(), 1u);
+  EXPECT_EQ(first.nodes[0].host->name, "studio");
+}
+
 TEST(replica_launch_test, each_replica_gets_its_engines_files_for_its_hosts_only) {
   auto in = testing::launch_inputs(kMacAndGpu, kMacAndGpuReplicas);
   auto files = emit_all(in->input());

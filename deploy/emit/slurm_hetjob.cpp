@@ -10,7 +10,11 @@
 namespace meshplan {
 
 std::string write_slurm_hetjob(const EmitInput& in) {
-  std::vector<ReplicaLaunch> replicas = replica_launches(in);
+  return slurm_hetjob_for_replicas(in, replica_launches(in));
+}
+
+std::string slurm_hetjob_for_replicas(const EmitInput& in,
+                                      const std::vector<ReplicaLaunch>& replicas) {
   std::vector<SlurmLaunch> jobs;
   for (const ReplicaLaunch& r : replicas) {
     // --engine on every replica; without it llama.cpp where the plan's engine is llama.cpp, else

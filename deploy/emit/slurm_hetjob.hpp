@@ -5,12 +5,17 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace meshplan {
 
 struct EmitInput;
+struct ReplicaLaunch;
 
 std::string write_slurm_hetjob(const EmitInput& in);
+// The same over replicas already placed (`emit all` places them once).
+std::string slurm_hetjob_for_replicas(const EmitInput& in,
+                                      const std::vector<ReplicaLaunch>& replicas);
 // `emit slurm`: the heterogeneous job of a replica plan, else the batch job of one copy.
 std::string write_slurm_job(const EmitInput& in);
 

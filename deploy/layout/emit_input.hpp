@@ -1,8 +1,9 @@
-// What every format of lib/emit writes from: the cluster, its topology (link graph, Thunderbolt
+// What every format of deploy/ writes from: the cluster, its topology (link graph, Thunderbolt
 // fabric, /30 plan), the check report with the chosen backend, the plan's ranks when a plan was
 // given, and the launch options.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,14 @@
 
 namespace meshplan {
 
+struct LaunchLayout;  // deploy/layout/launch_layout.hpp
+
+// Where an input keeps its launch layout once built. Copies of an input share it: they differ only
+// in options the layout does not read (the engine Slurm starts, exo's namespace).
+struct LaunchLayoutSlot {
+  std::shared_ptr<const LaunchLayout> layout;
+};
+
 struct EmitInput {
   const Cluster& cluster;
   const TopologyContext& topology;
@@ -26,6 +35,13 @@ struct EmitInput {
   std::vector<std::string> envs;             // --env KEY=VALUE for every rank
   MlxEnvOptions env_options;
   LaunchOptions launch{};
+  // Built on first use by layout() and kept, so that every writer of one launch reads one layout
+  // and a format that never needs it never fails on it. A replica's input gets its replica's slot.
+  std::shared_ptr<LaunchLayoutSlot> layout_slot = std::make_shared<LaunchLayoutSlot>();
+
+  // The launch layout of the chosen backend (deploy/layout/launch_nodes.hpp): built once, a
+  // failure listing the backend's problems when it is not valid.
+  const LaunchLayout& layout() const;
 };
 
 }  // namespace meshplan

@@ -135,6 +135,12 @@ const std::string& LaunchLayout::reachable_interface(size_t node, std::string_vi
   return nodes.at(node).interface;
 }
 
+const LaunchLayout& EmitInput::layout() const {
+  if (!layout_slot->layout)
+    layout_slot->layout = std::make_shared<const LaunchLayout>(build_launch_layout(*this));
+  return *layout_slot->layout;
+}
+
 LaunchLayout build_launch_layout(const EmitInput& in) {
   const BackendVerdict& v = require_valid(in.report);
   plain(in.cluster.name, "the cluster name");

@@ -67,6 +67,31 @@ TEST(launch_nodes_test, line_breaks_in_values_are_refused) {
   EXPECT_NO_THROW(build_launch_layout(in->input()));
 }
 
+// Every writer of one launch reads one layout: built on first use, kept, and shared by copies of
+// the input (which differ only in options the layout does not read).
+TEST(launch_nodes_test, an_input_builds_its_layout_once_and_its_copies_share_it) {
+  auto in = launch_inputs(testing::kLoopback, testing::kLoopbackPlan);
+  const EmitInput input = in->input();
+  const LaunchLayout& first = input.layout();
+  EXPECT_EQ(&input.layout(), &first);
+  EmitInput copy = input;
+  copy.launch.engine = "vllm";
+  EXPECT_EQ(&copy.layout(), &first);
+  EXPECT_EQ(first.nodes[0].host->name, "node-b");
+  const EmitInput other = in->input();
+  EXPECT_NE(&other.layout(), &first);
+  EXPECT_EQ(other.layout().nodes.size(), first.nodes.size());
+}
+
+// An input whose layout cannot be built fails only when a writer asks for it, every time.
+TEST(launch_nodes_test, an_invalid_layout_fails_only_when_asked_for) {
+  auto in = launch_inputs(testing::kLoopback, testing::kLoopbackPlan);
+  in->cluster.name = "x\ntouch PWNED";
+  const EmitInput input = in->input();
+  EXPECT_THROW(input.layout(), Error);
+  EXPECT_THROW(input.layout(), Error);
+}
+
 TEST(launch_nodes_test, hostfile_words_are_single_tokens) {
   EXPECT_EQ(hostfile_word("admin@mac-1.local", "ssh target", "h"), "admin@mac-1.local");
   for (std::string bad : {"", "-oProxyCommand=x", "a b", "a;b", "a#b", "a:b"})

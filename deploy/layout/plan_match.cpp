@@ -39,4 +39,23 @@ void require_plan_matches(const TopologyContext& topology, const PlanRanks& plan
       fmt::join(diffs, "; "));
 }
 
+CheckOptions check_options_for(const std::string& requested_backend,
+                               const std::optional<PlanRanks>& plan) {
+  CheckOptions o;
+  o.backend = backend_for_plan(requested_backend, plan);
+  if (plan) {
+    o.hosts = plan->hosts();
+    // Neither a routed plan's ranks nor a workload's hosts are a ring.
+    o.fixed_order = !plan->routing && plan->models.empty();
+  }
+  return o;
+}
+
+CheckReport check_plan_against_cluster(const TopologyContext& topology,
+                                       const std::string& requested_backend,
+                                       const std::optional<PlanRanks>& plan) {
+  if (plan) require_plan_matches(topology, *plan);
+  return check_cluster(topology, check_options_for(requested_backend, plan));
+}
+
 }  // namespace meshplan

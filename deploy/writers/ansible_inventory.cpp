@@ -27,7 +27,7 @@ void host_vars(YAML::Emitter& y, const LaunchLayout& layout, const LaunchNode& n
 }  // namespace
 
 std::string write_ansible_inventory(const EmitInput& in) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   YAML::Emitter y;
   y << YAML::BeginMap << YAML::Key << "all" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "children" << YAML::Value << YAML::BeginMap;

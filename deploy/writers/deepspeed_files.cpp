@@ -14,7 +14,7 @@
 namespace meshplan {
 
 std::string write_deepspeed_hostfile(const EmitInput& in) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   std::string master =
       layout.reachable(0, "DeepSpeed's master (rank 0) needs an address every node reaches");
   std::string program = in.launch.program.empty() ? "train.py" : in.launch.program;
@@ -31,7 +31,7 @@ std::string write_deepspeed_hostfile(const EmitInput& in) {
 }
 
 std::string write_deepspeed_env(const EmitInput& in) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   std::vector<std::string> keys;
   std::vector<std::vector<std::string>> values;
   for (size_t i = 0; i < layout.nodes.size(); ++i) {

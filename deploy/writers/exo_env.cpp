@@ -10,7 +10,7 @@ namespace meshplan {
 // exo's discovery namespace is its --namespace flag (exo-explore/exo src/exo/main.py, default the
 // exo version); EXO_ZENOH_NAMESPACE is only logged, so it does not keep two clusters apart.
 std::string write_exo_env(const EmitInput& in) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   // exo's ports sit side by side: API, zenoh one below, discovery (UDP) two below.
   int api = launch_port(in, kExoDefaultApiPort);
   if (api < 3) throw input_error("--port {}: exo needs the two ports below its API port", api);

@@ -90,7 +90,7 @@ LlamaRpcLaunch llama_rpc_launch(const EmitInput& in, const LaunchLayout& layout)
 
 std::string write_llama_rpc(const EmitInput& in) {
   require_plan(in, "llama-rpc", "--tensor-split comes from the plan's layer ranges");
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   LlamaRpcLaunch launch = llama_rpc_launch(in, layout);
   size_t n = layout.nodes.size();
   size_t main = n - 1;

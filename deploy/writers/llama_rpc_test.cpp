@@ -21,6 +21,7 @@
 
 #include "lib/core/error.hpp"
 #include "tests/launch_inputs.hpp"
+#include "topologies/setup_commands.hpp"
 
 namespace meshplan::llama_rpc_test {
 namespace {
@@ -145,7 +146,7 @@ TEST(llama_rpc_test, thunderbolt_ring_workers_listen_on_the_cable_to_the_main_ho
   std::string text = write_llama_rpc(in->input());
   Parsed p = parse(text);
   ASSERT_EQ(p.servers.size(), 2u);  // the main Mac runs its layers on its own Metal device
-  std::string setup = find_emit_format("setup")->write(in->input());
+  std::string setup = render_setup(host_setups(in->topology->fabric, in->topology->subnets));
   auto block = [&](const std::string& host) {
     size_t a = setup.find("Setup for " + host + "\n");
     size_t b = setup.find("Setup for ", a + 1);

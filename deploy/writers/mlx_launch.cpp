@@ -24,7 +24,7 @@ int total_layers(const LaunchLayout& layout) {
 
 // The report over the plan's hosts in reverse, when a pipeline plan's MLX ranks should run so.
 std::optional<CheckReport> reversed_report(const EmitInput& in) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   if (!in.plan || !splits_by_layers(layout) || layout.nodes.size() < 2 || mlx_runs_nccl(layout))
     return std::nullopt;
   CheckOptions options;
@@ -51,7 +51,7 @@ bool mlx_ranks_reversed(const EmitInput& in) {
 }
 
 std::string mlx_lm_split_note(const EmitInput& in) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   if (!splits_by_layers(layout) || !mlx_runs_on(layout)) return "";
   const int total = total_layers(layout);
   const int per_host = mlx_runs_nccl(layout) ? mlx_gpus_per_host(layout) : 1;
@@ -83,7 +83,7 @@ std::string mlx_lm_split_note(const EmitInput& in) {
 }
 
 std::string write_mlx_launch(const EmitInput& in) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   if (is_strategy(layout.strategy, StrategyKind::kHybrid))
     throw failure(
         "mlx_lm runs one tensor-parallel group or one pipeline over all its ranks; a hybrid plan "

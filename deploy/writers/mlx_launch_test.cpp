@@ -57,42 +57,5 @@ TEST(mlx_launch_test, tensor_plans_run_without_pipeline) {
   EXPECT_TRUE(mlx_lm_split_note(in->input()).empty());
 }
 
-// MLX on CUDA hosts (mlx python/mlx/_distributed_utils/launch.py, launch_nccl): the nccl backend,
-// a rank per GPU, NCCL_HOST_IP = rank 0's first IP, CUDA_VISIBLE_DEVICES = rank % -n; the hostfile
-// lists each host once per GPU in a row (-n does not repeat hostfile hosts).
-TEST(mlx_launch_test, cuda_hosts_run_nccl_with_a_rank_per_gpu) {
-  auto in = testing::launch_inputs("tests/fixtures/launch/two_hgx_rails.yaml",
-                                   "tests/fixtures/launch/two_hgx_pipeline_plan.json");
-  auto lines = testing::command_lines(write_mlx_launch(in->input()));
-  ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0],
-            "mlx.launch --hostfile mlx-hostfile.json --backend nccl -n 8 -- mlx_lm.server "
-            "--model MODEL --pipeline --host 0.0.0.0");
-  MlxHostfile f = read_mlx_hostfile(
-      parse_document(find_emit_format("mlx-hostfile")->write(in->input()), "hostfile"));
-  EXPECT_EQ(f.backend, "nccl");
-  ASSERT_EQ(f.hosts.size(), 16u);
-  for (size_t r = 0; r < 16; ++r) {
-    EXPECT_EQ(f.hosts[r].ssh, r < 8 ? "hgx-a" : "hgx-b");
-    EXPECT_EQ(f.hosts[r].ips, (std::vector<std::string>{r < 8 ? "10.9.0.1" : "10.9.0.2"}));
-  }
-  std::string env = find_emit_format("mlx-env")->write(in->input());
-  EXPECT_NE(
-      env.find("# rank 11: hgx-b\nexport NCCL_HOST_IP=10.9.0.1\nexport NCCL_PORT=12345\n"
-               "export MLX_WORLD_SIZE=16\nexport CUDA_VISIBLE_DEVICES=3\nexport MLX_RANK=11\n"),
-      std::string::npos)
-      << env;
-  EXPECT_EQ(env.find("MLX_HOSTFILE"), std::string::npos);  // no ring file
-}
-
-// Macs and NVIDIA hosts in one plan: MLX runs one backend for all ranks, so no MLX file is written.
-TEST(mlx_launch_test, a_plan_mixing_macs_and_cuda_hosts_gets_no_mlx_launch) {
-  auto in = testing::launch_inputs("tests/fixtures/launch/mac_and_gpu.yaml");
-  ASSERT_EQ(build_launch_layout(in->input()).nodes.size(), 2u);
-  EXPECT_THROW(write_mlx_launch(in->input()), Error);
-  EXPECT_THROW(find_emit_format("mlx-hostfile")->write(in->input()), Error);
-  EXPECT_FALSE(find_emit_format("mlx-launch")->applies(in->input()));
-}
-
 }  // namespace
 }  // namespace meshplan::mlx_launch_test

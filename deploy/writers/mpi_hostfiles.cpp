@@ -19,7 +19,7 @@ int total_processes(const LaunchLayout& layout) {
 }  // namespace
 
 std::string write_openmpi_hostfile(const EmitInput& in) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   std::string out = fmt::format(
       "# Open MPI hostfile, hosts in rank order, a slot per process (one per GPU of a host).\n"
       "# Run mpirun on rank 0's host: Open MPI maps the host it runs on first.\n"
@@ -33,7 +33,7 @@ std::string write_openmpi_hostfile(const EmitInput& in) {
 }
 
 std::string write_mpich_hostfile(const EmitInput& in) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   std::string out = fmt::format(
       "# MPICH (Hydra) host file, hosts in rank order, a process per GPU:\n"
       "#   mpiexec -f FILE -n {} PROGRAM\n",

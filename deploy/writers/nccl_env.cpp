@@ -25,7 +25,7 @@ std::vector<std::pair<std::string, std::string>> nccl_variables(const LaunchLayo
 }
 
 std::string write_nccl_env(const EmitInput& in) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   std::string out = fmt::format(
       "# NCCL and Gloo interfaces for {} ranks: source the block of the host the rank runs on.\n",
       layout.nodes.size());

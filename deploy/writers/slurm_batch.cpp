@@ -57,6 +57,134 @@ std::string node_script(const std::vector<NodeArm>& arms, const std::vector<std:
   return s;
 }
 
+// The plan's hosts as Slurm node names, in rank order: Linux hosts, in the allocation when one is
+// given.
+std::vector<std::string> slurm_nodes(const EmitInput& in, const LaunchLayout& layout) {
+  std::vector<std::string> nodes;
+  for (const LaunchNode& node : layout.nodes) {
+    if (node.mac)
+      throw input_error("emit slurm: {} is a Mac; Slurm runs the plan on Linux nodes",
+                        node.host->name);
+    nodes.push_back(
+        hostfile_word(node.host->name, "its name (the Slurm node name)", node.host->name));
+  }
+  // The plan's hosts must be nodes the job may use: a host outside the allocation would leave
+  // sbatch waiting for, or refusing, a node the user does not hold.
+  if (!in.launch.allocation.empty()) {
+    for (const auto& name : nodes)
+      if (std::find(in.launch.allocation.begin(), in.launch.allocation.end(), name) ==
+          in.launch.allocation.end())
+        throw input_error(
+            "emit slurm: the plan's host {} is not in the Slurm allocation ({}); plan over the "
+            "allocation's nodes (discover --slurm) or drop --allocation",
+            name, fmt::join(in.launch.allocation, ","));
+  }
+  return nodes;
+}
+
+// The GPUs of every node: --gpus-per-node asks the same of every node (sbatch(1)).
+int gpus_per_node(const LaunchLayout& layout) {
+  const int gpus = layout.nodes.front().cuda_gpus();
+  for (const LaunchNode& node : layout.nodes)
+    if (node.cuda_gpus() != gpus)
+      throw failure(
+          "emit slurm: --gpus-per-node asks the same of every node, but {} has {} GPUs and {} "
+          "has {}; plan hosts of one kind together (--hosts)",
+          layout.nodes.front().host->name, gpus, node.host->name, node.cuda_gpus());
+  return gpus;
+}
+
+// What one engine makes of the job: the node script's arms, the sruns in order, the title.
+struct EngineJob {
+  std::vector<NodeArm> arms;
+  std::vector<SlurmStep> steps;
+  std::string title;
+};
+
+EngineJob vllm_job(const EmitInput& in, const LaunchLayout& layout,
+                   const std::vector<std::string>& nodes) {
+  const size_t n = layout.nodes.size();
+  EngineJob job;
+  require_plan(in, "vllm", "-tp and -pp come from the plan's strategy and ranks");
+  VllmShape shape = vllm_shape(layout);
+  for (size_t i = 0; i < n; ++i)
+    job.arms.push_back({nodes[i], static_cast<int>(i), vllm_node_env(layout, i, shape),
+                        vllm_node_words(in, layout, shape, i), ""});
+  job.steps = {SlurmStep{nodes, false}};
+  job.title = fmt::format("vLLM over {} node{}, rank 0 serving on port 8000", n, n == 1 ? "" : "s");
+  return job;
+}
+
+EngineJob torchrun_job(const EmitInput& in, const LaunchLayout& layout,
+                       const std::vector<std::string>& nodes) {
+  const size_t n = layout.nodes.size();
+  EngineJob job;
+  std::string master =
+      layout.reachable(0, "torchrun's rendezvous (rank 0) needs an address every node reaches");
+  int port = launch_port(in, kTorchrunDefaultPort);
+  std::string program = in.launch.program.empty() ? "train.py" : in.launch.program;
+  const int per_node = torchrun_processes_per_node(layout);
+  for (size_t i = 0; i < n; ++i) {
+    // c10d rendezvous on rank 0's address (torchrun's own default port); the job's id keeps
+    // two jobs on one endpoint apart. Underscore spellings, as `emit torchrun` (torch 1.x).
+    std::vector<std::string> words = {"torchrun",
+                                      fmt::format("--nnodes={}", n),
+                                      fmt::format("--nproc_per_node={}", per_node),
+                                      fmt::format("--node_rank={}", i),
+                                      "--rdzv_backend=c10d",
+                                      fmt::format("--rdzv_endpoint={}:{}", master, port),
+                                      "--rdzv_id=meshplan",
+                                      program};
+    job.arms.push_back({nodes[i], static_cast<int>(i), nccl_variables(layout, i), words, ""});
+  }
+  job.steps = {SlurmStep{nodes, false}};
+  job.title = fmt::format("torchrun over {} node{}, c10d rendezvous on {}:{}", n, n == 1 ? "" : "s",
+                          master, port);
+  return job;
+}
+
+// The main process connects to every rpc-server at start: the lines run before it start the
+// local one, if any, and wait (bounded) until each answers; "" when there is none to wait for.
+std::string rpc_server_wait(const LlamaRpcLaunch& rpc, size_t main) {
+  std::string before;
+  if (main > 0 || !rpc.local_server.empty()) {
+    const std::string endpoints = fmt::format("{}", fmt::join(rpc.endpoints, ","));
+    if (!rpc.local_server.empty())
+      before += fmt::format("  ${{MESHPLAN_ENGINE:+\"$MESHPLAN_ENGINE\"}} {} &\n",
+                            quoted_words(rpc.local_server));
+    before += fmt::format(
+        "  for ep in $(echo {} | tr , ' '); do\n"
+        "    t=0\n"
+        "    until [ -n \"${{MESHPLAN_ENGINE:-}}\" ] || (exec "
+        "3<>\"/dev/tcp/${{ep%:*}}/${{ep##*:}}\") "
+        "2>/dev/null; do\n"
+        "      t=$((t + 1)); [ \"$t\" -le 300 ] || {{ echo \"meshplan: rpc-server $ep does not "
+        "answer\" >&2; exit 1; }}; sleep 1\n"
+        "    done\n"
+        "  done\n",
+        shell_quote(endpoints));
+  }
+  return before;
+}
+
+EngineJob llama_rpc_job(const EmitInput& in, const LaunchLayout& layout,
+                        const std::vector<std::string>& nodes) {
+  const size_t n = layout.nodes.size();
+  EngineJob job;
+  LlamaRpcLaunch rpc = llama_rpc_launch(in, layout);
+  const size_t main = n - 1;
+  for (size_t i = 0; i < main; ++i)
+    job.arms.push_back({nodes[i], static_cast<int>(i), {}, rpc.servers[i], ""});
+  job.arms.push_back(
+      {nodes[main], static_cast<int>(main), {}, rpc.main, rpc_server_wait(rpc, main)});
+  if (main > 0)
+    job.steps.push_back({std::vector<std::string>(nodes.begin(), nodes.begin() + main), true});
+  job.steps.push_back({{nodes[main]}, false});
+  job.title = fmt::format("llama.cpp RPC over {} node{}: rpc-servers first, llama-server on {}", n,
+                          n == 1 ? "" : "s", nodes[main]);
+  return job;
+}
+
 }  // namespace
 
 // `srun` over some of the job's nodes, one task each. --ntasks is given because srun otherwise
@@ -78,7 +206,7 @@ std::string sbatch_node_lines(const SlurmLaunch& launch) {
 }
 
 bool slurm_applies(const EmitInput& in) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   const int gpus = layout.nodes.front().cuda_gpus();
   return std::none_of(layout.nodes.begin(), layout.nodes.end(),
                       [gpus](const LaunchNode& n) { return n.mac || n.cuda_gpus() != gpus; });
@@ -86,114 +214,31 @@ bool slurm_applies(const EmitInput& in) {
 
 SlurmLaunch slurm_launch(const EmitInput& in) {
   require_plan(in, "slurm", "the job's nodes, their order and the engine's split come from it");
-  LaunchLayout layout = build_launch_layout(in);
-  const size_t n = layout.nodes.size();
+  const LaunchLayout& layout = in.layout();
   const std::string engine =
       in.launch.engine.empty() ? std::string(name(EngineKind::kVllm)) : in.launch.engine;
   if (!is_engine(engine, EngineKind::kVllm) && engine != "torchrun" &&
       !is_engine(engine, EngineKind::kLlamaRpc))
     throw input_error("--engine {}: expected vllm, torchrun or llama-rpc", engine);
-  std::vector<std::string> nodes;
-  for (const LaunchNode& node : layout.nodes) {
-    if (node.mac)
-      throw input_error("emit slurm: {} is a Mac; Slurm runs the plan on Linux nodes",
-                        node.host->name);
-    nodes.push_back(
-        hostfile_word(node.host->name, "its name (the Slurm node name)", node.host->name));
-  }
-  // The plan's hosts must be nodes the job may use: a host outside the allocation would leave
-  // sbatch waiting for, or refusing, a node the user does not hold.
-  if (!in.launch.allocation.empty()) {
-    for (const auto& name : nodes)
-      if (std::find(in.launch.allocation.begin(), in.launch.allocation.end(), name) ==
-          in.launch.allocation.end())
-        throw input_error(
-            "emit slurm: the plan's host {} is not in the Slurm allocation ({}); plan over the "
-            "allocation's nodes (discover --slurm) or drop --allocation",
-            name, fmt::join(in.launch.allocation, ","));
-  }
-  // --gpus-per-node asks the same of every node (sbatch(1)).
-  const int gpus = layout.nodes.front().cuda_gpus();
-  for (const LaunchNode& node : layout.nodes)
-    if (node.cuda_gpus() != gpus)
-      throw failure(
-          "emit slurm: --gpus-per-node asks the same of every node, but {} has {} GPUs and {} "
-          "has {}; plan hosts of one kind together (--hosts)",
-          layout.nodes.front().host->name, gpus, node.host->name, node.cuda_gpus());
+  const std::vector<std::string> nodes = slurm_nodes(in, layout);
+  const int gpus = gpus_per_node(layout);
 
-  std::vector<NodeArm> arms;
-  std::vector<SlurmStep> launch;
-  std::string title;
-  if (is_engine(engine, EngineKind::kVllm)) {
-    require_plan(in, "vllm", "-tp and -pp come from the plan's strategy and ranks");
-    VllmShape shape = vllm_shape(layout);
-    for (size_t i = 0; i < n; ++i)
-      arms.push_back({nodes[i], static_cast<int>(i), vllm_node_env(layout, i, shape),
-                      vllm_node_words(in, layout, shape, i), ""});
-    launch = {SlurmStep{nodes, false}};
-    title = fmt::format("vLLM over {} node{}, rank 0 serving on port 8000", n, n == 1 ? "" : "s");
-  } else if (engine == "torchrun") {
-    std::string master =
-        layout.reachable(0, "torchrun's rendezvous (rank 0) needs an address every node reaches");
-    int port = launch_port(in, kTorchrunDefaultPort);
-    std::string program = in.launch.program.empty() ? "train.py" : in.launch.program;
-    const int per_node = torchrun_processes_per_node(layout);
-    for (size_t i = 0; i < n; ++i) {
-      // c10d rendezvous on rank 0's address (torchrun's own default port); the job's id keeps
-      // two jobs on one endpoint apart. Underscore spellings, as `emit torchrun` (torch 1.x).
-      std::vector<std::string> words = {"torchrun",
-                                        fmt::format("--nnodes={}", n),
-                                        fmt::format("--nproc_per_node={}", per_node),
-                                        fmt::format("--node_rank={}", i),
-                                        "--rdzv_backend=c10d",
-                                        fmt::format("--rdzv_endpoint={}:{}", master, port),
-                                        "--rdzv_id=meshplan",
-                                        program};
-      arms.push_back({nodes[i], static_cast<int>(i), nccl_variables(layout, i), words, ""});
-    }
-    launch = {SlurmStep{nodes, false}};
-    title = fmt::format("torchrun over {} node{}, c10d rendezvous on {}:{}", n, n == 1 ? "" : "s",
-                        master, port);
-  } else {
-    LlamaRpcLaunch rpc = llama_rpc_launch(in, layout);
-    const size_t main = n - 1;
-    for (size_t i = 0; i < main; ++i)
-      arms.push_back({nodes[i], static_cast<int>(i), {}, rpc.servers[i], ""});
-    // The main process connects to every rpc-server at start: wait (bounded) until each answers.
-    std::string before;
-    if (main > 0 || !rpc.local_server.empty()) {
-      const std::string endpoints = fmt::format("{}", fmt::join(rpc.endpoints, ","));
-      if (!rpc.local_server.empty())
-        before += fmt::format("  ${{MESHPLAN_ENGINE:+\"$MESHPLAN_ENGINE\"}} {} &\n",
-                              quoted_words(rpc.local_server));
-      before += fmt::format(
-          "  for ep in $(echo {} | tr , ' '); do\n"
-          "    t=0\n"
-          "    until [ -n \"${{MESHPLAN_ENGINE:-}}\" ] || (exec "
-          "3<>\"/dev/tcp/${{ep%:*}}/${{ep##*:}}\") "
-          "2>/dev/null; do\n"
-          "      t=$((t + 1)); [ \"$t\" -le 300 ] || {{ echo \"meshplan: rpc-server $ep does not "
-          "answer\" >&2; exit 1; }}; sleep 1\n"
-          "    done\n"
-          "  done\n",
-          shell_quote(endpoints));
-    }
-    arms.push_back({nodes[main], static_cast<int>(main), {}, rpc.main, before});
-    if (main > 0)
-      launch.push_back({std::vector<std::string>(nodes.begin(), nodes.begin() + main), true});
-    launch.push_back({{nodes[main]}, false});
-    title = fmt::format("llama.cpp RPC over {} node{}: rpc-servers first, llama-server on {}", n,
-                        n == 1 ? "" : "s", nodes[main]);
-  }
+  EngineJob job;
+  if (is_engine(engine, EngineKind::kVllm))
+    job = vllm_job(in, layout, nodes);
+  else if (engine == "torchrun")
+    job = torchrun_job(in, layout, nodes);
+  else
+    job = llama_rpc_job(in, layout, nodes);
 
   SlurmLaunch out;
   out.engine = engine;
   out.nodes = nodes;
   out.gpus = gpus;
-  out.title = title;
+  out.title = job.title;
   out.strategy = layout.strategy;
-  out.node_script = node_script(arms, in.envs);
-  out.steps = std::move(launch);
+  out.node_script = node_script(job.arms, in.envs);
+  out.steps = std::move(job.steps);
   return out;
 }
 

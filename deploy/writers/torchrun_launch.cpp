@@ -21,7 +21,7 @@ int torchrun_processes_per_node(const LaunchLayout& layout) {
 }
 
 std::string write_torchrun(const EmitInput& in) {
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   size_t n = layout.nodes.size();
   std::string master = layout.reachable(0,
                                         "torchrun's master (rank 0) needs an address every node "

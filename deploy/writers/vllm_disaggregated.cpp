@@ -71,7 +71,7 @@ std::string write_vllm_disaggregated(const EmitInput& in) {
   const EmitInput sub{
       in.cluster, in.topology,    pair.report, pair.plan, std::string(name(MlxBackend::kAuto)),
       in.envs,    in.env_options, in.launch};
-  const LaunchLayout layout = build_launch_layout(sub);
+  const LaunchLayout& layout = sub.layout();
   for (const LaunchNode& n : layout.nodes)
     if (n.mac)
       throw input_error("vllm-disagg: {} is a Mac; vLLM runs on NVIDIA Linux hosts", n.host->name);

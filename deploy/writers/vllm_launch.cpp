@@ -82,7 +82,7 @@ std::vector<std::string> vllm_node_words(const EmitInput& in, const LaunchLayout
 
 std::string write_vllm(const EmitInput& in) {
   require_plan(in, "vllm", "-tp and -pp come from the plan's strategy and ranks");
-  LaunchLayout layout = build_launch_layout(in);
+  const LaunchLayout& layout = in.layout();
   size_t n = layout.nodes.size();
   VllmShape shape = vllm_shape(layout);
   std::string out =

@@ -21,6 +21,55 @@ nlohmann::json parse_embedded(std::string_view text, std::string_view name) {
   }
 }
 
+// One chips.json entry.
+ChipSpec read_chip(const nlohmann::json& j) {
+  ChipSpec s;
+  s.key = j.at("key");
+  s.name = j.at("name");
+  s.brand = j.at("brand");
+  s.vendor = j.at("vendor");
+  if (j.contains("aliases")) s.aliases = j.at("aliases").get<std::vector<std::string>>();
+  s.gpu_cores = j.value("gpu_cores", 0);
+  s.mem_bandwidth = j.at("mem_bandwidth_GBps").get<double>() * 1e9;
+  s.fp16_flops = j.at("fp16_tflops").get<double>() * 1e12;
+  s.decode_flops = j.value("decode_tflops", j.at("fp16_tflops").get<double>()) * 1e12;
+  s.max_memory = static_cast<uint64_t>(j.at("max_memory_GiB").get<double>() * kGiB);
+  if (j.contains("gpu_memory_GiB")) {
+    s.gpu_memory = static_cast<uint64_t>(j.at("gpu_memory_GiB").get<double>() * kGiB);
+  }
+  s.unified_memory = j.value("unified_memory", s.vendor == "apple");
+  s.thunderbolt = j.value("thunderbolt", 0);
+  s.nvlink = j.value("nvlink", "");
+  s.gpu_fabric = j.value("gpu_fabric", "");
+  s.bandwidth_efficiency = j.value("bandwidth_efficiency", 0.0);
+  for (auto& [k, v] : j.at("sources").items())
+    s.sources[k] = v.get<std::string>();
+  return s;
+}
+
+// One machines.json entry.
+MachineSpec read_machine(const nlohmann::json& j) {
+  MachineSpec m;
+  m.key = j.at("key");
+  m.name = j.at("name");
+  m.chips = j.at("chips").get<std::vector<std::string>>();
+  m.model_ids = j.at("model_ids").get<std::vector<std::string>>();
+  if (!j.at("thunderbolt").is_null()) {
+    m.tb_generation = j.at("thunderbolt").at("generation");
+    m.tb_interfaces = j.at("thunderbolt").at("interfaces").get<std::vector<std::string>>();
+  }
+  if (!j.at("ethernet").is_null()) {
+    auto kind = find_link_kind(j.at("ethernet").get<std::string>());
+    if (!kind) throw internal_error("machines.json: unknown ethernet kind for {}", m.key);
+    m.ethernet = *kind;
+  }
+  m.management_interface = j.at("management_interface");
+  for (int gib : j.at("memory_GiB").get<std::vector<int>>())
+    m.memory_options.push_back(static_cast<uint64_t>(gib) << 30);
+  m.sources = j.at("sources").get<std::vector<std::string>>();
+  return m;
+}
+
 }  // namespace
 
 Catalog load_catalog(std::string_view chips_text, std::string_view machines_text,
@@ -30,52 +79,11 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
     auto chips = parse_embedded(chips_text, "chips.json");
     for (auto& [k, v] : chips.at("sources").items())
       c.chip_sources_[k] = v.get<std::string>();
-    for (const auto& j : chips.at("chips")) {
-      ChipSpec s;
-      s.key = j.at("key");
-      s.name = j.at("name");
-      s.brand = j.at("brand");
-      s.vendor = j.at("vendor");
-      if (j.contains("aliases")) s.aliases = j.at("aliases").get<std::vector<std::string>>();
-      s.gpu_cores = j.value("gpu_cores", 0);
-      s.mem_bandwidth = j.at("mem_bandwidth_GBps").get<double>() * 1e9;
-      s.fp16_flops = j.at("fp16_tflops").get<double>() * 1e12;
-      s.decode_flops = j.value("decode_tflops", j.at("fp16_tflops").get<double>()) * 1e12;
-      s.max_memory = static_cast<uint64_t>(j.at("max_memory_GiB").get<double>() * kGiB);
-      if (j.contains("gpu_memory_GiB")) {
-        s.gpu_memory = static_cast<uint64_t>(j.at("gpu_memory_GiB").get<double>() * kGiB);
-      }
-      s.unified_memory = j.value("unified_memory", s.vendor == "apple");
-      s.thunderbolt = j.value("thunderbolt", 0);
-      s.nvlink = j.value("nvlink", "");
-      s.gpu_fabric = j.value("gpu_fabric", "");
-      s.bandwidth_efficiency = j.value("bandwidth_efficiency", 0.0);
-      for (auto& [k, v] : j.at("sources").items())
-        s.sources[k] = v.get<std::string>();
-      c.chips_.push_back(std::move(s));
-    }
+    for (const auto& j : chips.at("chips"))
+      c.chips_.push_back(read_chip(j));
     auto machines = parse_embedded(machines_text, "machines.json");
-    for (const auto& j : machines.at("machines")) {
-      MachineSpec m;
-      m.key = j.at("key");
-      m.name = j.at("name");
-      m.chips = j.at("chips").get<std::vector<std::string>>();
-      m.model_ids = j.at("model_ids").get<std::vector<std::string>>();
-      if (!j.at("thunderbolt").is_null()) {
-        m.tb_generation = j.at("thunderbolt").at("generation");
-        m.tb_interfaces = j.at("thunderbolt").at("interfaces").get<std::vector<std::string>>();
-      }
-      if (!j.at("ethernet").is_null()) {
-        auto kind = find_link_kind(j.at("ethernet").get<std::string>());
-        if (!kind) throw internal_error("machines.json: unknown ethernet kind for {}", m.key);
-        m.ethernet = *kind;
-      }
-      m.management_interface = j.at("management_interface");
-      for (int gib : j.at("memory_GiB").get<std::vector<int>>())
-        m.memory_options.push_back(static_cast<uint64_t>(gib) << 30);
-      m.sources = j.at("sources").get<std::vector<std::string>>();
-      c.machines_.push_back(std::move(m));
-    }
+    for (const auto& j : machines.at("machines"))
+      c.machines_.push_back(read_machine(j));
     auto d = parse_embedded(defaults_text, "cost_defaults.json");
     for (auto& [vendor, e] : d.at("efficiency").items()) {
       c.efficiency_[vendor] = Efficiency{

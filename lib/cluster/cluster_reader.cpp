@@ -63,88 +63,98 @@ void read_host_refs(const DocNode& n, const Cluster& cluster, bool* all,
   }
 }
 
+// A generator {topology, kind, hosts}: expanded once the whole file is read.
+void read_generator(const DocNode& n, Cluster* cluster) {
+  n.check_keys(
+      {"topology", "kind", "rdma", "hosts", "center", "subnet", "latency_us", "bandwidth_gbps"});
+  GeneratorSpec g;
+  const DocNode& t = n.at("topology");
+  g.topology = t.as_string();
+  static const std::set<std::string> topologies = {"full-mesh", "ring", "chain", "star", "switch"};
+  if (!topologies.count(g.topology))
+    t.fail(fmt::format(
+        "unknown topology \"{}\"; expected one of: full-mesh, ring, chain, star, switch",
+        g.topology));
+  g.kind = read_kind(n.at("kind"));
+  if (auto* v = n.find("rdma")) g.rdma = v->as_bool();
+  read_host_refs(n.at("hosts"), *cluster, &g.all_hosts, &g.hosts);
+  if (auto* v = n.find("center")) {
+    if (g.topology != "star") v->fail("center is only for topology: star");
+    g.center = v->as_string();
+    if (!cluster->find_host(g.center)) v->fail(fmt::format("unknown host \"{}\"", g.center));
+  }
+  if (auto* v = n.find("subnet")) g.subnet = v->as_string();
+  if (auto* v = n.find("latency_us")) g.latency_us = read_positive(*v, "latency in microseconds");
+  if (auto* v = n.find("bandwidth_gbps")) g.bandwidth_gbps = read_positive(*v, "bandwidth in Gb/s");
+  if (g.rdma && g.kind != LinkKind::kTb5)
+    n.at("rdma").fail("rdma needs kind tb5 (RDMA over Thunderbolt needs Thunderbolt 5)");
+  g.where = n.where().describe();
+  g.position = cluster->cables.size();
+  cluster->generators.push_back(std::move(g));
+}
+
+// A cable {a, b, kind}: two ports, or two interfaces for a direct network cable.
+void read_cable(const DocNode& n, const Catalog& catalog, Cluster* cluster) {
+  n.check_keys(
+      {"a", "b", "kind", "speed_gbps", "rdma", "latency_us", "bandwidth_gbps", "measured"});
+  Cable c;
+  c.a = read_endpoint(n.at("a"), *cluster);
+  c.b = read_endpoint(n.at("b"), *cluster);
+  if (c.a.host == c.b.host)
+    n.at("b").fail(fmt::format("a cable needs two different hosts, got {} twice", c.a.host));
+  for (const auto& other : cluster->cables) {
+    for (const auto& [end, node] : {std::pair{c.a, "a"}, std::pair{c.b, "b"}}) {
+      if (end.port.empty() && end.interface.empty()) continue;
+      if (other.a == end || other.b == end)
+        n.at(node).fail(fmt::format("{} {} of {} is already used by the cable {} - {}",
+                                    end.port.empty() ? "interface" : "port",
+                                    end.port.empty() ? end.interface : end.port, end.host,
+                                    other.a.host, other.b.host));
+    }
+  }
+  c.kind = read_kind(n.at("kind"));
+  c.speed_gbps = catalog.default_speed_gbps(c.kind);
+  if (auto* v = n.find("speed_gbps")) c.speed_gbps = read_positive(*v, "speed in Gb/s");
+  if (auto* v = n.find("rdma")) c.rdma = v->as_bool();
+  // A direct network cable records RDMA (RoCE, InfiniBand) when both of its ends have it.
+  bool network_ends = !c.a.interface.empty() && !c.b.interface.empty();
+  if (c.rdma && c.kind != LinkKind::kTb5 && !network_ends)
+    n.at("rdma").fail(
+        "rdma needs kind tb5 (RDMA over Thunderbolt needs Thunderbolt 5) or, for a direct "
+        "network cable, an interface at both ends");
+  if (auto* v = n.find("latency_us")) c.latency_us = read_positive(*v, "latency in microseconds");
+  if (auto* v = n.find("bandwidth_gbps")) c.bandwidth_gbps = read_positive(*v, "bandwidth in Gb/s");
+  if (auto* v = n.find("measured")) {
+    c.measured = read_date(*v);
+    if (!c.latency_us && !c.bandwidth_gbps)
+      v->fail("measured needs latency_us or bandwidth_gbps beside it");
+  }
+  cluster->cables.push_back(std::move(c));
+}
+
+// A shared network {kind, hosts}.
+void read_network(const DocNode& n, Cluster* cluster) {
+  n.check_keys({"kind", "hosts", "subnet", "latency_us", "bandwidth_gbps"});
+  Network net;
+  net.kind = read_kind(n.at("kind"));
+  if (is_thunderbolt(net.kind))
+    n.at("kind").fail("a shared network cannot be Thunderbolt; use cables or topology: full-mesh");
+  read_host_refs(n.at("hosts"), *cluster, &net.all_hosts, &net.hosts);
+  if (auto* v = n.find("subnet")) net.subnet = v->as_string();
+  if (auto* v = n.find("latency_us")) net.latency_us = read_positive(*v, "latency in microseconds");
+  if (auto* v = n.find("bandwidth_gbps"))
+    net.bandwidth_gbps = read_positive(*v, "bandwidth in Gb/s");
+  cluster->networks.push_back(std::move(net));
+}
+
 void read_link(const DocNode& n, const Catalog& catalog, Cluster* cluster) {
   n.require_object();
   if (n.find("topology")) {
-    n.check_keys(
-        {"topology", "kind", "rdma", "hosts", "center", "subnet", "latency_us", "bandwidth_gbps"});
-    GeneratorSpec g;
-    const DocNode& t = n.at("topology");
-    g.topology = t.as_string();
-    static const std::set<std::string> topologies = {"full-mesh", "ring", "chain", "star",
-                                                     "switch"};
-    if (!topologies.count(g.topology))
-      t.fail(fmt::format(
-          "unknown topology \"{}\"; expected one of: full-mesh, ring, chain, star, switch",
-          g.topology));
-    g.kind = read_kind(n.at("kind"));
-    if (auto* v = n.find("rdma")) g.rdma = v->as_bool();
-    read_host_refs(n.at("hosts"), *cluster, &g.all_hosts, &g.hosts);
-    if (auto* v = n.find("center")) {
-      if (g.topology != "star") v->fail("center is only for topology: star");
-      g.center = v->as_string();
-      if (!cluster->find_host(g.center)) v->fail(fmt::format("unknown host \"{}\"", g.center));
-    }
-    if (auto* v = n.find("subnet")) g.subnet = v->as_string();
-    if (auto* v = n.find("latency_us")) g.latency_us = read_positive(*v, "latency in microseconds");
-    if (auto* v = n.find("bandwidth_gbps"))
-      g.bandwidth_gbps = read_positive(*v, "bandwidth in Gb/s");
-    if (g.rdma && g.kind != LinkKind::kTb5)
-      n.at("rdma").fail("rdma needs kind tb5 (RDMA over Thunderbolt needs Thunderbolt 5)");
-    g.where = n.where().describe();
-    g.position = cluster->cables.size();
-    cluster->generators.push_back(std::move(g));
+    read_generator(n, cluster);
   } else if (n.find("a") || n.find("b")) {
-    n.check_keys(
-        {"a", "b", "kind", "speed_gbps", "rdma", "latency_us", "bandwidth_gbps", "measured"});
-    Cable c;
-    c.a = read_endpoint(n.at("a"), *cluster);
-    c.b = read_endpoint(n.at("b"), *cluster);
-    if (c.a.host == c.b.host)
-      n.at("b").fail(fmt::format("a cable needs two different hosts, got {} twice", c.a.host));
-    for (const auto& other : cluster->cables) {
-      for (const auto& [end, node] : {std::pair{c.a, "a"}, std::pair{c.b, "b"}}) {
-        if (end.port.empty() && end.interface.empty()) continue;
-        if (other.a == end || other.b == end)
-          n.at(node).fail(fmt::format("{} {} of {} is already used by the cable {} - {}",
-                                      end.port.empty() ? "interface" : "port",
-                                      end.port.empty() ? end.interface : end.port, end.host,
-                                      other.a.host, other.b.host));
-      }
-    }
-    c.kind = read_kind(n.at("kind"));
-    c.speed_gbps = catalog.default_speed_gbps(c.kind);
-    if (auto* v = n.find("speed_gbps")) c.speed_gbps = read_positive(*v, "speed in Gb/s");
-    if (auto* v = n.find("rdma")) c.rdma = v->as_bool();
-    // A direct network cable records RDMA (RoCE, InfiniBand) when both of its ends have it.
-    bool network_ends = !c.a.interface.empty() && !c.b.interface.empty();
-    if (c.rdma && c.kind != LinkKind::kTb5 && !network_ends)
-      n.at("rdma").fail(
-          "rdma needs kind tb5 (RDMA over Thunderbolt needs Thunderbolt 5) or, for a direct "
-          "network cable, an interface at both ends");
-    if (auto* v = n.find("latency_us")) c.latency_us = read_positive(*v, "latency in microseconds");
-    if (auto* v = n.find("bandwidth_gbps"))
-      c.bandwidth_gbps = read_positive(*v, "bandwidth in Gb/s");
-    if (auto* v = n.find("measured")) {
-      c.measured = read_date(*v);
-      if (!c.latency_us && !c.bandwidth_gbps)
-        v->fail("measured needs latency_us or bandwidth_gbps beside it");
-    }
-    cluster->cables.push_back(std::move(c));
+    read_cable(n, catalog, cluster);
   } else if (n.find("hosts")) {
-    n.check_keys({"kind", "hosts", "subnet", "latency_us", "bandwidth_gbps"});
-    Network net;
-    net.kind = read_kind(n.at("kind"));
-    if (is_thunderbolt(net.kind))
-      n.at("kind").fail(
-          "a shared network cannot be Thunderbolt; use cables or topology: full-mesh");
-    read_host_refs(n.at("hosts"), *cluster, &net.all_hosts, &net.hosts);
-    if (auto* v = n.find("subnet")) net.subnet = v->as_string();
-    if (auto* v = n.find("latency_us"))
-      net.latency_us = read_positive(*v, "latency in microseconds");
-    if (auto* v = n.find("bandwidth_gbps"))
-      net.bandwidth_gbps = read_positive(*v, "bandwidth in Gb/s");
-    cluster->networks.push_back(std::move(net));
+    read_network(n, cluster);
   } else {
     n.fail(
         "expected a cable {a, b, kind}, a network {kind, hosts} or a generator {topology, kind, "

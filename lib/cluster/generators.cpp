@@ -65,6 +65,41 @@ void check_generation(const Host& host, const std::string& port_id, LinkKind kin
   }
 }
 
+// A `switch` generator: the network it stands for, of NAMES (none listed when all_hosts).
+Network switch_network(const GeneratorSpec& g, const std::vector<std::string>& names) {
+  if (is_thunderbolt(g.kind))
+    throw input_error("{}: topology switch needs a network kind (e.g. 10gbe), not {}", g.where,
+                      link_kind_name(g.kind));
+  Network net;
+  net.kind = g.kind;
+  net.all_hosts = g.all_hosts;
+  net.hosts = g.all_hosts ? std::vector<std::string>{} : names;
+  net.subnet = g.subnet;
+  net.latency_us = g.latency_us;
+  net.bandwidth_gbps = g.bandwidth_gbps;
+  return net;
+}
+
+// Explicit Thunderbolt cables without ports get free ones too; given ports must fit the kind.
+void give_cables_ports(Cluster& cluster, const Catalog& catalog, std::set<PortKey>& used) {
+  for (auto& c : cluster.cables) {
+    if (!is_thunderbolt(c.kind)) continue;
+    for (Endpoint* e : {&c.a, &c.b}) {
+      const Host& h = *cluster.find_host(e->host);
+      if (e->port.empty() && !h.ports.empty()) {
+        e->port =
+            take_port(h, c.kind, used, catalog, fmt::format("cable {} - {}", c.a.host, c.b.host),
+                      fmt::format("cable {} - {} needs a free Thunderbolt port on {}", c.a.host,
+                                  c.b.host, h.name));
+      } else if (!e->port.empty()) {
+        check_generation(
+            h, e->port, c.kind, catalog,
+            fmt::format("cable {}:{} - {}:{}", c.a.host, c.a.port, c.b.host, c.b.port));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::pair<size_t, size_t>> generator_pairs(const std::string& topology, size_t n,
@@ -97,17 +132,7 @@ void expand_generators(Cluster& cluster, const Catalog& catalog) {
         names.push_back(h.name);
     }
     if (g.topology == "switch") {
-      if (is_thunderbolt(g.kind))
-        throw input_error("{}: topology switch needs a network kind (e.g. 10gbe), not {}", g.where,
-                          link_kind_name(g.kind));
-      Network net;
-      net.kind = g.kind;
-      net.all_hosts = g.all_hosts;
-      net.hosts = g.all_hosts ? std::vector<std::string>{} : names;
-      net.subnet = g.subnet;
-      net.latency_us = g.latency_us;
-      net.bandwidth_gbps = g.bandwidth_gbps;
-      cluster.networks.push_back(std::move(net));
+      cluster.networks.push_back(switch_network(g, names));
       continue;
     }
     size_t center = 0;
@@ -160,23 +185,7 @@ void expand_generators(Cluster& cluster, const Catalog& catalog) {
     }
   }
   cluster.generators.clear();
-  // Explicit Thunderbolt cables without ports get free ones too.
-  for (auto& c : cluster.cables) {
-    if (!is_thunderbolt(c.kind)) continue;
-    for (Endpoint* e : {&c.a, &c.b}) {
-      const Host& h = *cluster.find_host(e->host);
-      if (e->port.empty() && !h.ports.empty()) {
-        e->port =
-            take_port(h, c.kind, used, catalog, fmt::format("cable {} - {}", c.a.host, c.b.host),
-                      fmt::format("cable {} - {} needs a free Thunderbolt port on {}", c.a.host,
-                                  c.b.host, h.name));
-      } else if (!e->port.empty()) {
-        check_generation(
-            h, e->port, c.kind, catalog,
-            fmt::format("cable {}:{} - {}:{}", c.a.host, c.a.port, c.b.host, c.b.port));
-      }
-    }
-  }
+  give_cables_ports(cluster, catalog, used);
 }
 
 }  // namespace meshplan

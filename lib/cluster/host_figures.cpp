@@ -94,6 +94,37 @@ void resolve_gpu_links(const Host& host, const ChipSpec* gpu_chip, const Catalog
   f.gpu_link_step_s = whole.step_s;
 }
 
+// The bytes a model may use on HOST, and the rule that gave them: the file's usable_memory, the
+// wired limit, the GPUs' memory (GPU_USABLE when GPU_FIGURES) or the unified-memory rule.
+void resolve_usable_memory(const Host& host, const ChipSpec* chip, bool gpu_figures,
+                           double gpu_usable, const Catalog& catalog, HostFigures& f) {
+  double memory = static_cast<double>(host.memory);
+  if (host.usable_memory) {
+    f.usable_bytes = static_cast<double>(*host.usable_memory);
+    f.usable_rule = "usable_memory from the cluster file";
+  } else if (host.wired_limit_mb && *host.wired_limit_mb > 0) {
+    f.usable_bytes = static_cast<double>(*host.wired_limit_mb) * 1024.0 * 1024.0;
+    if (memory > 0) f.usable_bytes = std::min(f.usable_bytes, memory);
+    f.usable_rule = fmt::format("iogpu.wired_limit_mb = {}", *host.wired_limit_mb);
+  } else if (gpu_figures && !(chip && chip->unified_memory)) {
+    f.usable_bytes = gpu_usable;
+    f.usable_rule = "GPU memory - max(1 GiB, 10 %) per GPU";
+  } else if (memory > 0) {
+    f.usable_bytes = apply_rule(memory, catalog.unified_memory_rule());
+    f.usable_rule = fmt::format("memory {} - max(6 GiB, 15 %)", format_gib(memory));
+    if (chip && chip->unified_memory && host.os.kind != "linux")
+      f.default_wired_bytes = catalog.macos_wired_rule().limit(memory);
+  } else {
+    throw input_error("host {}: memory size unknown; give memory (e.g. 512GiB) or usable_memory",
+                      host.name);
+  }
+  if (f.usable_bytes <= 0) {
+    // Planned around, with a note, rather than refused: the host may still carry traffic.
+    f.usable_bytes = 0;
+    f.usable_rule += " leaves nothing";
+  }
+}
+
 }  // namespace
 
 double in_host_per_token_s(const HostFigures& h, int64_t hidden_size) {
@@ -228,31 +259,7 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
   f.flops = decode_spec * f.flops_efficiency;
   f.prefill_flops = f.spec_flops * host.flops_efficiency.value_or(eff.flops);
 
-  double memory = static_cast<double>(host.memory);
-  if (host.usable_memory) {
-    f.usable_bytes = static_cast<double>(*host.usable_memory);
-    f.usable_rule = "usable_memory from the cluster file";
-  } else if (host.wired_limit_mb && *host.wired_limit_mb > 0) {
-    f.usable_bytes = static_cast<double>(*host.wired_limit_mb) * 1024.0 * 1024.0;
-    if (memory > 0) f.usable_bytes = std::min(f.usable_bytes, memory);
-    f.usable_rule = fmt::format("iogpu.wired_limit_mb = {}", *host.wired_limit_mb);
-  } else if (gpu_figures && !(chip && chip->unified_memory)) {
-    f.usable_bytes = gpu_usable;
-    f.usable_rule = "GPU memory - max(1 GiB, 10 %) per GPU";
-  } else if (memory > 0) {
-    f.usable_bytes = apply_rule(memory, catalog.unified_memory_rule());
-    f.usable_rule = fmt::format("memory {} - max(6 GiB, 15 %)", format_gib(memory));
-    if (chip && chip->unified_memory && host.os.kind != "linux")
-      f.default_wired_bytes = catalog.macos_wired_rule().limit(memory);
-  } else {
-    throw input_error("host {}: memory size unknown; give memory (e.g. 512GiB) or usable_memory",
-                      host.name);
-  }
-  if (f.usable_bytes <= 0) {
-    // Planned around, with a note, rather than refused: the host may still carry traffic.
-    f.usable_bytes = 0;
-    f.usable_rule += " leaves nothing";
-  }
+  resolve_usable_memory(host, chip, gpu_figures, gpu_usable, catalog, f);
   return f;
 }
 

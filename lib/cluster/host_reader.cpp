@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "lib/cluster/gpu_links_reader.hpp"
 #include "lib/cluster/value_readers.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
@@ -161,66 +162,6 @@ ThunderboltBridge read_bridge(const DocNode& n) {
   return b;
 }
 
-// One entry of a GPU link matrix: X, NV<count>, PIX, PXB, PHB, NODE or SYS.
-bool gpu_link_entry(std::string_view e) {
-  if (e == "X" || e == "PIX" || e == "PXB" || e == "PHB" || e == "NODE" || e == "SYS") return true;
-  return e.size() > 2 && e.starts_with("NV") &&
-         e.find_first_not_of("0123456789", 2) == std::string_view::npos;
-}
-
-// How a host's GPUs are joined: the matrix `nvidia-smi topo -m` prints (gpu_links), or by hand
-// `nvlink: 18` (every pair over 18 NVLinks; NVSwitch boxes too) or `gpu_fabric: nvswitch|pcie`.
-void read_gpu_links(const DocNode& n, Host& h) {
-  const size_t g = h.gpus.size();
-  auto uniform = [&](const std::string& entry) {
-    h.gpu_links.assign(g, std::vector<std::string>(g, entry));
-    for (size_t i = 0; i < g; ++i)
-      h.gpu_links[i][i].assign(1, 'X');  // not = "X": GCC 12 warns falsely (-Wrestrict)
-  };
-  const DocNode* links = n.find("gpu_links");
-  const DocNode* nvlink = n.find("nvlink");
-  const DocNode* fabric = n.find("gpu_fabric");
-  if ((links != nullptr) + (nvlink != nullptr) + (fabric != nullptr) > 1)
-    n.fail("give one of gpu_links, nvlink and gpu_fabric");
-  const DocNode* given = links ? links : nvlink ? nvlink : fabric;
-  if (given && g < 2)
-    given->fail(fmt::format("host {} lists {} GPU{}; GPU links need at least 2", h.name, g,
-                            g == 1 ? "" : "s"));
-  if (nvlink) {
-    int64_t count = nvlink->as_int();
-    if (count < 1 || count > 64) nvlink->fail("expected the NVLinks per GPU pair, 1 to 64");
-    uniform(fmt::format("NV{}", count));
-  } else if (fabric) {
-    std::string f = fabric->as_string();
-    // NVSwitch gives every pair the full NVLink bandwidth of a GPU: 18 links on H100/H200.
-    if (f == "nvswitch")
-      uniform("NV18");
-    else if (f == "pcie")
-      uniform("PHB");
-    else
-      fabric->fail(fmt::format("expected nvswitch or pcie, got \"{}\"", f));
-  } else if (links) {
-    const auto& rows = links->require_array().items();
-    if (rows.size() != g)
-      links->fail(fmt::format("expected {} rows, one per GPU, got {}", g, rows.size()));
-    for (size_t a = 0; a < g; ++a) {
-      const auto& cols = rows[a].require_array().items();
-      if (cols.size() != g)
-        rows[a].fail(fmt::format("expected {} entries, one per GPU, got {}", g, cols.size()));
-      std::vector<std::string> row;
-      for (size_t b = 0; b < g; ++b) {
-        std::string e = cols[b].as_string();
-        if (!gpu_link_entry(e) || (a == b) != (e == "X"))
-          cols[b].fail(fmt::format(
-              "expected {} (as nvidia-smi topo -m writes it), got \"{}\"",
-              a == b ? "X on the diagonal" : "NV<links>, PIX, PXB, PHB, NODE or SYS", e));
-        row.push_back(e);
-      }
-      h.gpu_links.push_back(std::move(row));
-    }
-  }
-}
-
 // A host's memory: a size with a unit. A bare small number is a forgotten unit, not bytes; more
 // than the chip can have is a typo; Apple's "512GB" means GiB, which decimal "GB" is not.
 uint64_t read_host_memory(const DocNode& v, const Host& h, const Catalog& catalog,
@@ -253,6 +194,66 @@ uint64_t read_host_memory(const DocNode& v, const Host& h, const Catalog& catalo
     }
   }
   return bytes;
+}
+
+// The host's name and what it is: ssh target, os, chip, machine and hardware model.
+void read_host_identity(const DocNode& n, const Catalog& catalog, Host& h) {
+  const DocNode& name = n.at("name");
+  h.name = name.as_string();
+  if (!valid_host_name(h.name))
+    name.fail(
+        fmt::format("expected a host name of letters, digits, '.', '_' or '-' (not starting with "
+                    "'-'), got \"{}\"",
+                    h.name));
+  if (auto* v = n.find("ssh")) h.ssh = v->as_string();
+  if (auto* v = n.find("os")) h.os = read_os(*v);
+  if (auto* v = n.find("chip")) {
+    h.chip = v->as_string();
+    if (!catalog.find_chip(h.chip)) v->fail(unknown_chip(h.chip, catalog));
+  }
+  if (auto* v = n.find("machine")) {
+    h.machine = v->as_string();
+    const MachineSpec* m = catalog.find_machine(h.machine);
+    if (!m) v->fail(unknown_machine(h.machine, catalog));
+    if (!h.chip.empty() && std::find(m->chips.begin(), m->chips.end(), h.chip) == m->chips.end())
+      v->fail(fmt::format("machine \"{}\" does not come with chip \"{}\"", h.machine, h.chip));
+  }
+  if (auto* v = n.find("hw_model")) h.hw_model = v->as_string();
+}
+
+// Measured or vendor figures that override the catalog's: rates, efficiencies, overheads and
+// GPU link timings, with the date they were measured.
+void read_host_figures(const DocNode& n, Host& h) {
+  if (auto* v = n.find("disk_read")) h.disk_read = read_rate(*v);
+  if (auto* v = n.find("mem_bandwidth")) h.mem_bandwidth = read_rate(*v);
+  if (auto* v = n.find("flops")) h.flops = read_flops(*v);
+  if (auto* v = n.find("bandwidth_efficiency")) h.bandwidth_efficiency = read_fraction(*v);
+  if (auto* v = n.find("flops_efficiency")) h.flops_efficiency = read_fraction(*v);
+  if (auto* v = n.find("stage_overhead_ms")) {
+    double ms = v->as_number();
+    if (!(ms >= 0 && ms <= 1000))
+      v->fail(fmt::format("expected milliseconds from 0 to 1000, got {}", v->text()));
+    h.stage_overhead_s = ms * 1e-3;
+  }
+  auto microseconds = [](const DocNode& v) {
+    const double us = v.as_number();
+    if (!(us >= 0 && us <= 1e6))
+      v.fail(fmt::format("expected microseconds from 0 to 1000000, got {}", v.text()));
+    return us * 1e-6;
+  };
+  if (auto* v = n.find("gpu_link_latency_us")) h.gpu_link_latency_s = microseconds(*v);
+  if (auto* v = n.find("gpu_link_step_us")) h.gpu_link_step_s = microseconds(*v);
+  if (auto* v = n.find("gpu_link_bandwidth_gbps"))
+    h.gpu_link_bandwidth = read_positive(*v, "bandwidth in Gb/s") * 1e9 / 8;
+  if (auto* v = n.find("gpu_cores"))
+    h.gpu_cores = static_cast<int>(read_positive(*v, "core count"));
+  if (auto* v = n.find("measured")) {
+    h.measured = read_date(*v);
+    if (!h.mem_bandwidth && !h.flops && !h.stage_overhead_s && !h.gpu_link_latency_s)
+      v->fail(
+          "measured needs mem_bandwidth, flops, stage_overhead_ms or gpu_link_latency_us beside "
+          "it");
+  }
 }
 
 }  // namespace
@@ -303,27 +304,7 @@ Host read_host(const DocNode& n, const Catalog& catalog, std::vector<std::string
                 "measured",
                 "slurm"});
   Host h;
-  const DocNode& name = n.at("name");
-  h.name = name.as_string();
-  if (!valid_host_name(h.name))
-    name.fail(
-        fmt::format("expected a host name of letters, digits, '.', '_' or '-' (not starting with "
-                    "'-'), got \"{}\"",
-                    h.name));
-  if (auto* v = n.find("ssh")) h.ssh = v->as_string();
-  if (auto* v = n.find("os")) h.os = read_os(*v);
-  if (auto* v = n.find("chip")) {
-    h.chip = v->as_string();
-    if (!catalog.find_chip(h.chip)) v->fail(unknown_chip(h.chip, catalog));
-  }
-  if (auto* v = n.find("machine")) {
-    h.machine = v->as_string();
-    const MachineSpec* m = catalog.find_machine(h.machine);
-    if (!m) v->fail(unknown_machine(h.machine, catalog));
-    if (!h.chip.empty() && std::find(m->chips.begin(), m->chips.end(), h.chip) == m->chips.end())
-      v->fail(fmt::format("machine \"{}\" does not come with chip \"{}\"", h.machine, h.chip));
-  }
-  if (auto* v = n.find("hw_model")) h.hw_model = v->as_string();
+  read_host_identity(n, catalog, h);
   if (auto* v = n.find("memory")) h.memory = read_host_memory(*v, h, catalog, warnings);
   if (auto* v = n.find("usable_memory")) {
     h.usable_memory = read_size(*v);
@@ -361,36 +342,7 @@ Host read_host(const DocNode& n, const Catalog& catalog, std::vector<std::string
     if (w < 0) v->fail(fmt::format("expected a limit in MiB (0 = macOS default), got {}", w));
     h.wired_limit_mb = w;
   }
-  if (auto* v = n.find("disk_read")) h.disk_read = read_rate(*v);
-  if (auto* v = n.find("mem_bandwidth")) h.mem_bandwidth = read_rate(*v);
-  if (auto* v = n.find("flops")) h.flops = read_flops(*v);
-  if (auto* v = n.find("bandwidth_efficiency")) h.bandwidth_efficiency = read_fraction(*v);
-  if (auto* v = n.find("flops_efficiency")) h.flops_efficiency = read_fraction(*v);
-  if (auto* v = n.find("stage_overhead_ms")) {
-    double ms = v->as_number();
-    if (!(ms >= 0 && ms <= 1000))
-      v->fail(fmt::format("expected milliseconds from 0 to 1000, got {}", v->text()));
-    h.stage_overhead_s = ms * 1e-3;
-  }
-  auto microseconds = [](const DocNode& v) {
-    const double us = v.as_number();
-    if (!(us >= 0 && us <= 1e6))
-      v.fail(fmt::format("expected microseconds from 0 to 1000000, got {}", v.text()));
-    return us * 1e-6;
-  };
-  if (auto* v = n.find("gpu_link_latency_us")) h.gpu_link_latency_s = microseconds(*v);
-  if (auto* v = n.find("gpu_link_step_us")) h.gpu_link_step_s = microseconds(*v);
-  if (auto* v = n.find("gpu_link_bandwidth_gbps"))
-    h.gpu_link_bandwidth = read_positive(*v, "bandwidth in Gb/s") * 1e9 / 8;
-  if (auto* v = n.find("gpu_cores"))
-    h.gpu_cores = static_cast<int>(read_positive(*v, "core count"));
-  if (auto* v = n.find("measured")) {
-    h.measured = read_date(*v);
-    if (!h.mem_bandwidth && !h.flops && !h.stage_overhead_s && !h.gpu_link_latency_s)
-      v->fail(
-          "measured needs mem_bandwidth, flops, stage_overhead_ms or gpu_link_latency_us beside "
-          "it");
-  }
+  read_host_figures(n, h);
   if (h.ports.empty()) {
     if (const MachineSpec* m = host_machine(h, catalog)) h.ports = default_ports(*m);
   }

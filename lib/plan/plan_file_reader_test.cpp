@@ -11,7 +11,7 @@ PlanRanks read(const std::string& text) {
   return read_plan_ranks(parse_json_document(text, "plan.json"));
 }
 
-TEST(plan_ranks_test, reads_ranks_in_order_with_their_layers) {
+TEST(plan_file_reader_test, reads_ranks_in_order_with_their_layers) {
   PlanRanks p = read(R"({"schema": "meshplan.plan/1", "strategy": "pipeline", "backend": "ring",
     "ranks": [{"rank": 0, "host": "a", "layers": [0, 20]}, {"rank": 1, "host": "b",
     "layers": [20, 32]}]})");
@@ -22,7 +22,7 @@ TEST(plan_ranks_test, reads_ranks_in_order_with_their_layers) {
   EXPECT_TRUE(p.models.empty());
 }
 
-TEST(plan_ranks_test, a_workload_plan_gives_each_models_hosts_and_their_union) {
+TEST(plan_file_reader_test, a_workload_plan_gives_each_models_hosts_and_their_union) {
   PlanRanks p = read(R"({"schema": "meshplan.workload-plan/1", "objective": "throughput",
     "plans": [
       {"share": 0.5, "plan": {"model": {"name": "big"}, "ranks": [{"rank": 0, "host": "a"},
@@ -44,7 +44,7 @@ TEST(plan_ranks_test, a_workload_plan_gives_each_models_hosts_and_their_union) {
   EXPECT_FALSE(p.ranks[0].layers);
 }
 
-TEST(plan_ranks_test, errors_name_the_position_and_the_expected_form) {
+TEST(plan_file_reader_test, errors_name_the_position_and_the_expected_form) {
   auto message = [](const std::string& text) {
     try {
       read(text);
@@ -93,7 +93,7 @@ std::string message_of(const std::string& text) {
   return std::string("accepted");
 }
 
-TEST(plan_ranks_test, a_serving_plan_reads_each_replica_with_its_hosts_ranks_and_share) {
+TEST(plan_file_reader_test, a_serving_plan_reads_each_replica_with_its_hosts_ranks_and_share) {
   PlanRanks p = read(replica_plan());
   EXPECT_EQ(p.engine, "mlx-lm");
   ASSERT_EQ(p.replicas.size(), 2u);
@@ -111,7 +111,7 @@ TEST(plan_ranks_test, a_serving_plan_reads_each_replica_with_its_hosts_ranks_and
   EXPECT_TRUE(launch_replicas(old).empty());
 }
 
-TEST(plan_ranks_test, replica_errors_name_the_position_and_the_expected_form) {
+TEST(plan_file_reader_test, replica_errors_name_the_position_and_the_expected_form) {
   std::string sum = message_of(replica_plan("0.1"));
   EXPECT_NE(sum.find("plan.json"), std::string::npos) << sum;
   EXPECT_NE(sum.find("sum to 1, got 0.7000"), std::string::npos) << sum;
@@ -141,7 +141,7 @@ TEST(plan_ranks_test, replica_errors_name_the_position_and_the_expected_form) {
   EXPECT_NE(engine.find("mlx-lm, exo, llama-rpc or vllm"), std::string::npos) << engine;
 }
 
-TEST(plan_ranks_test, a_routed_plan_of_whole_copies_launches_a_replica_per_host_by_flow) {
+TEST(plan_file_reader_test, a_routed_plan_of_whole_copies_launches_a_replica_per_host_by_flow) {
   auto routed = [](const std::string& second_layers) {
     return read(R"({"schema": "meshplan.plan/1", "strategy": "routed", "backend": "none",
       "ranks": [{"host": "a"}, {"host": "b"}],

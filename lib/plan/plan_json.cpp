@@ -15,63 +15,54 @@ ojson hop_json(const HopInfo& h) {
   return j;
 }
 
-}  // namespace
-
-ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
-  ojson j;
-  j["schema"] = kPlanSchema;
+ojson model_summary_json(const Plan& plan) {
   ojson m;
   m["name"] = plan.model_name;
   m["quantization"] = plan.quantization;
   m["layers"] = plan.num_layers;
   m["total_bytes"] = plan.total_bytes;
-  j["model"] = m;
-  j["context"] = plan.context;
-  j["prompt"] = plan.prompt;
-  j["strategy"] = plan.strategy;
-  j["backend"] = plan.backend;
-  // The engine it is made for; null when no engine of its hosts runs it (engine_reason says why).
-  if (!plan.engine.empty())
-    j["engine"] = plan.engine;
-  else if (!plan.engine_reason.empty())
-    j["engine"] = nullptr;
-  if (!plan.engine_reason.empty()) j["engine_reason"] = plan.engine_reason;
-  if (!plan.transport.empty()) j["transport"] = plan.transport;
-  ojson ranks = ojson::array();
-  for (const auto& r : plan.ranks) {
-    ojson x;
-    x["rank"] = r.rank;
-    x["host"] = r.host;
-    x["layers"] = ojson::array({r.layer_start, r.layer_end});
-    if (r.share) x["share"] = json_number(*r.share);
-    if (!r.tp_group.empty()) x["tp_group"] = r.tp_group;
-    if (!r.experts.empty()) x["experts"] = r.experts;
-    x["holds_head"] = r.holds_head;
-    if (r.wired_limit_mb > 0) x["wired_limit_mb"] = r.wired_limit_mb;
-    x["weight_bytes"] = json_number(std::round(r.weight_bytes));
-    x["kv_bytes"] = json_number(std::round(r.kv_bytes));
-    x["total_bytes"] = json_number(std::round(r.total_bytes));
-    x["usable_bytes"] = json_number(std::round(r.usable_bytes));
-    x["bandwidth_bytes_per_s"] = json_number(r.bandwidth);
-    x["flops_per_s"] = json_number(r.flops);
-    x["stage_ms"] = json_ms(r.stage_s);
-    x["hop_to_next"] = r.hop_to_next ? hop_json(*r.hop_to_next) : ojson(nullptr);
-    if (!r.gpu_stages.empty()) {
-      x["tp"] = r.tp;
-      ojson stages = ojson::array();
-      for (const auto& g : r.gpu_stages) {
-        ojson s;
-        s["devices"] = g.devices;
-        s["layers"] = ojson::array({g.layer_start, g.layer_end});
-        s["bytes_per_gpu"] = json_number(std::round(g.bytes_per_gpu));
-        s["usable_per_gpu"] = json_number(std::round(g.usable_per_gpu));
-        stages.push_back(s);
-      }
-      x["gpu_stages"] = stages;
-    }
-    ranks.push_back(x);
+  return m;
+}
+
+ojson gpu_stages_json(const std::vector<RankPlan::GpuStage>& gpu_stages) {
+  ojson stages = ojson::array();
+  for (const auto& g : gpu_stages) {
+    ojson s;
+    s["devices"] = g.devices;
+    s["layers"] = ojson::array({g.layer_start, g.layer_end});
+    s["bytes_per_gpu"] = json_number(std::round(g.bytes_per_gpu));
+    s["usable_per_gpu"] = json_number(std::round(g.usable_per_gpu));
+    stages.push_back(s);
   }
-  j["ranks"] = ranks;
+  return stages;
+}
+
+ojson rank_json(const RankPlan& r) {
+  ojson x;
+  x["rank"] = r.rank;
+  x["host"] = r.host;
+  x["layers"] = ojson::array({r.layer_start, r.layer_end});
+  if (r.share) x["share"] = json_number(*r.share);
+  if (!r.tp_group.empty()) x["tp_group"] = r.tp_group;
+  if (!r.experts.empty()) x["experts"] = r.experts;
+  x["holds_head"] = r.holds_head;
+  if (r.wired_limit_mb > 0) x["wired_limit_mb"] = r.wired_limit_mb;
+  x["weight_bytes"] = json_number(std::round(r.weight_bytes));
+  x["kv_bytes"] = json_number(std::round(r.kv_bytes));
+  x["total_bytes"] = json_number(std::round(r.total_bytes));
+  x["usable_bytes"] = json_number(std::round(r.usable_bytes));
+  x["bandwidth_bytes_per_s"] = json_number(r.bandwidth);
+  x["flops_per_s"] = json_number(r.flops);
+  x["stage_ms"] = json_ms(r.stage_s);
+  x["hop_to_next"] = r.hop_to_next ? hop_json(*r.hop_to_next) : ojson(nullptr);
+  if (!r.gpu_stages.empty()) {
+    x["tp"] = r.tp;
+    x["gpu_stages"] = gpu_stages_json(r.gpu_stages);
+  }
+  return x;
+}
+
+ojson predicted_json(const Plan& plan) {
   ojson p;
   p["token_latency_ms"] = json_ms(plan.predicted.token_latency_s);
   p["decode_tokens_per_s"] =
@@ -81,105 +72,106 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
   p["stages_ms"] = json_ms(plan.predicted.stages_s);
   p["head_ms"] = json_ms(plan.predicted.head_s);
   p["hops_ms"] = json_ms(plan.predicted.hops_s);
-  j["predicted"] = p;
-  if (plan.bound) {
-    ojson b;
-    b["token_latency_ms"] = json_ms(plan.bound->token_latency_s);
-    b["gap_percent"] = json_number(std::round(plan.bound->gap_percent * 100) / 100);
-    if (!plan.bound->method.empty()) b["method"] = plan.bound->method;
-    j["bound"] = b;
-  } else {
-    j["bound"] = nullptr;
-  }
-  if (plan.collective) {
-    const CollectiveInfo& c = *plan.collective;
-    ojson x;
-    x["kind"] = c.kind;
-    x["link"] = c.link;
-    x["latency_us"] = json_number(std::round(c.latency_s * 1e9) / 1e3);
-    if (c.peer_s > 0) x["peer_us"] = json_number(std::round(c.peer_s * 1e9) / 1e3);
-    x["bandwidth_bytes_per_s"] = json_number(c.bandwidth);
-    x["per_layer_ms"] = json_ms(c.per_layer_s);
-    x["layers"] = c.layers;
-    x["ms"] = json_ms(c.total_s);
-    j["collective"] = x;
-  }
-  auto baseline_json = [](const BaselineInfo& b) {
-    ojson x;
-    x["solver"] = b.solver;
-    x["feasible"] = b.feasible;
-    x["token_latency_ms"] = b.feasible ? json_ms(b.token_latency_s) : ojson(nullptr);
-    x["decode_tokens_per_s"] =
-        b.feasible ? json_number(std::round(b.decode_tokens_per_s * 1000) / 1000) : ojson(nullptr);
-    x["speedup"] = b.feasible ? json_number(std::round(b.speedup * 1000) / 1000) : ojson(nullptr);
-    x["hosts"] = b.hosts;
-    if (!b.note.empty()) x["note"] = b.note;
-    return x;
-  };
-  j["baseline"] = plan.baselines.empty() ? ojson(nullptr) : baseline_json(plan.baselines.front());
-  ojson baselines = ojson::array();
-  for (const auto& b : plan.baselines)
-    baselines.push_back(baseline_json(b));
-  j["baselines"] = baselines;
+  return p;
+}
+
+// Null when the plan has no bound.
+ojson bound_json(const Plan& plan) {
+  if (!plan.bound) return ojson(nullptr);
+  ojson b;
+  b["token_latency_ms"] = json_ms(plan.bound->token_latency_s);
+  b["gap_percent"] = json_number(std::round(plan.bound->gap_percent * 100) / 100);
+  if (!plan.bound->method.empty()) b["method"] = plan.bound->method;
+  return b;
+}
+
+ojson collective_json(const CollectiveInfo& c) {
+  ojson x;
+  x["kind"] = c.kind;
+  x["link"] = c.link;
+  x["latency_us"] = json_number(std::round(c.latency_s * 1e9) / 1e3);
+  if (c.peer_s > 0) x["peer_us"] = json_number(std::round(c.peer_s * 1e9) / 1e3);
+  x["bandwidth_bytes_per_s"] = json_number(c.bandwidth);
+  x["per_layer_ms"] = json_ms(c.per_layer_s);
+  x["layers"] = c.layers;
+  x["ms"] = json_ms(c.total_s);
+  return x;
+}
+
+ojson baseline_json(const BaselineInfo& b) {
+  ojson x;
+  x["solver"] = b.solver;
+  x["feasible"] = b.feasible;
+  x["token_latency_ms"] = b.feasible ? json_ms(b.token_latency_s) : ojson(nullptr);
+  x["decode_tokens_per_s"] =
+      b.feasible ? json_number(std::round(b.decode_tokens_per_s * 1000) / 1000) : ojson(nullptr);
+  x["speedup"] = b.feasible ? json_number(std::round(b.speedup * 1000) / 1000) : ojson(nullptr);
+  x["hosts"] = b.hosts;
+  if (!b.note.empty()) x["note"] = b.note;
+  return x;
+}
+
+ojson solver_json(const Plan& plan) {
   ojson s;
   s["name"] = plan.solver.name;
   s["optimal"] = plan.solver.optimal;
   s["solve_ms"] = json_number(std::round(plan.solver.solve_ms * 1000) / 1000);
   if (!plan.solver.note.empty()) s["note"] = plan.solver.note;
-  j["solver"] = s;
-  ojson alts = ojson::array();
-  for (const auto& a : plan.alternatives) {
-    ojson x;
-    x["strategy"] = a.strategy;
-    x["feasible"] = a.feasible;
-    x["decode_tokens_per_s"] =
-        a.feasible ? json_number(std::round(a.decode_tokens_per_s * 1000) / 1000) : ojson(nullptr);
-    x["token_latency_ms"] = a.feasible ? json_ms(a.token_latency_s) : ojson(nullptr);
-    if (!a.backend.empty()) x["backend"] = a.backend;
-    x["hosts"] = a.hosts;
-    if (!a.reason.empty()) x["reason"] = a.reason;
-    alts.push_back(x);
+  return s;
+}
+
+ojson alternative_json(const Alternative& a) {
+  ojson x;
+  x["strategy"] = a.strategy;
+  x["feasible"] = a.feasible;
+  x["decode_tokens_per_s"] =
+      a.feasible ? json_number(std::round(a.decode_tokens_per_s * 1000) / 1000) : ojson(nullptr);
+  x["token_latency_ms"] = a.feasible ? json_ms(a.token_latency_s) : ojson(nullptr);
+  if (!a.backend.empty()) x["backend"] = a.backend;
+  x["hosts"] = a.hosts;
+  if (!a.reason.empty()) x["reason"] = a.reason;
+  return x;
+}
+
+// One host's figures behind the prediction (SPEC section 7).
+ojson plan_host_json(const HostInfo& h) {
+  ojson x;
+  x["name"] = h.name;
+  x["used"] = h.used;
+  if (!h.used && !h.left_out.empty()) x["left_out"] = h.left_out;
+  x["usable_bytes"] = json_number(std::round(h.usable_bytes));
+  x["bandwidth_bytes_per_s"] = json_number(h.bandwidth);
+  x["flops_per_s"] = json_number(h.flops);
+  x["stage_overhead_ms"] = json_ms(h.overhead_s);
+  if (!h.usable_rule.empty()) x["usable_rule"] = h.usable_rule;
+  if (h.gpus > 1) {
+    x["gpus"] = h.gpus;
+    x["tp"] = h.tp;
+    x["gpu_link"] = h.gpu_link;
   }
-  j["alternatives"] = alts;
-  if (!plan.notes.empty()) j["notes"] = plan.notes;
-  // The figures behind the prediction (SPEC section 7), enough to recompute it by hand.
-  ojson hosts = ojson::array();
-  for (const auto& h : plan.hosts) {
+  return x;
+}
+
+// What the plan was made for: `emit --plan` refuses a cluster that differs from it.
+ojson made_for_json(const Plan& plan) {
+  ojson c, ch = ojson::array(), cl = ojson::array();
+  for (const auto& h : plan.cluster.hosts) {
     ojson x;
     x["name"] = h.name;
-    x["used"] = h.used;
-    if (!h.used && !h.left_out.empty()) x["left_out"] = h.left_out;
-    x["usable_bytes"] = json_number(std::round(h.usable_bytes));
-    x["bandwidth_bytes_per_s"] = json_number(h.bandwidth);
-    x["flops_per_s"] = json_number(h.flops);
-    x["stage_overhead_ms"] = json_ms(h.overhead_s);
-    if (!h.usable_rule.empty()) x["usable_rule"] = h.usable_rule;
-    if (h.gpus > 1) {
-      x["gpus"] = h.gpus;
-      x["tp"] = h.tp;
-      x["gpu_link"] = h.gpu_link;
-    }
-    hosts.push_back(x);
+    x["chip"] = h.chip;
+    x["memory_bytes"] = h.memory;
+    x["os"] = h.os;
+    ch.push_back(x);
   }
-  j["hosts"] = hosts;
-  if (!plan.cluster.empty()) {
-    // What the plan was made for: `emit --plan` refuses a cluster that differs from it.
-    ojson c, ch = ojson::array(), cl = ojson::array();
-    for (const auto& h : plan.cluster.hosts) {
-      ojson x;
-      x["name"] = h.name;
-      x["chip"] = h.chip;
-      x["memory_bytes"] = h.memory;
-      x["os"] = h.os;
-      ch.push_back(x);
-    }
-    for (const auto& l : plan.cluster.links)
-      cl.push_back(ojson{{"hosts", ojson::array({l.a, l.b})}, {"link", l.link}});
-    c["hosts"] = ch;
-    c["links"] = cl;
-    c["message_bytes"] = json_number(plan.cluster.message_bytes);
-    j["made_for"] = c;
-  }
+  for (const auto& l : plan.cluster.links)
+    cl.push_back(ojson{{"hosts", ojson::array({l.a, l.b})}, {"link", l.link}});
+  c["hosts"] = ch;
+  c["links"] = cl;
+  c["message_bytes"] = json_number(plan.cluster.message_bytes);
+  return c;
+}
+
+ojson figures_json(const Plan& plan, const ModelDesc& model) {
   ojson f;
   f["stage_overhead_ms"] = json_ms(plan.stage_overhead_s);
   f["activation_bytes"] = json_number(plan.activation_bytes);
@@ -194,7 +186,51 @@ ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
   for (const auto& l : model.layers)
     layers.push_back(layer_json(l));
   f["layers"] = layers;
-  j["figures"] = f;
+  return f;
+}
+
+}  // namespace
+
+ojson plan_to_json(const Plan& plan, const ModelDesc& model) {
+  ojson j;
+  j["schema"] = kPlanSchema;
+  j["model"] = model_summary_json(plan);
+  j["context"] = plan.context;
+  j["prompt"] = plan.prompt;
+  j["strategy"] = plan.strategy;
+  j["backend"] = plan.backend;
+  // The engine it is made for; null when no engine of its hosts runs it (engine_reason says why).
+  if (!plan.engine.empty())
+    j["engine"] = plan.engine;
+  else if (!plan.engine_reason.empty())
+    j["engine"] = nullptr;
+  if (!plan.engine_reason.empty()) j["engine_reason"] = plan.engine_reason;
+  if (!plan.transport.empty()) j["transport"] = plan.transport;
+  ojson ranks = ojson::array();
+  for (const auto& r : plan.ranks)
+    ranks.push_back(rank_json(r));
+  j["ranks"] = ranks;
+  j["predicted"] = predicted_json(plan);
+  j["bound"] = bound_json(plan);
+  if (plan.collective) j["collective"] = collective_json(*plan.collective);
+  j["baseline"] = plan.baselines.empty() ? ojson(nullptr) : baseline_json(plan.baselines.front());
+  ojson baselines = ojson::array();
+  for (const auto& b : plan.baselines)
+    baselines.push_back(baseline_json(b));
+  j["baselines"] = baselines;
+  j["solver"] = solver_json(plan);
+  ojson alts = ojson::array();
+  for (const auto& a : plan.alternatives)
+    alts.push_back(alternative_json(a));
+  j["alternatives"] = alts;
+  if (!plan.notes.empty()) j["notes"] = plan.notes;
+  // The figures behind the prediction (SPEC section 7), enough to recompute it by hand.
+  ojson hosts = ojson::array();
+  for (const auto& h : plan.hosts)
+    hosts.push_back(plan_host_json(h));
+  j["hosts"] = hosts;
+  if (!plan.cluster.empty()) j["made_for"] = made_for_json(plan);
+  j["figures"] = figures_json(plan, model);
   add_serving_json(plan, j);
   return j;
 }

@@ -55,12 +55,10 @@ std::string experts_held(const RankPlan& r) {
   return lo == hi ? fmt::format("{} per layer", lo) : fmt::format("{}-{} per layer", lo, hi);
 }
 
-}  // namespace
-
-std::string render_plan(const Plan& plan) {
+// The chosen shape first when it serves prefill and decode on different hosts (the table below is
+// then the plan over all the candidates it was compared with), then what the plan is.
+std::string plan_headline(const Plan& plan) {
   std::string out;
-  // The chosen shape first when it serves prefill and decode on different hosts: the table below
-  // is then the plan over all the candidates it was compared with.
   for (const ShapeInfo& s : plan.shapes)
     if (s.chosen && s.shape == "disaggregated")
       out += fmt::format(
@@ -75,6 +73,28 @@ std::string render_plan(const Plan& plan) {
       : is_strategy(plan.strategy, StrategyKind::kHybrid) ? "a pipeline of tensor-parallel groups"
                                                           : plan.strategy + " parallel",
       plan.ranks.size(), plan.ranks.size() == 1 ? "" : "s", plan.backend, plan.context);
+  return out;
+}
+
+// The rank table's third column: the experts, the share or the layers the rank holds.
+std::string rank_holding(const RankPlan& r, bool expert, bool hybrid, bool tensor) {
+  std::string what;
+  if (expert)
+    what = experts_held(r);
+  else if (hybrid && r.share && r.layer_end > r.layer_start)
+    what = fmt::format("{}-{} ({}) x {:.1f} %", r.layer_start, r.layer_end - 1,
+                       r.layer_end - r.layer_start, *r.share * 100);
+  else if (r.share)
+    what = fmt::format("{:.1f} %", *r.share * 100);
+  else if (r.layer_end > r.layer_start)
+    what = fmt::format("{}-{} ({})", r.layer_start, r.layer_end - 1, r.layer_end - r.layer_start);
+  else
+    what = "-";
+  if (r.holds_head && !tensor) what += " +head";
+  return what;
+}
+
+std::string rank_table(const Plan& plan) {
   using A = TextTable::Align;
   const bool hybrid = is_strategy(plan.strategy, StrategyKind::kHybrid);
   bool tensor = !is_strategy(plan.strategy, StrategyKind::kPipeline) && !hybrid;
@@ -87,27 +107,20 @@ std::string render_plan(const Plan& plan) {
               {A::kRight, A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kRight,
                A::kLeft});
   for (const auto& r : plan.ranks) {
-    std::string what;
-    if (expert)
-      what = experts_held(r);
-    else if (hybrid && r.share && r.layer_end > r.layer_start)
-      what = fmt::format("{}-{} ({}) x {:.1f} %", r.layer_start, r.layer_end - 1,
-                         r.layer_end - r.layer_start, *r.share * 100);
-    else if (r.share)
-      what = fmt::format("{:.1f} %", *r.share * 100);
-    else if (r.layer_end > r.layer_start)
-      what = fmt::format("{}-{} ({})", r.layer_start, r.layer_end - 1, r.layer_end - r.layer_start);
-    else
-      what = "-";
-    if (r.holds_head && !tensor) what += " +head";
     std::string hop = r.hop_to_next ? fmt::format("{} {}", r.hop_to_next->kind,
                                                   format_duration(r.hop_to_next->time_s))
                                     : "-";
-    t.add_row({std::to_string(r.rank), r.host, what, format_gib(r.weight_bytes),
-               format_gib(r.kv_bytes), format_gib(r.total_bytes), format_gib(r.usable_bytes),
-               format_duration(r.stage_s), hop});
+    t.add_row({std::to_string(r.rank), r.host, rank_holding(r, expert, hybrid, tensor),
+               format_gib(r.weight_bytes), format_gib(r.kv_bytes), format_gib(r.total_bytes),
+               format_gib(r.usable_bytes), format_duration(r.stage_s), hop});
   }
-  out += t.render();
+  return t.render();
+}
+
+// The tensor-parallel groups of GPUs inside hosts of several, and which link their all-reduces
+// were priced over; "" when no rank has any.
+std::string gpu_stage_section(const Plan& plan) {
+  std::string out;
   bool gpu_stages = false;
   for (const auto& r : plan.ranks) {
     for (const auto& g : r.gpu_stages) {
@@ -121,11 +134,15 @@ std::string render_plan(const Plan& plan) {
                          format_gib(g.bytes_per_gpu), format_gib(g.usable_per_gpu));
     }
   }
-  // Which link the in-host all-reduces were priced over, and where that came from.
   for (const auto& h : plan.hosts)
     if (gpu_stages && h.used && h.tp > 1 && !h.gpu_link.empty())
       out += fmt::format("  {}: all-reduces over {}\n", h.name, h.gpu_link);
-  // Hybrid: each group of hosts once, with what its all-reduces cost.
+  return out;
+}
+
+// Hybrid: each group of hosts once, with what its all-reduces cost.
+std::string host_group_section(const Plan& plan) {
+  std::string out;
   bool groups = false;
   for (const RankPlan& r : plan.ranks) {
     if (r.tp_group.empty() || r.host != r.tp_group.front()) continue;
@@ -135,12 +152,22 @@ std::string render_plan(const Plan& plan) {
         fmt::format("  {}: layers {}-{}, all-reduces {} per layer\n", fmt::join(r.tp_group, " + "),
                     r.layer_start, r.layer_end - 1, format_duration(r.gpu_collective_s));
   }
-  if (expert) {
-    out += "\nExperts held (routed experts per MoE layer):\n";
-    for (const auto& r : plan.ranks)
-      for (const auto& line : expert_lines(r))
-        out += fmt::format("  rank {} {}: {}\n", r.rank, r.host, line);
-  }
+  return out;
+}
+
+std::string expert_section(const Plan& plan) {
+  std::string out = "\nExperts held (routed experts per MoE layer):\n";
+  for (const auto& r : plan.ranks)
+    for (const auto& line : expert_lines(r))
+      out += fmt::format("  rank {} {}: {}\n", r.rank, r.host, line);
+  return out;
+}
+
+// The predicted pace and what a token's time is made of, the collective, bottleneck and bound.
+std::string prediction_section(const Plan& plan) {
+  std::string out;
+  const bool hybrid = is_strategy(plan.strategy, StrategyKind::kHybrid);
+  const bool expert = is_strategy(plan.strategy, StrategyKind::kExpert);
   const Prediction& p = plan.predicted;
   if (plan.routing) {
     // Routed serving predicts the flow; one stream's pace is that of the slowest chain it may take.
@@ -177,7 +204,12 @@ std::string render_plan(const Plan& plan) {
     out += fmt::format("Lower bound: {} per token; this plan is within {:.1f} % of it\n",
                        format_duration(plan.bound->token_latency_s), plan.bound->gap_percent);
   }
-  out += render_serving(plan);
+  return out;
+}
+
+// The baselines and alternatives the plan was compared with, the solver and the notes.
+std::string comparison_section(const Plan& plan) {
+  std::string out;
   for (const auto& b : plan.baselines) {
     if (b.feasible) {
       out += fmt::format("Baseline {}: {:.1f} tokens/s on {} host{}; this plan is {:.2f}x\n",
@@ -200,6 +232,20 @@ std::string render_plan(const Plan& plan) {
                   plan.solver.solve_ms, plan.solver.note.empty() ? "" : " - " + plan.solver.note);
   for (const auto& n : plan.notes)
     out += fmt::format("Note: {}\n", n);
+  return out;
+}
+
+}  // namespace
+
+std::string render_plan(const Plan& plan) {
+  std::string out = plan_headline(plan);
+  out += rank_table(plan);
+  out += gpu_stage_section(plan);
+  out += host_group_section(plan);
+  if (is_strategy(plan.strategy, StrategyKind::kExpert)) out += expert_section(plan);
+  out += prediction_section(plan);
+  out += render_serving(plan);
+  out += comparison_section(plan);
   return out;
 }
 

@@ -20,89 +20,97 @@ std::string joined(const std::vector<std::string>& v) {
   return out;
 }
 
+ojson serving_json(const ServingInfo& s) {
+  ojson x;
+  x["objective"] = s.objective;
+  if (s.min_stream_tps > 0) x["min_stream_tokens_per_s"] = json_number(s.min_stream_tps);
+  x["concurrency"] = s.concurrency;
+  x["max_concurrency"] = s.max_concurrency;
+  x["bound_by"] = s.bound_by;
+  x["step_ms"] = json_ms(s.step_s);
+  x["stream_tokens_per_s"] = tps(s.stream_tokens_per_s);
+  x["aggregate_tokens_per_s"] = tps(s.aggregate_tokens_per_s);
+  x["kv_bytes"] = json_number(std::round(s.kv_bytes));
+  x["bound"] = ojson{{"aggregate_tokens_per_s", tps(s.bound_aggregate_tokens_per_s)},
+                     {"method", s.bound_method}};
+  return x;
+}
+
+ojson replica_json(const ReplicaInfo& r) {
+  ojson x;
+  x["hosts"] = r.hosts;
+  x["strategy"] = r.strategy;
+  x["backend"] = r.backend;
+  x["concurrency"] = r.concurrency;
+  x["stream_tokens_per_s"] = tps(r.stream_tokens_per_s);
+  x["aggregate_tokens_per_s"] = tps(r.aggregate_tokens_per_s);
+  x["request_share"] = json_number(std::round(r.request_share * 10000) / 10000);
+  ojson ranks = ojson::array();
+  for (const RankPlan& k : r.ranks)
+    ranks.push_back(ojson{{"rank", k.rank},
+                          {"host", k.host},
+                          {"layers", ojson::array({k.layer_start, k.layer_end})},
+                          {"holds_head", k.holds_head}});
+  x["ranks"] = ranks;
+  return x;
+}
+
+ojson shape_json(const ShapeInfo& s) {
+  ojson x;
+  x["shape"] = s.shape;
+  x["prefill_hosts"] = s.prefill_hosts;
+  x["decode_hosts"] = s.decode_hosts;
+  x["ttft_ms"] = json_ms(s.ttft_s);
+  if (s.shape == "disaggregated") x["kv_transfer_ms"] = json_ms(s.kv_transfer_s);
+  x["decode_tokens_per_s"] = tps(s.decode_tokens_per_s);
+  x["end_to_end_ms"] = json_ms(s.end_to_end_s);
+  x["chosen"] = s.chosen;
+  return x;
+}
+
+ojson routing_json(const RoutingInfo& r) {
+  ojson x;
+  x["streams_per_host"] = r.streams;
+  ojson hosts = ojson::array();
+  for (const RoutedHostInfo& h : r.hosts)
+    hosts.push_back(ojson{{"host", h.host},
+                          {"layers", ojson::array({h.layer_start, h.layer_end})},
+                          {"capacity_tokens_per_s", tps(h.capacity)},
+                          {"flow_tokens_per_s", tps(h.flow)},
+                          {"entry_tokens_per_s", tps(h.entry)},
+                          {"exit_tokens_per_s", tps(h.exit)},
+                          {"table", h.table}});
+  x["hosts"] = hosts;
+  ojson links = ojson::array();
+  for (const RoutedLinkInfo& l : r.links)
+    links.push_back(ojson{{"from", l.from},
+                          {"to", l.to},
+                          {"flow_tokens_per_s", tps(l.flow)},
+                          {"capacity_tokens_per_s", tps(l.capacity)}});
+  x["links"] = links;
+  x["optimal"] = r.optimal;
+  x["proof"] = r.proof;
+  return x;
+}
+
 }  // namespace
 
 void add_serving_json(const Plan& plan, ojson& j) {
-  if (plan.serving) {
-    const ServingInfo& s = *plan.serving;
-    ojson x;
-    x["objective"] = s.objective;
-    if (s.min_stream_tps > 0) x["min_stream_tokens_per_s"] = json_number(s.min_stream_tps);
-    x["concurrency"] = s.concurrency;
-    x["max_concurrency"] = s.max_concurrency;
-    x["bound_by"] = s.bound_by;
-    x["step_ms"] = json_ms(s.step_s);
-    x["stream_tokens_per_s"] = tps(s.stream_tokens_per_s);
-    x["aggregate_tokens_per_s"] = tps(s.aggregate_tokens_per_s);
-    x["kv_bytes"] = json_number(std::round(s.kv_bytes));
-    x["bound"] = ojson{{"aggregate_tokens_per_s", tps(s.bound_aggregate_tokens_per_s)},
-                       {"method", s.bound_method}};
-    j["serving"] = x;
-  }
+  if (plan.serving) j["serving"] = serving_json(*plan.serving);
   if (!plan.replicas.empty()) {
     ojson rs = ojson::array();
-    for (const ReplicaInfo& r : plan.replicas) {
-      ojson x;
-      x["hosts"] = r.hosts;
-      x["strategy"] = r.strategy;
-      x["backend"] = r.backend;
-      x["concurrency"] = r.concurrency;
-      x["stream_tokens_per_s"] = tps(r.stream_tokens_per_s);
-      x["aggregate_tokens_per_s"] = tps(r.aggregate_tokens_per_s);
-      x["request_share"] = json_number(std::round(r.request_share * 10000) / 10000);
-      ojson ranks = ojson::array();
-      for (const RankPlan& k : r.ranks)
-        ranks.push_back(ojson{{"rank", k.rank},
-                              {"host", k.host},
-                              {"layers", ojson::array({k.layer_start, k.layer_end})},
-                              {"holds_head", k.holds_head}});
-      x["ranks"] = ranks;
-      rs.push_back(x);
-    }
+    for (const ReplicaInfo& r : plan.replicas)
+      rs.push_back(replica_json(r));
     j["replicas"] = rs;
   }
   if (!plan.shapes.empty()) {
     ojson ss = ojson::array();
-    for (const ShapeInfo& s : plan.shapes) {
-      ojson x;
-      x["shape"] = s.shape;
-      x["prefill_hosts"] = s.prefill_hosts;
-      x["decode_hosts"] = s.decode_hosts;
-      x["ttft_ms"] = json_ms(s.ttft_s);
-      if (s.shape == "disaggregated") x["kv_transfer_ms"] = json_ms(s.kv_transfer_s);
-      x["decode_tokens_per_s"] = tps(s.decode_tokens_per_s);
-      x["end_to_end_ms"] = json_ms(s.end_to_end_s);
-      x["chosen"] = s.chosen;
-      ss.push_back(x);
-    }
+    for (const ShapeInfo& s : plan.shapes)
+      ss.push_back(shape_json(s));
     j["output_tokens"] = plan.output_tokens;
     j["shapes"] = ss;
   }
-  if (plan.routing) {
-    const RoutingInfo& r = *plan.routing;
-    ojson x;
-    x["streams_per_host"] = r.streams;
-    ojson hosts = ojson::array();
-    for (const RoutedHostInfo& h : r.hosts)
-      hosts.push_back(ojson{{"host", h.host},
-                            {"layers", ojson::array({h.layer_start, h.layer_end})},
-                            {"capacity_tokens_per_s", tps(h.capacity)},
-                            {"flow_tokens_per_s", tps(h.flow)},
-                            {"entry_tokens_per_s", tps(h.entry)},
-                            {"exit_tokens_per_s", tps(h.exit)},
-                            {"table", h.table}});
-    x["hosts"] = hosts;
-    ojson links = ojson::array();
-    for (const RoutedLinkInfo& l : r.links)
-      links.push_back(ojson{{"from", l.from},
-                            {"to", l.to},
-                            {"flow_tokens_per_s", tps(l.flow)},
-                            {"capacity_tokens_per_s", tps(l.capacity)}});
-    x["links"] = links;
-    x["optimal"] = r.optimal;
-    x["proof"] = r.proof;
-    j["routing"] = x;
-  }
+  if (plan.routing) j["routing"] = routing_json(*plan.routing);
 }
 
 std::string render_serving(const Plan& plan) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "lib/core/error.hpp"
 
@@ -87,6 +88,124 @@ ExecResult connect_failure(ssh_session s, const std::string& where, int timeout_
                 fmt::format("cannot connect to {}: {}", where, error));
 }
 
+// The host key against known_hosts (recorded first under accept-new); a failure, or nullopt
+// when the key is trusted.
+std::optional<ExecResult> check_host_key(ssh_session s, const std::string& host, unsigned real_port,
+                                         const std::string& where, const SshOptions& options) {
+  std::lock_guard<std::mutex> lock(known_hosts_mutex());
+  std::string file = option_string(s, SSH_OPTIONS_KNOWNHOSTS);
+  if (file.empty()) file = "~/.ssh/known_hosts";
+  std::string name = known_hosts_name(host, real_port);
+  ssh_known_hosts_e state = ssh_session_is_known_server(s);
+  switch (state) {
+    case SSH_KNOWN_HOSTS_OK:
+      break;
+    case SSH_KNOWN_HOSTS_CHANGED:
+    case SSH_KNOWN_HOSTS_OTHER:
+      return failed(
+          HostFailureKind::kHostKeyChanged,
+          fmt::format(
+              "{} now presents {}, which differs from the key {} holds for {}; this can be an "
+              "attack. If the host was reinstalled, remove the old key with: ssh-keygen -R '{}' "
+              "-f {}",
+              where, fingerprint(s), file, name, name, file));
+    case SSH_KNOWN_HOSTS_NOT_FOUND:
+    case SSH_KNOWN_HOSTS_UNKNOWN:
+      if (options.policy == HostKeyPolicy::kAcceptNew) {
+        if (ssh_session_update_known_hosts(s) != SSH_OK)
+          return failed(HostFailureKind::kHostKeyUnknown,
+                        fmt::format("cannot record the host key of {} in {}: {}", where, file,
+                                    ssh_get_error(s)));
+        break;
+      }
+      return failed(
+          HostFailureKind::kHostKeyUnknown,
+          fmt::format("{} is not in {} (its key: {}). Check the fingerprint, then trust it with: "
+                      "ssh-keyscan -p {} {} >> {}   (or rerun with --host-key-policy accept-new)",
+                      name, file, fingerprint(s), real_port, host, file));
+    case SSH_KNOWN_HOSTS_ERROR:
+    default:
+      return failed(HostFailureKind::kHostKeyUnknown,
+                    fmt::format("cannot check the host key of {} against {}: {}", where, file,
+                                ssh_get_error(s)));
+  }
+  return std::nullopt;
+}
+
+// The given identity first, then the agent and the config's/default keys; a failure, or nullopt
+// when the host let us in.
+std::optional<ExecResult> authenticate(ssh_session s, const std::string& where,
+                                       const SshOptions& options) {
+  int auth = SSH_AUTH_DENIED;
+  if (!options.identity.empty()) {
+    ssh_key raw = nullptr;
+    if (ssh_pki_import_privkey_file(options.identity.c_str(), nullptr, nullptr, nullptr, &raw) ==
+        SSH_OK) {
+      Key key(raw);
+      auth = ssh_userauth_publickey(s, nullptr, key.get());
+    }
+  }
+  if (auth != SSH_AUTH_SUCCESS && auth != SSH_AUTH_ERROR)
+    auth = ssh_userauth_publickey_auto(s, nullptr, nullptr);
+  if (auth == SSH_AUTH_ERROR) return connect_failure(s, where, options.timeout_s);
+  if (auth != SSH_AUTH_SUCCESS) {
+    std::string who = option_string(s, SSH_OPTIONS_USER);
+    return failed(
+        HostFailureKind::kAuthRefused,
+        fmt::format("{} accepted none of the keys offered for user {} (--identity, ssh-agent, "
+                    "IdentityFile); "
+                    "add your public key to that user's ~/.ssh/authorized_keys or pass --identity",
+                    where, who.empty() ? "?" : who));
+  }
+  return std::nullopt;
+}
+
+// Read both streams (a full stderr window would otherwise stall stdout) until EOF, waking on
+// whichever has data; time out when neither says anything for timeout_s.
+ExecResult read_output(ssh_session s, ssh_channel ch, const std::string& where,
+                       const SshOptions& options, ExecResult r) {
+  std::unique_ptr<ssh_event_struct, void (*)(ssh_event)> event(ssh_event_new(), ssh_event_free);
+  if (!event || ssh_event_add_session(event.get(), s) != SSH_OK)
+    return failed(HostFailureKind::kCommandFailed,
+                  fmt::format("cannot wait for output from {}", where));
+  char buf[16384];
+  auto last = Clock::now();
+  while (true) {
+    int n = ssh_channel_read_nonblocking(ch, buf, sizeof buf, 0);
+    if (n > 0) r.out.append(buf, static_cast<size_t>(n));
+    int e = n == SSH_ERROR ? SSH_ERROR : ssh_channel_read_nonblocking(ch, buf, sizeof buf, 1);
+    if (e > 0) r.err.append(buf, static_cast<size_t>(e));
+    if (n == SSH_ERROR || e == SSH_ERROR) {
+      ssh_event_remove_session(event.get(), s);
+      r.failure = HostFailureKind::kCommandFailed;
+      r.message = fmt::format("lost the session to {}: {}", where, ssh_get_error(s));
+      return r;
+    }
+    if (n > 0 || e > 0) {
+      last = Clock::now();
+      continue;
+    }
+    if (ssh_channel_is_eof(ch) || !ssh_channel_is_open(ch)) break;
+    if (Clock::now() - last > std::chrono::seconds(options.timeout_s)) {
+      ssh_event_remove_session(event.get(), s);
+      r.failure = HostFailureKind::kTimedOut;
+      r.message =
+          fmt::format("the command on {} printed nothing for {} s", where, options.timeout_s);
+      return r;
+    }
+    ssh_event_dopoll(event.get(), 100);  // returns as soon as packets arrive
+  }
+  ssh_event_remove_session(event.get(), s);
+  r.exit_status = ssh_channel_get_exit_status(ch);
+  if (r.exit_status < 0) {
+    // The channel closed without an exit status: the session or the command was killed, so what
+    // it did is not known.
+    r.failure = HostFailureKind::kCommandFailed;
+    r.message = fmt::format("the session to {} ended without the command's exit status", where);
+  }
+  return r;
+}
+
 }  // namespace
 
 LibsshExecutor::LibsshExecutor(SshOptions options) : options_(std::move(options)) {
@@ -129,69 +248,9 @@ ExecResult LibsshExecutor::run(const HostTarget& target, const std::string& comm
 
   if (ssh_connect(s) != SSH_OK) return connect_failure(s, where, options_.timeout_s);
 
-  // Host key.
-  {
-    std::lock_guard<std::mutex> lock(known_hosts_mutex());
-    std::string file = option_string(s, SSH_OPTIONS_KNOWNHOSTS);
-    if (file.empty()) file = "~/.ssh/known_hosts";
-    std::string name = known_hosts_name(host, real_port);
-    ssh_known_hosts_e state = ssh_session_is_known_server(s);
-    switch (state) {
-      case SSH_KNOWN_HOSTS_OK:
-        break;
-      case SSH_KNOWN_HOSTS_CHANGED:
-      case SSH_KNOWN_HOSTS_OTHER:
-        return failed(
-            HostFailureKind::kHostKeyChanged,
-            fmt::format(
-                "{} now presents {}, which differs from the key {} holds for {}; this can be an "
-                "attack. If the host was reinstalled, remove the old key with: ssh-keygen -R '{}' "
-                "-f {}",
-                where, fingerprint(s), file, name, name, file));
-      case SSH_KNOWN_HOSTS_NOT_FOUND:
-      case SSH_KNOWN_HOSTS_UNKNOWN:
-        if (options_.policy == HostKeyPolicy::kAcceptNew) {
-          if (ssh_session_update_known_hosts(s) != SSH_OK)
-            return failed(HostFailureKind::kHostKeyUnknown,
-                          fmt::format("cannot record the host key of {} in {}: {}", where, file,
-                                      ssh_get_error(s)));
-          break;
-        }
-        return failed(
-            HostFailureKind::kHostKeyUnknown,
-            fmt::format("{} is not in {} (its key: {}). Check the fingerprint, then trust it with: "
-                        "ssh-keyscan -p {} {} >> {}   (or rerun with --host-key-policy accept-new)",
-                        name, file, fingerprint(s), real_port, host, file));
-      case SSH_KNOWN_HOSTS_ERROR:
-      default:
-        return failed(HostFailureKind::kHostKeyUnknown,
-                      fmt::format("cannot check the host key of {} against {}: {}", where, file,
-                                  ssh_get_error(s)));
-    }
-  }
+  if (auto failure = check_host_key(s, host, real_port, where, options_)) return *failure;
 
-  // Authentication: the given identity first, then the agent and the config's/default keys.
-  int auth = SSH_AUTH_DENIED;
-  if (!options_.identity.empty()) {
-    ssh_key raw = nullptr;
-    if (ssh_pki_import_privkey_file(options_.identity.c_str(), nullptr, nullptr, nullptr, &raw) ==
-        SSH_OK) {
-      Key key(raw);
-      auth = ssh_userauth_publickey(s, nullptr, key.get());
-    }
-  }
-  if (auth != SSH_AUTH_SUCCESS && auth != SSH_AUTH_ERROR)
-    auth = ssh_userauth_publickey_auto(s, nullptr, nullptr);
-  if (auth == SSH_AUTH_ERROR) return connect_failure(s, where, options_.timeout_s);
-  if (auth != SSH_AUTH_SUCCESS) {
-    std::string who = option_string(s, SSH_OPTIONS_USER);
-    return failed(
-        HostFailureKind::kAuthRefused,
-        fmt::format("{} accepted none of the keys offered for user {} (--identity, ssh-agent, "
-                    "IdentityFile); "
-                    "add your public key to that user's ~/.ssh/authorized_keys or pass --identity",
-                    where, who.empty() ? "?" : who));
-  }
+  if (auto failure = authenticate(s, where, options_)) return *failure;
 
   Channel channel(ssh_channel_new(s));
   if (!channel || ssh_channel_open_session(channel.get()) != SSH_OK ||
@@ -213,48 +272,7 @@ ExecResult LibsshExecutor::run(const HostTarget& target, const std::string& comm
   }
   ssh_channel_send_eof(ch);
 
-  // Read both streams (a full stderr window would otherwise stall stdout) until EOF, waking on
-  // whichever has data; time out when neither says anything for timeout_s.
-  std::unique_ptr<ssh_event_struct, void (*)(ssh_event)> event(ssh_event_new(), ssh_event_free);
-  if (!event || ssh_event_add_session(event.get(), s) != SSH_OK)
-    return failed(HostFailureKind::kCommandFailed,
-                  fmt::format("cannot wait for output from {}", where));
-  char buf[16384];
-  auto last = Clock::now();
-  while (true) {
-    int n = ssh_channel_read_nonblocking(ch, buf, sizeof buf, 0);
-    if (n > 0) r.out.append(buf, static_cast<size_t>(n));
-    int e = n == SSH_ERROR ? SSH_ERROR : ssh_channel_read_nonblocking(ch, buf, sizeof buf, 1);
-    if (e > 0) r.err.append(buf, static_cast<size_t>(e));
-    if (n == SSH_ERROR || e == SSH_ERROR) {
-      ssh_event_remove_session(event.get(), s);
-      r.failure = HostFailureKind::kCommandFailed;
-      r.message = fmt::format("lost the session to {}: {}", where, ssh_get_error(s));
-      return r;
-    }
-    if (n > 0 || e > 0) {
-      last = Clock::now();
-      continue;
-    }
-    if (ssh_channel_is_eof(ch) || !ssh_channel_is_open(ch)) break;
-    if (Clock::now() - last > std::chrono::seconds(options_.timeout_s)) {
-      ssh_event_remove_session(event.get(), s);
-      r.failure = HostFailureKind::kTimedOut;
-      r.message =
-          fmt::format("the command on {} printed nothing for {} s", where, options_.timeout_s);
-      return r;
-    }
-    ssh_event_dopoll(event.get(), 100);  // returns as soon as packets arrive
-  }
-  ssh_event_remove_session(event.get(), s);
-  r.exit_status = ssh_channel_get_exit_status(ch);
-  if (r.exit_status < 0) {
-    // The channel closed without an exit status: the session or the command was killed, so what
-    // it did is not known.
-    r.failure = HostFailureKind::kCommandFailed;
-    r.message = fmt::format("the session to {} ended without the command's exit status", where);
-  }
-  return r;
+  return read_output(s, ch, where, options_, std::move(r));
 }
 
 }  // namespace meshplan

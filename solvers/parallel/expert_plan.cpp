@@ -94,6 +94,95 @@ Plan build_plan(const ModelDesc& model, const PlanInputs& in, const ExpertCostMo
   return plan;
 }
 
+// Why the group cannot hold every expert of a MoE layer beside what each rank replicates; empty
+// when it can.
+std::string why_no_room(const PlanInputs& in, const ExpertCostModel& cost,
+                        const std::vector<size_t>& group) {
+  long slots = 0;
+  std::string why;
+  for (size_t g : group) {
+    const long cap = cost.capacity(g);
+    if (cap < 0 && why.empty()) {
+      why = fmt::format(
+          "every rank holds the non-expert weights, dense layers, embedding, LM head and "
+          "the whole KV cache ({}), more than {}'s {} usable",
+          format_gib(cost.replicated_bytes()), in.hosts[g].name,
+          format_gib(in.hosts[g].usable_bytes));
+    }
+    slots += std::clamp<long>(cap, 0, cost.max_experts());
+  }
+  if (why.empty() && slots < cost.max_experts()) {
+    why = fmt::format("{} host{} {} experts per MoE layer beside the replicated {} each; {} needed",
+                      group.size(), group.size() == 1 ? " holds" : "s hold", slots,
+                      format_gib(cost.replicated_bytes()), cost.max_experts());
+  }
+  return why;
+}
+
+// Places the experts on the groups in order of their bounds until no group left can beat the
+// best plan; `evaluated` counts the groups placed.
+std::optional<Best> place_on_best_group(const PlanInputs& in, const ExpertCostModel& cost,
+                                        const std::vector<Candidate>& candidates,
+                                        size_t& evaluated) {
+  std::optional<Best> best;
+  std::set<std::vector<double>> seen;
+  for (const Candidate& c : candidates) {
+    if (best && c.bound >= best->eval.token_latency_s * (1 - 1e-12)) break;
+    // Groups of interchangeable hosts over the same collective get the same plan: place once.
+    if (!seen.insert(signature(in, c.path)).second) continue;
+    ++evaluated;
+    std::vector<ExpertPlacement> placements;
+    for (size_t k = 0; k < cost.num_instances(); ++k) {
+      auto placed = place_experts(cost.instance(c.path.order, k));
+      if (!placed) break;
+      placements.push_back(std::move(*placed));
+    }
+    if (placements.size() != cost.num_instances()) continue;
+    ExpertCostModel::Evaluation ev = cost.evaluate(c.path, placements);
+    if (!best || ev.token_latency_s < best->eval.token_latency_s * (1 - 1e-12)) {
+      best = Best{c.path, std::move(placements), ev, c.bound};
+    }
+  }
+  return best;
+}
+
+// Improves each distinct MoE layer's placement with the integer program where it is not proven
+// best; returns whether every program ran to optimality.
+bool refine_with_ilp(const ExpertCostModel& cost, Best& best) {
+  bool ilp_optimal = true;
+  const double limit = std::max(1.0, kIlpSeconds / static_cast<double>(cost.num_instances()));
+  for (size_t k = 0; k < cost.num_instances(); ++k) {
+    ExpertPlacement& current = best.placements[k];
+    if (current.makespan <= current.lower_bound * (1 + 1e-9)) continue;
+    ExpertInstance inst = cost.instance(best.path.order, k);
+    auto solved = solve_expert_ilp(inst, &current, limit);
+    if (!solved) continue;
+    ilp_optimal = ilp_optimal && solved->optimal;
+    double bound = std::max(current.lower_bound, solved->placement.lower_bound);
+    if (solved->placement.makespan < current.makespan) current = solved->placement;
+    current.lower_bound = std::min(bound, current.makespan);
+  }
+  best.eval = cost.evaluate(best.path, best.placements);
+  return ilp_optimal;
+}
+
+// The bound over every group: the chosen group's from its placements' bounds, the others' their
+// own, and any group's when the search was not exhaustive.
+double bound_over_groups(const ExpertCostModel& cost, const Best& best,
+                         const std::vector<Candidate>& candidates, bool exhaustive) {
+  double chosen = best.eval.token_latency_s;
+  for (size_t k = 0; k < cost.num_instances(); ++k) {
+    chosen -= static_cast<double>(cost.layers_of(k).size()) *
+              (best.placements[k].makespan - best.placements[k].lower_bound);
+  }
+  chosen = std::max(chosen, best.candidate_bound);
+  double bound = chosen;
+  for (const Candidate& c : candidates)
+    if (c.path.order != best.path.order) bound = std::min(bound, c.bound);
+  if (!exhaustive) bound = std::min(bound, cost.lower_bound_any_group());
+  return bound;
+}
+
 }  // namespace
 
 StrategyOutcome plan_expert(const PlanningProblem& problem, const Clock& clock) {
@@ -121,25 +210,7 @@ StrategyOutcome plan_expert(const PlanningProblem& problem, const Clock& clock) 
         const CollectivePath* path = &fastest_path(options, [&](const CollectivePath& o) {
           return o.expert_exchange_s(cost.message_bytes());
         });
-        long slots = 0;
-        std::string why;
-        for (size_t g : group) {
-          const long cap = cost.capacity(g);
-          if (cap < 0 && why.empty()) {
-            why = fmt::format(
-                "every rank holds the non-expert weights, dense layers, embedding, LM head and "
-                "the whole KV cache ({}), more than {}'s {} usable",
-                format_gib(cost.replicated_bytes()), in.hosts[g].name,
-                format_gib(in.hosts[g].usable_bytes));
-          }
-          slots += std::clamp<long>(cap, 0, cost.max_experts());
-        }
-        if (why.empty() && slots < cost.max_experts()) {
-          why = fmt::format(
-              "{} host{} {} experts per MoE layer beside the replicated {} each; {} needed",
-              group.size(), group.size() == 1 ? " holds" : "s hold", slots,
-              format_gib(cost.replicated_bytes()), cost.max_experts());
-        }
+        const std::string why = why_no_room(in, cost, group);
         if (!why.empty()) {
           rejected.short_of_memory(in, group, why);
           return;
@@ -149,26 +220,8 @@ StrategyOutcome plan_expert(const PlanningProblem& problem, const Clock& clock) 
   std::sort(candidates.begin(), candidates.end(),
             [](const Candidate& a, const Candidate& b) { return a.bound < b.bound; });
 
-  std::optional<Best> best;
   size_t evaluated = 0;
-  std::set<std::vector<double>> seen;
-  for (const Candidate& c : candidates) {
-    if (best && c.bound >= best->eval.token_latency_s * (1 - 1e-12)) break;
-    // Groups of interchangeable hosts over the same collective get the same plan: place once.
-    if (!seen.insert(signature(in, c.path)).second) continue;
-    ++evaluated;
-    std::vector<ExpertPlacement> placements;
-    for (size_t k = 0; k < cost.num_instances(); ++k) {
-      auto placed = place_experts(cost.instance(c.path.order, k));
-      if (!placed) break;
-      placements.push_back(std::move(*placed));
-    }
-    if (placements.size() != cost.num_instances()) continue;
-    ExpertCostModel::Evaluation ev = cost.evaluate(c.path, placements);
-    if (!best || ev.token_latency_s < best->eval.token_latency_s * (1 - 1e-12)) {
-      best = Best{c.path, std::move(placements), ev, c.bound};
-    }
-  }
+  std::optional<Best> best = place_on_best_group(in, cost, candidates, evaluated);
   if (!best) {
     if (!rejected.no_path.empty() && rejected.memory.empty())
       out.reason = rejected.no_path;
@@ -179,32 +232,8 @@ StrategyOutcome plan_expert(const PlanningProblem& problem, const Clock& clock) 
   }
 
   bool ilp_optimal = true;
-  if (request.solver == "ilp") {
-    const double limit = std::max(1.0, kIlpSeconds / static_cast<double>(cost.num_instances()));
-    for (size_t k = 0; k < cost.num_instances(); ++k) {
-      ExpertPlacement& current = best->placements[k];
-      if (current.makespan <= current.lower_bound * (1 + 1e-9)) continue;
-      ExpertInstance inst = cost.instance(best->path.order, k);
-      auto solved = solve_expert_ilp(inst, &current, limit);
-      if (!solved) continue;
-      ilp_optimal = ilp_optimal && solved->optimal;
-      double bound = std::max(current.lower_bound, solved->placement.lower_bound);
-      if (solved->placement.makespan < current.makespan) current = solved->placement;
-      current.lower_bound = std::min(bound, current.makespan);
-    }
-    best->eval = cost.evaluate(best->path, best->placements);
-  }
-  // The chosen group's bound from its placements' bounds; other groups by their own bound.
-  double chosen = best->eval.token_latency_s;
-  for (size_t k = 0; k < cost.num_instances(); ++k) {
-    chosen -= static_cast<double>(cost.layers_of(k).size()) *
-              (best->placements[k].makespan - best->placements[k].lower_bound);
-  }
-  chosen = std::max(chosen, best->candidate_bound);
-  double bound = chosen;
-  for (const Candidate& c : candidates)
-    if (c.path.order != best->path.order) bound = std::min(bound, c.bound);
-  if (!exhaustive) bound = std::min(bound, cost.lower_bound_any_group());
+  if (request.solver == "ilp") ilp_optimal = refine_with_ilp(cost, *best);
+  const double bound = bound_over_groups(cost, *best, candidates, exhaustive);
 
   Plan plan = build_plan(model, in, cost, *best, request);
   const double T = best->eval.token_latency_s;

@@ -67,64 +67,40 @@ Plan build_plan(const ModelDesc& model, const PlanInputs& in, const TensorCostMo
   return plan;
 }
 
-}  // namespace
+// Why the group's memory cannot hold any split; empty when it may.
+std::string why_no_room(const PlanInputs& in, const TensorCostModel& cost,
+                        const std::vector<size_t>& group) {
+  const size_t p = group.size();
+  // Necessary for any split: the group's memory holds the shards, the KV cache (at least its
+  // share on every rank) and a copy of the embedding and LM head per rank.
+  double room = 0;
+  for (size_t g : group)
+    room += in.hosts[g].usable_bytes - cost.replicated_bytes();
+  const double need = cost.sharded_bytes() + cost.kv_total_bytes() * (cost.latent_kv() ? p : 1);
+  if (room < need)
+    return fmt::format("{} host{} {} but need {} ({} short)", p, p == 1 ? " holds" : "s hold",
+                       format_gib(room + p * cost.replicated_bytes()),
+                       format_gib(need + p * cost.replicated_bytes()), format_gib(need - room));
+  return "";
+}
 
-StrategyOutcome plan_tensor(const PlanningProblem& problem, const Clock& clock) {
-  const ModelDesc& model = problem.model();
-  const PlanInputs& in = problem.inputs();
-  const CollectivePaths& paths = problem.collective_paths();
-  const PlanRequest& request = problem.request();
-  const double start = clock.now_seconds();
-  TensorCostModel cost(model, in, request.context, request.prompt);
-
-  std::vector<TensorCandidate> candidates;
-  GroupRejections rejected;
-  bool any_path = false, any_divisible = false;
+// Evaluates the shares of the candidates, lowest bound first, until no candidate left can beat
+// the best; `evaluated` counts the candidates evaluated, and splits that do not fit go to
+// `rejected`.
+std::optional<TensorBest> best_split(const PlanInputs& in, const TensorCostModel& cost,
+                                     bool allow_uneven,
+                                     const std::vector<TensorCandidate>& candidates,
+                                     GroupRejections& rejected, size_t& evaluated) {
   auto note_memory = [&](const std::vector<size_t>& group, std::string why) {
     rejected.short_of_memory(in, group, std::move(why));
   };
-  const bool exhaustive =
-      for_each_group(in, group_seed_orders(in), [&](const std::vector<size_t>& group) {
-        std::vector<CollectivePath> options = paths.options(group);
-        if (options.empty()) {
-          rejected.no_collective(group, paths);
-          return;
-        }
-        any_path = true;
-        const CollectivePath* path = &fastest_path(
-            options, [&](const CollectivePath& o) { return o.allreduce_s(cost.message_bytes()); });
-        const size_t p = group.size();
-        const bool even = cost.divisible(p);
-        if (!even && (!request.allow_uneven || p > static_cast<size_t>(cost.heads()))) return;
-        any_divisible = true;
-        // Necessary for any split: the group's memory holds the shards, the KV cache (at least its
-        // share on every rank) and a copy of the embedding and LM head per rank.
-        double room = 0;
-        for (size_t g : group)
-          room += in.hosts[g].usable_bytes - cost.replicated_bytes();
-        const double need =
-            cost.sharded_bytes() + cost.kv_total_bytes() * (cost.latent_kv() ? p : 1);
-        if (room < need) {
-          note_memory(
-              group,
-              fmt::format("{} host{} {} but need {} ({} short)", p, p == 1 ? " holds" : "s hold",
-                          format_gib(room + p * cost.replicated_bytes()),
-                          format_gib(need + p * cost.replicated_bytes()), format_gib(need - room)));
-          return;
-        }
-        candidates.push_back({cost.lower_bound(*path), *path});
-      });
-
-  std::sort(candidates.begin(), candidates.end(),
-            [](const TensorCandidate& a, const TensorCandidate& b) { return a.bound < b.bound; });
   std::optional<TensorBest> best;
-  size_t evaluated = 0;
   for (const TensorCandidate& c : candidates) {
     if (best && c.bound >= best->eval.token_latency_s * (1 - 1e-12)) break;
     ++evaluated;
     std::vector<TensorShares> options;
     if (cost.divisible(c.path.ranks())) options.push_back(cost.equal_shares(c.path.ranks()));
-    if (request.allow_uneven) {
+    if (allow_uneven) {
       if (auto s = cost.uneven_shares(c.path)) options.push_back(*s);
     }
     bool fitted = false;
@@ -142,6 +118,49 @@ StrategyOutcome plan_tensor(const PlanningProblem& problem, const Clock& clock) 
       note_memory(c.path.order, "no split of whole heads fits every rank's memory");
     }
   }
+  return best;
+}
+
+}  // namespace
+
+StrategyOutcome plan_tensor(const PlanningProblem& problem, const Clock& clock) {
+  const ModelDesc& model = problem.model();
+  const PlanInputs& in = problem.inputs();
+  const CollectivePaths& paths = problem.collective_paths();
+  const PlanRequest& request = problem.request();
+  const double start = clock.now_seconds();
+  TensorCostModel cost(model, in, request.context, request.prompt);
+
+  std::vector<TensorCandidate> candidates;
+  GroupRejections rejected;
+  bool any_path = false, any_divisible = false;
+  const bool exhaustive =
+      for_each_group(in, group_seed_orders(in), [&](const std::vector<size_t>& group) {
+        std::vector<CollectivePath> options = paths.options(group);
+        if (options.empty()) {
+          rejected.no_collective(group, paths);
+          return;
+        }
+        any_path = true;
+        const CollectivePath* path = &fastest_path(
+            options, [&](const CollectivePath& o) { return o.allreduce_s(cost.message_bytes()); });
+        const size_t p = group.size();
+        const bool even = cost.divisible(p);
+        if (!even && (!request.allow_uneven || p > static_cast<size_t>(cost.heads()))) return;
+        any_divisible = true;
+        std::string why = why_no_room(in, cost, group);
+        if (!why.empty()) {
+          rejected.short_of_memory(in, group, std::move(why));
+          return;
+        }
+        candidates.push_back({cost.lower_bound(*path), *path});
+      });
+
+  std::sort(candidates.begin(), candidates.end(),
+            [](const TensorCandidate& a, const TensorCandidate& b) { return a.bound < b.bound; });
+  size_t evaluated = 0;
+  const std::optional<TensorBest> best =
+      best_split(in, cost, request.allow_uneven, candidates, rejected, evaluated);
 
   StrategyOutcome out;
   if (!best) {

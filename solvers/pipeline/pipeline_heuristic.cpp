@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "solvers/pipeline/exact_pipeline.hpp"
 #include "solvers/pipeline/range_dp.hpp"
@@ -86,45 +87,14 @@ std::vector<size_t> short_tour(const SearchSpace& sp, const std::vector<size_t>&
   return tour;
 }
 
-}  // namespace
-
-std::vector<std::vector<size_t>> seed_orders(const SearchSpace& sp,
-                                             const std::vector<size_t>& given_order) {
-  std::vector<std::vector<size_t>> seeds;
-  std::vector<size_t> given = given_order;
-  rotate_to_head(sp, given);
-  seeds.push_back(given);
-  std::vector<size_t> fast = by_speed(sp, given_order);
-  rotate_to_head(sp, fast);
-  seeds.push_back(fast);
-  if (given_order.size() >= 3) {
-    std::vector<size_t> tour = short_tour(sp, given_order, fast.front());
-    rotate_to_head(sp, tour);
-    seeds.push_back(tour);
-  }
-  return seeds;
-}
-
-SearchResult heuristic_pipeline_search(const SearchSpace& sp, const HostClasses& classes,
-                                       const std::vector<size_t>& given_order,
-                                       const HeuristicOptions& options) {
-  SearchResult best;
-  long long evaluations = 0;
+// Local search on the ring of the incumbent: insert a free host, replace a host by a free one,
+// swap two ranks or reverse a stretch, keeping the first move that is faster, until none is or
+// the evaluations run out.
+void local_search(const SearchSpace& sp, const HostClasses& classes,
+                  const HeuristicOptions& options, SearchResult& best, long long& evaluations) {
   auto better = [&](const SearchResult& r) {
     return r.feasible && r.latency_s < best.latency_s * (1 - 1e-12);
   };
-  for (const auto& seq : seed_orders(sp, given_order)) {
-    SearchResult r = best_on_sequence(sp, seq, true);
-    ++evaluations;
-    if (better(r)) best = r;
-  }
-  if (!best.feasible) {
-    best.method = "heuristic search (no feasible ring order found)";
-    best.states = evaluations;
-    return best;
-  }
-
-  // Local search on the ring of the incumbent.
   std::vector<bool> in_ring(sp.num_hosts(), false);
   auto try_sequence = [&](const std::vector<size_t>& seq) {
     ++evaluations;
@@ -184,8 +154,13 @@ SearchResult heuristic_pipeline_search(const SearchSpace& sp, const HostClasses&
       }
     }
   }
+}
 
-  // Polish: exact search over the hosts used plus one more member per class, within the limit.
+// The hosts the exact polish searches: those the ring uses plus one more member per class, the
+// fastest classes first, while the subsets stay within kExactSubsetLimit; none when the ring's
+// own hosts already exceed it.
+std::optional<HostClasses> polish_pool(const SearchSpace& sp, const HostClasses& classes,
+                                       const SearchResult& best) {
   std::vector<int> used(classes.size(), 0);
   for (size_t h : best.assignment.order)
     ++used[static_cast<size_t>(classes.class_of[h])];
@@ -193,31 +168,76 @@ SearchResult heuristic_pipeline_search(const SearchSpace& sp, const HostClasses&
   double subsets = 1;
   for (int u : used)
     subsets *= u + 1;
-  if (subsets <= kExactSubsetLimit) {
-    std::vector<size_t> order(classes.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return sp.prefix(classes.members[a][0], sp.num_layers()) <
-             sp.prefix(classes.members[b][0], sp.num_layers());
-    });
-    for (size_t k : order) {
-      if (allowed[k] >= static_cast<int>(classes.members[k].size())) continue;
-      double next = subsets / (allowed[k] + 1) * (allowed[k] + 2);
-      if (next > kExactSubsetLimit) continue;
-      ++allowed[k];
-      subsets = next;
-    }
-    HostClasses pool;
-    pool.class_of.assign(sp.num_hosts(), -1);
-    for (size_t k = 0; k < classes.size(); ++k) {
-      if (allowed[k] == 0) continue;
-      std::vector<size_t> members(classes.members[k].begin(),
-                                  classes.members[k].begin() + allowed[k]);
-      for (size_t h : members)
-        pool.class_of[h] = static_cast<int>(pool.members.size());
-      pool.members.push_back(members);
-    }
-    auto exact = exact_pipeline_search(sp, pool, best.latency_s);
+  if (subsets > kExactSubsetLimit) return std::nullopt;
+  std::vector<size_t> order(classes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return sp.prefix(classes.members[a][0], sp.num_layers()) <
+           sp.prefix(classes.members[b][0], sp.num_layers());
+  });
+  for (size_t k : order) {
+    if (allowed[k] >= static_cast<int>(classes.members[k].size())) continue;
+    double next = subsets / (allowed[k] + 1) * (allowed[k] + 2);
+    if (next > kExactSubsetLimit) continue;
+    ++allowed[k];
+    subsets = next;
+  }
+  HostClasses pool;
+  pool.class_of.assign(sp.num_hosts(), -1);
+  for (size_t k = 0; k < classes.size(); ++k) {
+    if (allowed[k] == 0) continue;
+    std::vector<size_t> members(classes.members[k].begin(),
+                                classes.members[k].begin() + allowed[k]);
+    for (size_t h : members)
+      pool.class_of[h] = static_cast<int>(pool.members.size());
+    pool.members.push_back(members);
+  }
+  return pool;
+}
+
+}  // namespace
+
+std::vector<std::vector<size_t>> seed_orders(const SearchSpace& sp,
+                                             const std::vector<size_t>& given_order) {
+  std::vector<std::vector<size_t>> seeds;
+  std::vector<size_t> given = given_order;
+  rotate_to_head(sp, given);
+  seeds.push_back(given);
+  std::vector<size_t> fast = by_speed(sp, given_order);
+  rotate_to_head(sp, fast);
+  seeds.push_back(fast);
+  if (given_order.size() >= 3) {
+    std::vector<size_t> tour = short_tour(sp, given_order, fast.front());
+    rotate_to_head(sp, tour);
+    seeds.push_back(tour);
+  }
+  return seeds;
+}
+
+SearchResult heuristic_pipeline_search(const SearchSpace& sp, const HostClasses& classes,
+                                       const std::vector<size_t>& given_order,
+                                       const HeuristicOptions& options) {
+  SearchResult best;
+  long long evaluations = 0;
+  auto better = [&](const SearchResult& r) {
+    return r.feasible && r.latency_s < best.latency_s * (1 - 1e-12);
+  };
+  for (const auto& seq : seed_orders(sp, given_order)) {
+    SearchResult r = best_on_sequence(sp, seq, true);
+    ++evaluations;
+    if (better(r)) best = r;
+  }
+  if (!best.feasible) {
+    best.method = "heuristic search (no feasible ring order found)";
+    best.states = evaluations;
+    return best;
+  }
+
+  local_search(sp, classes, options, best, evaluations);
+
+  // Polish: exact search over the hosts used plus one more member per class, within the limit.
+  if (const std::optional<HostClasses> pool = polish_pool(sp, classes, best)) {
+    auto exact = exact_pipeline_search(sp, *pool, best.latency_s);
     if (exact && exact->feasible && exact->latency_s < best.latency_s) {
       best.assignment = exact->assignment;
       best.latency_s = exact->latency_s;

@@ -123,10 +123,8 @@ std::string explain_infeasible(const PipelineCostModel& cost, const PipelineCons
   return "no placement satisfies the constraints (--pin, --min-hosts, --max-hosts)";
 }
 
-// One pipeline over the problem's hosts as their figures stand (tensor degrees fixed).
-StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& clock) {
-  const PlanRequest& request = problem.request();
-  const ModelDesc& model = problem.model();
+// The pipeline solver the request names, checked against the options it takes.
+std::string pipeline_solver(const PlanRequest& request) {
   // ilp places experts; a pipeline asked for alongside it (--strategy auto) is the optimal one.
   const std::string solver = request.solver == "ilp" ? "optimal" : request.solver;
   const bool optimal = solver == "optimal";
@@ -143,6 +141,56 @@ StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& cl
     throw input_error(
         "--min-hosts and --max-hosts need --solver optimal or even (the {} split uses every host)",
         solver);
+  return solver;
+}
+
+// The lower bound on any pipeline over the hosts, beside the plan's predicted token time.
+BoundInfo pipeline_bound(const PipelineCostModel& cost, const PlanRequest& request,
+                         const PipelineEvaluation& eval) {
+  PipelineBound bound = pipeline_lower_bound(cost, request.min_hosts);
+  if (bound.token_latency_s > eval.token_latency_s * (1 + 1e-9))
+    throw internal_error("lower bound {} s above the plan's {} s", bound.token_latency_s,
+                         eval.token_latency_s);
+  BoundInfo b;
+  b.token_latency_s = std::min(bound.token_latency_s, eval.token_latency_s);  // rounding only
+  b.gap_percent = gap_percent(eval.token_latency_s, b.token_latency_s);
+  b.method = bound.method;
+  return b;
+}
+
+// What the solver did, with how close its plan is to the bound.
+SolverInfo solver_info(const std::string& solver, const SearchResult& search,
+                       const EvenSplitResult& equal, const PipelineAssignment& assignment,
+                       double bound_gap_percent, double solve_ms) {
+  const bool optimal = solver == "optimal";
+  const bool even = solver == "even";
+  if (optimal) {
+    bool proven = search.exact || bound_gap_percent == 0;
+    std::string note = search.method;
+    if (!search.exact)
+      note += fmt::format("; within {:.2f} % of the lower bound", bound_gap_percent);
+    return SolverInfo{"optimal", proven, solve_ms, note};
+  }
+  if (even) {
+    return SolverInfo{
+        "even", equal.exhaustive, solve_ms,
+        fmt::format("mlx-lm's equal split ({} layers a rank, rank 0 of mlx.launch the last), "
+                    "over the best {} and order{}",
+                    assignment.cuts[1], assignment.order.size() == 1 ? "host" : "hosts",
+                    equal.exhaustive ? "" : " among the fastest")};
+  }
+  return SolverInfo{solver, false, solve_ms,
+                    solver == "proportional" ? "memory-proportional split (exo 1.0)"
+                                             : "memory-weighted ring split (exo 0.0.x)"};
+}
+
+// One pipeline over the problem's hosts as their figures stand (tensor degrees fixed).
+StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& clock) {
+  const PlanRequest& request = problem.request();
+  const ModelDesc& model = problem.model();
+  const std::string solver = pipeline_solver(request);
+  const bool optimal = solver == "optimal";
+  const bool even = solver == "even";
   const PipelineCostModel& cost = problem.pipeline_cost();
   PipelineConstraints constraints;
   constraints.min_hosts = request.min_hosts;
@@ -190,33 +238,8 @@ StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& cl
       plan.ranks[j].total_bytes += cost.head_memory();
     }
 
-  PipelineBound bound = pipeline_lower_bound(cost, request.min_hosts);
-  if (bound.token_latency_s > eval.token_latency_s * (1 + 1e-9))
-    throw internal_error("lower bound {} s above the plan's {} s", bound.token_latency_s,
-                         eval.token_latency_s);
-  BoundInfo b;
-  b.token_latency_s = std::min(bound.token_latency_s, eval.token_latency_s);  // rounding only
-  b.gap_percent = gap_percent(eval.token_latency_s, b.token_latency_s);
-  b.method = bound.method;
-  plan.bound = b;
-
-  if (optimal) {
-    bool proven = search.exact || b.gap_percent == 0;
-    std::string note = search.method;
-    if (!search.exact) note += fmt::format("; within {:.2f} % of the lower bound", b.gap_percent);
-    plan.solver = SolverInfo{"optimal", proven, solve_ms, note};
-  } else if (even) {
-    plan.solver = SolverInfo{
-        "even", equal.exhaustive, solve_ms,
-        fmt::format("mlx-lm's equal split ({} layers a rank, rank 0 of mlx.launch the last), "
-                    "over the best {} and order{}",
-                    assignment.cuts[1], assignment.order.size() == 1 ? "host" : "hosts",
-                    equal.exhaustive ? "" : " among the fastest")};
-  } else {
-    plan.solver = SolverInfo{solver, false, solve_ms,
-                             solver == "proportional" ? "memory-proportional split (exo 1.0)"
-                                                      : "memory-weighted ring split (exo 0.0.x)"};
-  }
+  plan.bound = pipeline_bound(cost, request, eval);
+  plan.solver = solver_info(solver, search, equal, assignment, plan.bound->gap_percent, solve_ms);
   BaselineResult prop = proportional_baseline(cost, order);
   set_speedup(prop.info, eval.token_latency_s);
   plan.baselines.push_back(prop.info);

@@ -8,6 +8,43 @@
 #include "lib/plan/strategy_kind.hpp"
 
 namespace meshplan {
+namespace {
+
+// A hybrid plan's group of hosts is one stage: equal shares, so its slowest host stands for it
+// (and carries the group's hop to the next stage).
+bool stands_for_group(const Plan& plan, const RankPlan& r) {
+  if (r.tp_group.empty()) return true;
+  const RankPlan* slowest = nullptr;
+  for (const RankPlan& o : plan.ranks)
+    if (o.tp_group == r.tp_group && (!slowest || o.bandwidth < slowest->bandwidth)) slowest = &o;
+  return slowest == &r;
+}
+
+const std::optional<HopInfo>& group_hop(const Plan& plan, const RankPlan& r) {
+  for (const RankPlan& o : plan.ranks)
+    if (o.tp_group == r.tp_group && o.hop_to_next) return o.hop_to_next;
+  return r.hop_to_next;
+}
+
+// The part of every layer this rank computes: a tensor share, an expert rank's part of the
+// weights, or all of its layer range.
+double rank_part(const RankPlan& r, double total_weight) {
+  double part = 1;
+  if (r.share)
+    part = *r.share;
+  else if (!r.experts.empty() && total_weight > 0)
+    part = r.weight_bytes / total_weight;
+  return part;
+}
+
+// The streams whose KV fits in what the rank's weights leave free, 1 to kMaxStreams.
+int kv_streams_that_fit(const RankPlan& r) {
+  double free = r.usable_bytes - (r.total_bytes - r.kv_bytes);
+  return static_cast<int>(std::clamp(std::floor(free / r.kv_bytes), 1.0,
+                                     static_cast<double>(BatchedDecode::kMaxStreams)));
+}
+
+}  // namespace
 
 BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
     : pipeline_(is_strategy(plan.strategy, StrategyKind::kPipeline) ||
@@ -18,29 +55,9 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
   for (const RankPlan& r : plan.ranks)
     total_weight += r.weight_bytes;
   max_streams_ = kMaxStreams;
-  // A hybrid plan's group of hosts is one stage: equal shares, so its slowest host stands for it
-  // (and carries the group's hop to the next stage).
-  auto stands_for_group = [&](const RankPlan& r) {
-    if (r.tp_group.empty()) return true;
-    const RankPlan* slowest = nullptr;
-    for (const RankPlan& o : plan.ranks)
-      if (o.tp_group == r.tp_group && (!slowest || o.bandwidth < slowest->bandwidth)) slowest = &o;
-    return slowest == &r;
-  };
-  auto group_hop = [&](const RankPlan& r) -> const std::optional<HopInfo>& {
-    for (const RankPlan& o : plan.ranks)
-      if (o.tp_group == r.tp_group && o.hop_to_next) return o.hop_to_next;
-    return r.hop_to_next;
-  };
   for (const RankPlan& r : plan.ranks) {
     RankCost c;
-    // The part of every layer this rank computes: a tensor share, an expert rank's part of the
-    // weights, or all of its layer range.
-    double part = 1;
-    if (r.share)
-      part = *r.share;
-    else if (!r.experts.empty() && total_weight > 0)
-      part = r.weight_bytes / total_weight;
+    const double part = rank_part(r, total_weight);
     auto layer_costs = [&](RankCost& x, int start, int end) {
       for (int l = start; l < end && l < model.num_layers(); ++l) {
         const LayerInfo& layer = model.layers[static_cast<size_t>(l)];
@@ -70,7 +87,7 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
     c.stage_s = r.stage_s;
     c.gpu_collective_s = r.gpu_collective_s;
     c.gpu_collective_per_stream_s = r.gpu_collective_per_stream_s;
-    if (const auto& hop = r.tp_group.empty() ? r.hop_to_next : group_hop(r)) {
+    if (const auto& hop = r.tp_group.empty() ? r.hop_to_next : group_hop(plan, r)) {
       c.hop_latency_s = hop->latency_s;
       c.hop_bandwidth = hop->bandwidth;
     }
@@ -89,14 +106,12 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
         if (k + 1 < r.gpu_stages.size()) x.hop_latency_s = x.hop_bandwidth = 0;
         ranks_.push_back(x);
       }
-    } else if (stands_for_group(r)) {
+    } else if (stands_for_group(plan, r)) {
       ranks_.push_back(c);
     }
     kv_per_stream_ += r.kv_bytes;
     if (r.kv_bytes > 0) {
-      double free = r.usable_bytes - (r.total_bytes - r.kv_bytes);
-      int n = static_cast<int>(
-          std::clamp(std::floor(free / r.kv_bytes), 1.0, static_cast<double>(kMaxStreams)));
+      const int n = kv_streams_that_fit(r);
       if (n < max_streams_ || tightest_.empty()) tightest_ = r.host;
       max_streams_ = std::min(max_streams_, n);
     }

@@ -33,6 +33,149 @@ double work_bound(const std::vector<LayerWork>& work, int layers, double hi) {
 
 enum Role { kSkip, kMiddle, kFirst, kLast, kBoth };
 
+// The LM head: every token leaves through a host that also spends head_s on it, time it cannot
+// spend on layers. A host busy with k layers at t(k) does k t(k) layer passes a second; one
+// whose exit flow is e loses a share e * head_s of that. So flow x layers + (the least such
+// loss over exits summing to the flow) <= the sum of the hosts' best k t(k).
+// Lowers `b` to that bound when it is below.
+void tighten_by_head(const RoutedInstance& in, RoutedBound& b) {
+  struct Exit {
+    double cost, cap;
+  };
+  std::vector<Exit> exits;
+  double work = 0;
+  for (const RoutedHost& h : in.hosts) {
+    double best = 0, cap = 0;
+    for (size_t k = 1; k <= h.table.size() && static_cast<int>(k) <= in.layers; ++k) {
+      const bool whole = static_cast<int>(k) == in.layers;
+      if (whole && in.layers > h.max_with_both) continue;
+      best = std::max(best, static_cast<double>(k) * h.table[k - 1]);
+      if (whole || static_cast<int>(k) <= h.max_with_last)
+        cap = std::max(cap, with_head(h, h.table[k - 1]));
+    }
+    work += best;
+    exits.push_back({best * h.head_s, cap});
+  }
+  std::sort(exits.begin(), exits.end(), [](auto& a, auto& b) { return a.cost < b.cost; });
+  auto fits = [&](double f) {
+    double loss = 0, left = f;
+    for (const Exit& e : exits) {
+      const double take = std::min(left, e.cap);
+      loss += take * e.cost;
+      left -= take;
+    }
+    return left <= 1e-12 * f && f * in.layers + loss <= work * (1 + 1e-12);
+  };
+  double lo = 0, hi2 = b.tokens_per_s;
+  if (!fits(hi2)) {
+    for (int it = 0; it < 100 && hi2 - lo > 1e-12 * hi2; ++it) {
+      const double mid = (lo + hi2) / 2;
+      (fits(mid) ? lo : hi2) = mid;
+    }
+    b.tokens_per_s = lo;
+    b.method =
+        "every token passes each layer once and the LM head once: flow x layers + the head's "
+        "time on the exit hosts, in layer passes, <= the sum over hosts of max_k k x t(k)";
+  }
+}
+
+// Every capacity a range that a chain may use has on an allowed host, distinct, largest first:
+// the values the chain's slowest range can take.
+std::vector<double> candidate_capacities(const RoutedInstance& in,
+                                         const std::vector<bool>& allowed) {
+  const int L = in.layers;
+  const size_t n = in.hosts.size();
+  std::vector<double> values;
+  for (size_t i = 0; i < n; ++i)
+    for (int k = 1; k <= L && allowed[i]; ++k)
+      for (LayerRange r : {LayerRange{0, k}, LayerRange{L - k, L}, LayerRange{1, 1 + k}})
+        if (double c = range_capacity(in, i, r); c > 0) values.push_back(c);
+  std::sort(values.begin(), values.end(), std::greater<double>());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
+}
+
+struct ChainStep {
+  int prev_s = -1, prev_mask = 0, k = 0;
+  Role role = kSkip;
+};
+
+// Whether hosts can hold [0, L) as a chain with every range at least F, and which (in `how`,
+// per host and state: layers covered x 4 + which of first and last are placed).
+struct ChainReach {
+  ChainReach(const RoutedInstance& in, const std::vector<bool>& allowed)
+      : in(in), allowed(allowed) {}
+
+  bool feasible(double F) {
+    const int L = in.layers;
+    const size_t n = in.hosts.size();
+    const size_t S = static_cast<size_t>(L + 1) * 4;
+    how.assign(n, std::vector<ChainStep>(S));
+    reach.assign(S, 0);
+    reach[0] = 1;
+    for (size_t i = 0; i < n; ++i) {
+      next = reach;
+      for (size_t st = 0; st < S; ++st)
+        if (reach[st]) how[i][st] = {static_cast<int>(st / 4), static_cast<int>(st % 4), 0, kSkip};
+      if (!allowed[i]) continue;
+      for (size_t st = 0; st < S; ++st) {
+        if (!reach[st]) continue;
+        const int s = static_cast<int>(st / 4), mask = static_cast<int>(st % 4);
+        for (int k = 1; s + k <= L; ++k) {
+          auto put = [&](Role role, int m, LayerRange r) {
+            if (range_capacity(in, i, r) + 1e-12 < F) return;
+            size_t to = static_cast<size_t>(s + k) * 4 + static_cast<size_t>(m);
+            if (next[to]) return;
+            next[to] = 1;
+            how[i][to] = {s, mask, k, role};
+          };
+          if (mask == 0 && s == 0 && k == L) put(kBoth, 3, {0, L});
+          if (!(mask & 1) && k < L) put(kFirst, mask | 1, {0, k});
+          if (!(mask & 2) && k < L) put(kLast, mask | 2, {L - k, L});
+          if (k < L - 1) put(kMiddle, mask, {1, 1 + k});
+        }
+      }
+      reach = next;
+    }
+    return reach[static_cast<size_t>(L) * 4 + 3] != 0;
+  }
+
+  const RoutedInstance& in;
+  const std::vector<bool>& allowed;
+  std::vector<std::vector<ChainStep>> how;
+  std::vector<char> reach, next;
+};
+
+// An order of the middles (host, layers) along links from `first` to `last` (n: none), as
+// indices into `middles`; any order when all pairs are linked or no order is found.
+std::vector<size_t> order_middles(const RoutedInstance& in,
+                                  const std::vector<std::pair<size_t, int>>& middles, size_t first,
+                                  size_t last) {
+  const size_t n = in.hosts.size();
+  std::vector<size_t> order;
+  std::vector<bool> taken(middles.size(), false);
+  auto linked = [&](size_t a, size_t b) { return in.link.empty() || in.link[a][b] > 0; };
+  int budget = 100000;
+  std::function<bool(size_t)> chain = [&](size_t prev) {
+    if (order.size() == middles.size()) return last == n || prev == last || linked(prev, last);
+    if (--budget < 0) return false;
+    for (size_t m = 0; m < middles.size(); ++m) {
+      if (taken[m] || !linked(prev, middles[m].first)) continue;
+      taken[m] = true;
+      order.push_back(m);
+      if (chain(middles[m].first)) return true;
+      taken[m] = false;
+      order.pop_back();
+    }
+    return false;
+  };
+  if (first != n && !chain(first)) {
+    order.resize(middles.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+  }
+  return order;
+}
+
 }  // namespace
 
 LayerWork::LayerWork(const std::vector<double>& table) {
@@ -89,50 +232,7 @@ RoutedBound routed_upper_bound(const RoutedInstance& in) {
       "flow: flow x layers <= sum over hosts of max_k k x min(t(k), flow) (the compute bound, "
       "sum of max_k k x t(k) over the layers, is {:.1f})",
       in.layers, in.layers > 0 ? compute / in.layers : 0.0);
-  // The LM head: every token leaves through a host that also spends head_s on it, time it cannot
-  // spend on layers. A host busy with k layers at t(k) does k t(k) layer passes a second; one
-  // whose exit flow is e loses a share e * head_s of that. So flow x layers + (the least such
-  // loss over exits summing to the flow) <= the sum of the hosts' best k t(k).
-  {
-    struct Exit {
-      double cost, cap;
-    };
-    std::vector<Exit> exits;
-    double work = 0;
-    for (const RoutedHost& h : in.hosts) {
-      double best = 0, cap = 0;
-      for (size_t k = 1; k <= h.table.size() && static_cast<int>(k) <= in.layers; ++k) {
-        const bool whole = static_cast<int>(k) == in.layers;
-        if (whole && in.layers > h.max_with_both) continue;
-        best = std::max(best, static_cast<double>(k) * h.table[k - 1]);
-        if (whole || static_cast<int>(k) <= h.max_with_last)
-          cap = std::max(cap, with_head(h, h.table[k - 1]));
-      }
-      work += best;
-      exits.push_back({best * h.head_s, cap});
-    }
-    std::sort(exits.begin(), exits.end(), [](auto& a, auto& b) { return a.cost < b.cost; });
-    auto fits = [&](double f) {
-      double loss = 0, left = f;
-      for (const Exit& e : exits) {
-        const double take = std::min(left, e.cap);
-        loss += take * e.cost;
-        left -= take;
-      }
-      return left <= 1e-12 * f && f * in.layers + loss <= work * (1 + 1e-12);
-    };
-    double lo = 0, hi2 = b.tokens_per_s;
-    if (!fits(hi2)) {
-      for (int it = 0; it < 100 && hi2 - lo > 1e-12 * hi2; ++it) {
-        const double mid = (lo + hi2) / 2;
-        (fits(mid) ? lo : hi2) = mid;
-      }
-      b.tokens_per_s = lo;
-      b.method =
-          "every token passes each layer once and the LM head once: flow x layers + the head's "
-          "time on the exit hosts, in layer passes, <= the sum over hosts of max_k k x t(k)";
-    }
-  }
+  tighten_by_head(in, b);
   if (const double cut = per_layer_cut_bound(in, b.tokens_per_s);
       cut < b.tokens_per_s * (1 - 1e-9)) {
     b.tokens_per_s = cut;
@@ -165,69 +265,25 @@ void keep_if_better(Chains& best, const RoutedInstance& in, const RoutedLayout& 
 Chains best_pipeline(const RoutedInstance& in, const std::vector<bool>& allowed) {
   const int L = in.layers;
   const size_t n = in.hosts.size();
-  std::vector<double> values;
-  for (size_t i = 0; i < n; ++i)
-    for (int k = 1; k <= L && allowed[i]; ++k)
-      for (LayerRange r : {LayerRange{0, k}, LayerRange{L - k, L}, LayerRange{1, 1 + k}})
-        if (double c = range_capacity(in, i, r); c > 0) values.push_back(c);
-  std::sort(values.begin(), values.end(), std::greater<double>());
-  values.erase(std::unique(values.begin(), values.end()), values.end());
-
-  // Whether hosts can hold [0, L) as a chain with every range at least F, and which.
-  struct Step {
-    int prev_s = -1, prev_mask = 0, k = 0;
-    Role role = kSkip;
-  };
-  const size_t S = static_cast<size_t>(L + 1) * 4;
-  std::vector<std::vector<Step>> how;
-  std::vector<char> reach, next;
-  auto feasible = [&](double F) {
-    how.assign(n, std::vector<Step>(S));
-    reach.assign(S, 0);
-    reach[0] = 1;
-    for (size_t i = 0; i < n; ++i) {
-      next = reach;
-      for (size_t st = 0; st < S; ++st)
-        if (reach[st]) how[i][st] = {static_cast<int>(st / 4), static_cast<int>(st % 4), 0, kSkip};
-      if (!allowed[i]) continue;
-      for (size_t st = 0; st < S; ++st) {
-        if (!reach[st]) continue;
-        const int s = static_cast<int>(st / 4), mask = static_cast<int>(st % 4);
-        for (int k = 1; s + k <= L; ++k) {
-          auto put = [&](Role role, int m, LayerRange r) {
-            if (range_capacity(in, i, r) + 1e-12 < F) return;
-            size_t to = static_cast<size_t>(s + k) * 4 + static_cast<size_t>(m);
-            if (next[to]) return;
-            next[to] = 1;
-            how[i][to] = {s, mask, k, role};
-          };
-          if (mask == 0 && s == 0 && k == L) put(kBoth, 3, {0, L});
-          if (!(mask & 1) && k < L) put(kFirst, mask | 1, {0, k});
-          if (!(mask & 2) && k < L) put(kLast, mask | 2, {L - k, L});
-          if (k < L - 1) put(kMiddle, mask, {1, 1 + k});
-        }
-      }
-      reach = next;
-    }
-    return reach[static_cast<size_t>(L) * 4 + 3] != 0;
-  };
+  const std::vector<double> values = candidate_capacities(in, allowed);
+  ChainReach reach(in, allowed);
   Chains out;
   out.layout.assign(n, {});
   // The largest value that is feasible (feasibility only grows as F falls).
   size_t lo = 0, hi = values.size();
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    if (feasible(values[mid]))
+    if (reach.feasible(values[mid]))
       hi = mid;
     else
       lo = mid + 1;
   }
-  if (lo == values.size() || !feasible(values[lo])) return out;
+  if (lo == values.size() || !reach.feasible(values[lo])) return out;
   // Walk back through the choices: first host, the middles in host order, the last host.
   std::vector<std::pair<size_t, int>> middles;
   int s = L, mask = 3;
   for (size_t i = n; i-- > 0;) {
-    Step st = how[i][static_cast<size_t>(s) * 4 + static_cast<size_t>(mask)];
+    ChainStep st = reach.how[i][static_cast<size_t>(s) * 4 + static_cast<size_t>(mask)];
     if (st.role == kBoth) out.layout[i] = {0, L};
     if (st.role == kFirst) out.layout[i] = {0, st.k};
     if (st.role == kLast) out.layout[i] = {L - st.k, L};
@@ -241,30 +297,8 @@ Chains best_pipeline(const RoutedInstance& in, const std::vector<bool>& allowed)
     if (out.layout[i].used() && out.layout[i].start == 0) first = i;
     if (out.layout[i].used() && out.layout[i].end == L) last = i;
   }
-  // An order of the middles along links (any order when all pairs are linked).
-  std::vector<size_t> order;
-  std::vector<bool> taken(middles.size(), false);
-  auto linked = [&](size_t a, size_t b) { return in.link.empty() || in.link[a][b] > 0; };
-  int budget = 100000;
-  std::function<bool(size_t)> chain = [&](size_t prev) {
-    if (order.size() == middles.size()) return last == n || prev == last || linked(prev, last);
-    if (--budget < 0) return false;
-    for (size_t m = 0; m < middles.size(); ++m) {
-      if (taken[m] || !linked(prev, middles[m].first)) continue;
-      taken[m] = true;
-      order.push_back(m);
-      if (chain(middles[m].first)) return true;
-      taken[m] = false;
-      order.pop_back();
-    }
-    return false;
-  };
-  if (first != n && !chain(first)) {
-    order.resize(middles.size());
-    std::iota(order.begin(), order.end(), size_t{0});
-  }
   int at = first != n ? out.layout[first].end : 0;
-  for (size_t m : order) {
+  for (size_t m : order_middles(in, middles, first, last)) {
     out.layout[middles[m].first] = {at, at + middles[m].second};
     at += middles[m].second;
   }

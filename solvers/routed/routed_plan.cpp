@@ -89,17 +89,13 @@ double slowest_chain_s(const RoutedInstance& in, const RoutedLayout& layout, con
   return result;
 }
 
-}  // namespace
-
-Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
-                 const PlanRequest& request, const RoutedRequest& routed, const Clock& clock) {
-  const double began = clock.now_seconds();
-  PlanningProblem problem(cluster, catalog, model, request);
+// Streams per host: as asked, as the profile was measured, or the count whose starting layouts
+// (best pipeline, replicas) carry the most: every count up to kRoutedSureStreams, larger ones
+// within a third of the time limit (on 42 hosts each count takes a tenth of a second or more).
+int choose_streams(const Cluster& cluster, const PlanningProblem& problem, const ModelDesc& model,
+                   const PlanRequest& request, const RoutedRequest& routed, const Clock& clock,
+                   double start) {
   const PlanInputs& in = problem.inputs();
-  // Streams per host: as asked, as the profile was measured, or the count whose starting layouts
-  // (best pipeline, replicas) carry the most: every count up to kRoutedSureStreams, larger ones
-  // within a third of the time limit (on 42 hosts each count takes a tenth of a second or more).
-  const double start = routed.started_at >= 0 ? routed.started_at : began;
   int streams = request.concurrency;
   if (streams <= 0 && routed.profile && routed.profile->concurrency > 0)
     streams = routed.profile->concurrency;
@@ -127,25 +123,24 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
       }
     }
   }
-  Built b = build(cluster, problem, model, request, routed, streams);
-  const double built = clock.now_seconds();
-  RoutedOptions options;
-  options.time_limit_s = routed.time_limit_s;
-  options.clock = &clock;
-  options.started_at = start;
-  RoutedSolution s = solve_routed(b.instance, options);
-  if (s.flow.total <= 0) {
-    bool any = std::any_of(b.instance.hosts.begin(), b.instance.hosts.end(),
-                           [](const RoutedHost& h) { return !h.table.empty(); });
-    if (!any)
-      throw failure("routed: no host holds one layer of {} at {} streams per host", model.name,
-                    streams);
-    throw failure(
-        "routed: no layout of the hosts reaches from the first layer to the last ({} layers, {} "
-        "streams per host)",
-        model.num_layers(), streams);
-  }
+  return streams;
+}
 
+// Why the search found no flow: no host holds a layer, or no layout reaches the last one.
+[[noreturn]] void throw_no_layout(const RoutedInstance& ri, const ModelDesc& model, int streams) {
+  bool any = std::any_of(ri.hosts.begin(), ri.hosts.end(),
+                         [](const RoutedHost& h) { return !h.table.empty(); });
+  if (!any)
+    throw failure("routed: no host holds one layer of {} at {} streams per host", model.name,
+                  streams);
+  throw failure(
+      "routed: no layout of the hosts reaches from the first layer to the last ({} layers, {} "
+      "streams per host)",
+      model.num_layers(), streams);
+}
+
+// The plan's model, strategy and transport, before any host is placed.
+Plan routed_plan_header(const ModelDesc& model, const PlanRequest& request, const PlanInputs& in) {
   Plan plan;
   plan.model_name = model.name;
   plan.quantization = model.quantization;
@@ -157,16 +152,41 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   plan.backend = name(MlxBackend::kNone);
   plan.transport = "network";
   plan.activation_bytes = in.message_bytes;
-  const RoutedInstance& ri = b.instance;
-  RoutingInfo routing;
-  routing.streams = streams;
-  routing.optimal = s.optimal;
-  routing.proof = s.proof;
-  routing.nodes = s.nodes;
-  if (routed.timings) {
-    routed.timings->push_back({"host tables and streams per host", built - began});
-    routed.timings->insert(routed.timings->end(), s.phases.begin(), s.phases.end());
+  return plan;
+}
+
+// The rank of the host `h` describes, holding range `r` of the layers: its bytes and stage time.
+RankPlan routed_rank(const Plan& plan, const RoutedHostInfo& h, const LayerRange& r,
+                     const HostFigures& figures, const ModelDesc& model, const PlanRequest& request,
+                     int layers, int streams) {
+  RankPlan rank;
+  rank.rank = static_cast<int>(plan.ranks.size());
+  rank.host = h.host;
+  rank.layer_start = r.start;
+  rank.layer_end = r.end;
+  rank.holds_head = r.end == layers;
+  for (int l = r.start; l < r.end; ++l) {
+    rank.weight_bytes += static_cast<double>(model.layers[static_cast<size_t>(l)].weight_bytes);
+    rank.kv_bytes += streams * model.layers[static_cast<size_t>(l)].kv_bytes(request.context);
   }
+  if (r.start == 0)
+    rank.weight_bytes += static_cast<double>(model.embedding_bytes + model.other_bytes);
+  if (rank.holds_head) rank.weight_bytes += static_cast<double>(model.head_bytes);
+  rank.total_bytes = rank.weight_bytes + rank.kv_bytes;
+  rank.usable_bytes = figures.usable_bytes;
+  rank.bandwidth = figures.bandwidth;
+  rank.flops = figures.flops;
+  rank.stage_s = streams / h.capacity;
+  return rank;
+}
+
+// The hosts that carry flow, by first layer: their routing entries, ranks and links. Returns
+// their indices in that order.
+std::vector<size_t> place_used_hosts(Plan& plan, RoutingInfo& routing, const Built& b,
+                                     const RoutedSolution& s, const PlanInputs& in,
+                                     const ModelDesc& model, const PlanRequest& request,
+                                     int streams) {
+  const RoutedInstance& ri = b.instance;
   std::vector<size_t> used;
   for (size_t i = 0; i < ri.hosts.size(); ++i)
     if (s.layout[i].used() && s.flow.host[i] > 1e-9) used.push_back(i);
@@ -185,33 +205,20 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
     h.exit = r.end == ri.layers ? s.flow.host[i] : 0;
     h.table = b.tables[i].source;
     routing.hosts.push_back(h);
-
-    RankPlan rank;
-    rank.rank = static_cast<int>(plan.ranks.size());
-    rank.host = h.host;
-    rank.layer_start = r.start;
-    rank.layer_end = r.end;
-    rank.holds_head = r.end == ri.layers;
-    for (int l = r.start; l < r.end; ++l) {
-      rank.weight_bytes += static_cast<double>(model.layers[static_cast<size_t>(l)].weight_bytes);
-      rank.kv_bytes += streams * model.layers[static_cast<size_t>(l)].kv_bytes(request.context);
-    }
-    if (r.start == 0)
-      rank.weight_bytes += static_cast<double>(model.embedding_bytes + model.other_bytes);
-    if (rank.holds_head) rank.weight_bytes += static_cast<double>(model.head_bytes);
-    rank.total_bytes = rank.weight_bytes + rank.kv_bytes;
-    rank.usable_bytes = in.hosts[i].usable_bytes;
-    rank.bandwidth = in.hosts[i].bandwidth;
-    rank.flops = in.hosts[i].flops;
-    rank.stage_s = streams / h.capacity;
-    plan.ranks.push_back(rank);
+    plan.ranks.push_back(routed_rank(plan, h, r, in.hosts[i], model, request, ri.layers, streams));
   }
   for (size_t i : used)
     for (size_t j : used)
       if (s.flow.link[i][j] > 1e-9)
         routing.links.push_back(
             {ri.hosts[i].name, ri.hosts[j].name, s.flow.link[i][j], ri.link[i][j]});
+  return used;
+}
 
+// The prediction and serving figures of the flow; throws when a stream on the slowest chain
+// misses --min-stream-tps.
+void predict_routed(Plan& plan, const RoutedInstance& ri, const RoutedSolution& s,
+                    const PlanRequest& request, int streams) {
   const double chain_s = slowest_chain_s(ri, s.layout, s.flow, streams);
   plan.predicted.token_latency_s = chain_s;
   plan.predicted.decode_tokens_per_s = chain_s > 0 ? 1 / chain_s : 0;
@@ -237,21 +244,12 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   if (request.min_stream_tps > 0 && sv.stream_tokens_per_s + 1e-12 < request.min_stream_tps)
     throw failure("--min-stream-tps {}: a stream on the slowest routed chain gets {:.1f} tokens/s",
                   request.min_stream_tps, sv.stream_tokens_per_s);
+}
 
-  auto baseline = [&](const char* name, const Chains& c, const char* what) {
-    BaselineInfo x{name, c.tokens_per_s > 0, 0, c.tokens_per_s, 0, {}, what};
-    for (size_t i = 0; i < ri.hosts.size(); ++i)
-      if (c.layout[i].used()) x.hosts.push_back(ri.hosts[i].name);
-    if (c.tokens_per_s > 0) x.speedup = s.flow.total / c.tokens_per_s;
-    return x;
-  };
-  plan.baselines.push_back(baseline("routed-single-pipeline", s.pipeline,
-                                    "the best single pipeline on the same tables, tokens/s"));
-  plan.baselines.push_back(baseline(
-      "routed-disjoint-replicas", s.replicas,
-      "disjoint pipelines, each the best of the hosts left, on the same tables, tokens/s"));
-  plan.solver = {"routed-branch-and-bound", s.optimal, s.solve_s * 1000, s.proof};
-
+// Every candidate host, with why each one left out is, and a note naming those left out.
+void describe_hosts(Plan& plan, const Built& b, const PlanInputs& in,
+                    const std::vector<size_t>& used, int streams) {
+  const RoutedInstance& ri = b.instance;
   for (size_t i = 0; i < in.size(); ++i) {
     const HostFigures& h = in.hosts[i];
     HostInfo info{h.name,       h.usable_bytes, h.bandwidth, h.flops,
@@ -273,6 +271,56 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
       note += (k ? ", " : "") + out[k];
     plan.notes.push_back(note);
   }
+}
+
+}  // namespace
+
+Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
+                 const PlanRequest& request, const RoutedRequest& routed, const Clock& clock) {
+  const double began = clock.now_seconds();
+  PlanningProblem problem(cluster, catalog, model, request);
+  const PlanInputs& in = problem.inputs();
+  const double start = routed.started_at >= 0 ? routed.started_at : began;
+  const int streams = choose_streams(cluster, problem, model, request, routed, clock, start);
+  Built b = build(cluster, problem, model, request, routed, streams);
+  const double built = clock.now_seconds();
+  RoutedOptions options;
+  options.time_limit_s = routed.time_limit_s;
+  options.clock = &clock;
+  options.started_at = start;
+  RoutedSolution s = solve_routed(b.instance, options);
+  if (s.flow.total <= 0) throw_no_layout(b.instance, model, streams);
+
+  Plan plan = routed_plan_header(model, request, in);
+  const RoutedInstance& ri = b.instance;
+  RoutingInfo routing;
+  routing.streams = streams;
+  routing.optimal = s.optimal;
+  routing.proof = s.proof;
+  routing.nodes = s.nodes;
+  if (routed.timings) {
+    routed.timings->push_back({"host tables and streams per host", built - began});
+    routed.timings->insert(routed.timings->end(), s.phases.begin(), s.phases.end());
+  }
+  const std::vector<size_t> used =
+      place_used_hosts(plan, routing, b, s, in, model, request, streams);
+  predict_routed(plan, ri, s, request, streams);
+
+  auto baseline = [&](const char* name, const Chains& c, const char* what) {
+    BaselineInfo x{name, c.tokens_per_s > 0, 0, c.tokens_per_s, 0, {}, what};
+    for (size_t i = 0; i < ri.hosts.size(); ++i)
+      if (c.layout[i].used()) x.hosts.push_back(ri.hosts[i].name);
+    if (c.tokens_per_s > 0) x.speedup = s.flow.total / c.tokens_per_s;
+    return x;
+  };
+  plan.baselines.push_back(baseline("routed-single-pipeline", s.pipeline,
+                                    "the best single pipeline on the same tables, tokens/s"));
+  plan.baselines.push_back(baseline(
+      "routed-disjoint-replicas", s.replicas,
+      "disjoint pipelines, each the best of the hosts left, on the same tables, tokens/s"));
+  plan.solver = {"routed-branch-and-bound", s.optimal, s.solve_s * 1000, s.proof};
+
+  describe_hosts(plan, b, in, used, streams);
   plan.notes.push_back(fmt::format(
       "routed: {} streams per host; {:.1f} tokens/s in all against {:.1f} for the best single "
       "pipeline and {:.1f} for disjoint replicas on the same tables",

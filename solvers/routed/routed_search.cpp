@@ -140,6 +140,86 @@ class Search {
   double deadline_;
 };
 
+// Records each step's seconds in the solution, in order: lap(name) ends the step `name`.
+class PhaseTimer {
+ public:
+  PhaseTimer(const Clock& clock, RoutedSolution& out, double started)
+      : clock_(clock), out_(out), mark_(started) {}
+  void lap(const char* name) {
+    const double now = clock_.now_seconds();
+    out_.phases.push_back({name, now - mark_});
+    mark_ = now;
+  }
+
+ private:
+  const Clock& clock_;
+  RoutedSolution& out_;
+  double mark_;
+};
+
+// The upper bound and the starting layouts: baselines, stage layouts, sweeps, the stage program
+// and regions, each within its share of the time left before `deadline`.
+void bound_and_start(const RoutedInstance& in, RoutedSolution& out, const Clock& clock,
+                     double deadline, PhaseTimer& phase) {
+  out.bound = routed_upper_bound(in);
+  phase.lap("upper bound");
+  out.pipeline = best_pipeline(in, std::vector<bool>(in.hosts.size(), true));
+  phase.lap("single pipeline");
+  out.replicas = greedy_replicas(in);
+  phase.lap("disjoint replicas");
+  const auto groups = interchangeable_hosts(in);
+  out.stages = best_stage_layout(in, groups);
+  const double low = std::max(out.pipeline.tokens_per_s, out.replicas.tokens_per_s);
+  if (out.stages.tokens_per_s <= 0)
+    out.stages = best_kind_stages(in, groups, low, out.bound.tokens_per_s);
+  phase.lap("stage layouts");
+  {
+    // The bisection from 0, as the plain sweep runs it (so the result is never below that), then
+    // perturbed sweeps for at most a quarter of the time left.
+    const double now = clock.now_seconds();
+    out.greedy = greedy_stage_layout(in, groups, 0, out.bound.tokens_per_s, clock,
+                                     now + std::max(0.0, deadline - now) / 4);
+  }
+  phase.lap("sweep over shared boundaries");
+  {
+    // The stage program for at most a third of the time left.
+    const double now = clock.now_seconds();
+    const double best = std::max({low, out.stages.tokens_per_s, out.greedy.tokens_per_s});
+    Chains p = program_stage_layout(in, groups, best, out.bound.tokens_per_s, clock,
+                                    now + std::max(0.0, deadline - now) / 3);
+    if (p.tokens_per_s > out.greedy.tokens_per_s) out.greedy = std::move(p);
+  }
+  phase.lap("stage program");
+  {
+    // Where slow links join regions: each region's own layout, side by side (a third of the time
+    // left).
+    const double now = clock.now_seconds();
+    Chains r = regional_layout(in, clock, now + std::max(0.0, deadline - now) / 3);
+    if (r.tokens_per_s > out.greedy.tokens_per_s) out.greedy = std::move(r);
+  }
+  phase.lap("regions");
+}
+
+// Whether the layout found is optimal, and how that was shown (or how far from the bound it is).
+void state_proof(RoutedSolution& out, bool stopped) {
+  if (out.flow.total >= out.bound.tokens_per_s * (1 - 1e-9)) {
+    out.optimal = true;
+    out.proof = "meets the upper bound";
+  } else if (!stopped) {
+    out.optimal = true;
+    out.proof = fmt::format(
+        "branch and bound searched every layout ({} partial layouts visited, {} groups of "
+        "interchangeable hosts)",
+        out.nodes, out.groups);
+  } else {
+    out.proof = fmt::format(
+        "search stopped after {:.1f} s and {} partial layouts; the best found is within {:.3g} % "
+        "of the upper bound",
+        out.solve_s, out.nodes,
+        out.flow.total > 0 ? (out.bound.tokens_per_s / out.flow.total - 1) * 100 : 100.0);
+  }
+}
+
 }  // namespace
 
 RoutedSolution solve_routed(const RoutedInstance& in, const RoutedOptions& options) {
@@ -149,49 +229,8 @@ RoutedSolution solve_routed(const RoutedInstance& in, const RoutedOptions& optio
   const double deadline =
       (options.started_at >= 0 ? options.started_at : started) + options.time_limit_s;
   RoutedSolution out;
-  double mark = started;
-  auto phase = [&](const char* name) {
-    const double now = clock.now_seconds();
-    out.phases.push_back({name, now - mark});
-    mark = now;
-  };
-  out.bound = routed_upper_bound(in);
-  phase("upper bound");
-  out.pipeline = best_pipeline(in, std::vector<bool>(in.hosts.size(), true));
-  phase("single pipeline");
-  out.replicas = greedy_replicas(in);
-  phase("disjoint replicas");
-  const auto groups = interchangeable_hosts(in);
-  out.stages = best_stage_layout(in, groups);
-  const double low = std::max(out.pipeline.tokens_per_s, out.replicas.tokens_per_s);
-  if (out.stages.tokens_per_s <= 0)
-    out.stages = best_kind_stages(in, groups, low, out.bound.tokens_per_s);
-  phase("stage layouts");
-  {
-    // The bisection from 0, as the plain sweep runs it (so the result is never below that), then
-    // perturbed sweeps for at most a quarter of the time left.
-    const double now = clock.now_seconds();
-    out.greedy = greedy_stage_layout(in, groups, 0, out.bound.tokens_per_s, clock,
-                                     now + std::max(0.0, deadline - now) / 4);
-  }
-  phase("sweep over shared boundaries");
-  {
-    // The stage program for at most a third of the time left.
-    const double now = clock.now_seconds();
-    const double best = std::max({low, out.stages.tokens_per_s, out.greedy.tokens_per_s});
-    Chains p = program_stage_layout(in, groups, best, out.bound.tokens_per_s, clock,
-                                    now + std::max(0.0, deadline - now) / 3);
-    if (p.tokens_per_s > out.greedy.tokens_per_s) out.greedy = std::move(p);
-  }
-  phase("stage program");
-  {
-    // Where slow links join regions: each region's own layout, side by side (a third of the time
-    // left).
-    const double now = clock.now_seconds();
-    Chains r = regional_layout(in, clock, now + std::max(0.0, deadline - now) / 3);
-    if (r.tokens_per_s > out.greedy.tokens_per_s) out.greedy = std::move(r);
-  }
-  phase("regions");
+  PhaseTimer phase(clock, out, started);
+  bound_and_start(in, out, clock, deadline, phase);
 
   Search search(in, options, clock, deadline);
   // Local moves from the best starting layout, for at most half the time left: the branch and
@@ -208,32 +247,17 @@ RoutedSolution solve_routed(const RoutedInstance& in, const RoutedOptions& optio
     out.moves = improve_by_moves(in, seed, clock, now + std::max(0.0, deadline - now) / 2);
     search.start_from(seed.tokens_per_s, seed.layout);
   }
-  phase("local moves");
+  phase.lap("local moves");
   const bool at_bound = [&] { return search.best() >= out.bound.tokens_per_s * (1 - 1e-9); }();
   if (!at_bound && in.layers > 0 && !in.hosts.empty()) search.run();
-  phase("branch and bound");
+  phase.lap("branch and bound");
   out.layout = search.best_layout();
   if (out.layout.empty()) out.layout.assign(in.hosts.size(), {});
   out.flow = routed_max_flow(in, out.layout);
   out.nodes = search.nodes();
   out.groups = search.groups();
   out.solve_s = clock.now_seconds() - started;
-  if (out.flow.total >= out.bound.tokens_per_s * (1 - 1e-9)) {
-    out.optimal = true;
-    out.proof = "meets the upper bound";
-  } else if (!search.stopped()) {
-    out.optimal = true;
-    out.proof = fmt::format(
-        "branch and bound searched every layout ({} partial layouts visited, {} groups of "
-        "interchangeable hosts)",
-        out.nodes, out.groups);
-  } else {
-    out.proof = fmt::format(
-        "search stopped after {:.1f} s and {} partial layouts; the best found is within {:.3g} % "
-        "of the upper bound",
-        out.solve_s, out.nodes,
-        out.flow.total > 0 ? (out.bound.tokens_per_s / out.flow.total - 1) * 100 : 100.0);
-  }
+  state_proof(out, search.stopped());
   return out;
 }
 

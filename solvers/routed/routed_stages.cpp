@@ -116,123 +116,154 @@ Chains best_stage_layout(const RoutedInstance& in, const std::vector<std::vector
   return out;
 }
 
+namespace {
+
+struct KindStage {
+  int hosts = 0, layers = 0;
+};
+
+// Per kind: which (hosts used, layers covered) are reachable, and the stage that reached them.
+struct KindReach {
+  std::vector<std::vector<KindStage>> how;  // [hosts][layers]; layers == 0 and hosts > 0: none
+  std::vector<std::vector<char>> reach;
+};
+
+// The stages one kind of host can form with every stage at `F` tokens/s or more.
+KindReach plan_kind(const RoutedInstance& in, const std::vector<size_t>& group, int L, double F) {
+  const size_t n = group.size();
+  const std::vector<double>& t = in.hosts[group.front()].table;
+  KindReach k;
+  k.reach.assign(n + 1, std::vector<char>(static_cast<size_t>(L + 1), 0));
+  k.how.assign(n + 1, std::vector<KindStage>(static_cast<size_t>(L + 1)));
+  k.reach[0][0] = 1;
+  for (size_t u = 0; u < n; ++u)
+    for (int s = 0; s < L; ++s) {
+      if (!k.reach[u][static_cast<size_t>(s)]) continue;
+      for (size_t m = 1; u + m <= n; ++m)
+        for (int l = 1; s + l <= L && static_cast<size_t>(l) <= t.size(); ++l) {
+          if (static_cast<double>(m) * t[static_cast<size_t>(l - 1)] < F) continue;
+          char& r = k.reach[u + m][static_cast<size_t>(s + l)];
+          if (!r) {
+            r = 1;
+            k.how[u + m][static_cast<size_t>(s + l)] = {static_cast<int>(m), l};
+          }
+        }
+    }
+  return k;
+}
+
+// from[g][s] >= 0: kinds 0..g-1 cover exactly s layers, kind g-1 with from[g][s] of them.
+std::vector<std::vector<int>> kind_layer_sums(const std::vector<KindReach>& kinds, int L) {
+  const size_t G = kinds.size();
+  std::vector<std::vector<int>> from(G + 1, std::vector<int>(static_cast<size_t>(L + 1), -1));
+  from[0][0] = 0;
+  for (size_t g = 0; g < G; ++g)
+    for (int s = 0; s <= L; ++s) {
+      if (from[g][static_cast<size_t>(s)] < 0) continue;
+      for (int add = 0; s + add <= L; ++add) {
+        bool ok = false;
+        for (size_t u = 0; u < kinds[g].reach.size() && !ok; ++u)
+          ok = kinds[g].reach[u][static_cast<size_t>(add)] != 0;
+        if (ok && from[g + 1][static_cast<size_t>(s + add)] < 0)
+          from[g + 1][static_cast<size_t>(s + add)] = add;
+      }
+    }
+  return from;
+}
+
+using KindStages = std::vector<std::pair<std::vector<size_t>, int>>;  // hosts, layers
+
+// Walk back: each kind's layers, then its stages.
+KindStages walk_back_stages(const std::vector<KindReach>& kinds,
+                            const std::vector<std::vector<int>>& from,
+                            const std::vector<std::vector<size_t>>& groups, int L) {
+  KindStages stages;
+  int s = L;
+  for (size_t g = kinds.size(); g-- > 0;) {
+    int add = from[g + 1][static_cast<size_t>(s)];
+    s -= add;
+    size_t u = 0;
+    while (!kinds[g].reach[u][static_cast<size_t>(add)])
+      ++u;
+    size_t next = 0;
+    while (add > 0) {
+      KindStage st = kinds[g].how[u][static_cast<size_t>(add)];
+      std::vector<size_t> hosts(groups[g].begin() + static_cast<long>(next),
+                                groups[g].begin() + static_cast<long>(next + st.hosts));
+      next += static_cast<size_t>(st.hosts);
+      stages.push_back({hosts, st.layers});
+      u -= static_cast<size_t>(st.hosts);
+      add -= st.layers;
+    }
+  }
+  return stages;
+}
+
+// Lays the stages end to end. The embedding and the LM head take room and time: first the stage
+// that keeps the most capacity beside the embedding, last the one that keeps the most beside the
+// head.
+void lay_out_stages(const RoutedInstance& in, const KindStages& stages, int L,
+                    RoutedLayout* layout) {
+  auto capacity = [&](size_t k, LayerRange r) {
+    double c = 0;
+    for (size_t h : stages[k].first)
+      c += range_capacity(in, h, r);
+    return c;
+  };
+  const size_t count = stages.size();
+  size_t first = 0, last = count - 1;
+  for (size_t k = 0; k < count; ++k)
+    if (capacity(k, {0, stages[k].second}) > capacity(first, {0, stages[first].second})) first = k;
+  if (count > 1) {
+    last = first == 0 ? 1 : 0;
+    for (size_t k = 0; k < count; ++k)
+      if (k != first &&
+          capacity(k, {L - stages[k].second, L}) > capacity(last, {L - stages[last].second, L}))
+        last = k;
+  }
+  std::vector<size_t> order{first};
+  for (size_t k = 0; k < count; ++k)
+    if (k != first && k != last) order.push_back(k);
+  if (last != first) order.push_back(last);
+  int at = 0;
+  layout->assign(in.hosts.size(), {});
+  for (size_t k : order) {
+    for (size_t h : stages[k].first)
+      (*layout)[h] = {at, at + stages[k].second};
+    at += stages[k].second;
+  }
+}
+
+// Whether the kinds' layer counts can sum to L with every stage at `F` tokens/s or more; fills the
+// layout when they can.
+bool attempt_kind_stages(const RoutedInstance& in, const std::vector<std::vector<size_t>>& groups,
+                         double F, RoutedLayout* layout) {
+  const int L = in.layers;
+  std::vector<KindReach> kinds;
+  for (size_t g = 0; g < groups.size(); ++g)
+    kinds.push_back(plan_kind(in, groups[g], L, F));
+  const std::vector<std::vector<int>> from = kind_layer_sums(kinds, L);
+  if (from[groups.size()][static_cast<size_t>(L)] < 0) return false;
+  if (!layout) return true;
+  lay_out_stages(in, walk_back_stages(kinds, from, groups, L), L, layout);
+  return true;
+}
+
+}  // namespace
+
 Chains best_kind_stages(const RoutedInstance& in, const std::vector<std::vector<size_t>>& groups,
                         double low, double high) {
   const int L = in.layers;
   const size_t G = groups.size();
-  struct Stage {
-    int hosts = 0, layers = 0;
-  };
-  // Per kind: which (hosts used, layers covered) are reachable, and the stage that reached them.
-  struct Kind {
-    std::vector<std::vector<Stage>> how;  // [hosts][layers]; layers == 0 and hosts > 0: none
-    std::vector<std::vector<char>> reach;
-  };
-  auto plan_kind = [&](size_t g, double F) {
-    const size_t n = groups[g].size();
-    const std::vector<double>& t = in.hosts[groups[g].front()].table;
-    Kind k;
-    k.reach.assign(n + 1, std::vector<char>(static_cast<size_t>(L + 1), 0));
-    k.how.assign(n + 1, std::vector<Stage>(static_cast<size_t>(L + 1)));
-    k.reach[0][0] = 1;
-    for (size_t u = 0; u < n; ++u)
-      for (int s = 0; s < L; ++s) {
-        if (!k.reach[u][static_cast<size_t>(s)]) continue;
-        for (size_t m = 1; u + m <= n; ++m)
-          for (int l = 1; s + l <= L && static_cast<size_t>(l) <= t.size(); ++l) {
-            if (static_cast<double>(m) * t[static_cast<size_t>(l - 1)] < F) continue;
-            char& r = k.reach[u + m][static_cast<size_t>(s + l)];
-            if (!r) {
-              r = 1;
-              k.how[u + m][static_cast<size_t>(s + l)] = {static_cast<int>(m), l};
-            }
-          }
-      }
-    return k;
-  };
-  // Whether the kinds' layer counts can sum to L; fills the layout when they can.
-  auto attempt = [&](double F, RoutedLayout* layout) {
-    std::vector<Kind> kinds;
-    for (size_t g = 0; g < G; ++g)
-      kinds.push_back(plan_kind(g, F));
-    // total[g][s]: kinds 0..g-1 cover exactly s layers; from[g][s]: layers of kind g-1 used.
-    std::vector<std::vector<int>> from(G + 1, std::vector<int>(static_cast<size_t>(L + 1), -1));
-    from[0][0] = 0;
-    for (size_t g = 0; g < G; ++g)
-      for (int s = 0; s <= L; ++s) {
-        if (from[g][static_cast<size_t>(s)] < 0) continue;
-        for (int add = 0; s + add <= L; ++add) {
-          bool ok = false;
-          for (size_t u = 0; u < kinds[g].reach.size() && !ok; ++u)
-            ok = kinds[g].reach[u][static_cast<size_t>(add)] != 0;
-          if (ok && from[g + 1][static_cast<size_t>(s + add)] < 0)
-            from[g + 1][static_cast<size_t>(s + add)] = add;
-        }
-      }
-    if (from[G][static_cast<size_t>(L)] < 0) return false;
-    if (!layout) return true;
-    // Walk back: each kind's layers, then its stages; stages are laid end to end.
-    std::vector<std::pair<std::vector<size_t>, int>> stages;  // hosts, layers
-    int s = L;
-    for (size_t g = G; g-- > 0;) {
-      int add = from[g + 1][static_cast<size_t>(s)];
-      s -= add;
-      size_t u = 0;
-      while (!kinds[g].reach[u][static_cast<size_t>(add)])
-        ++u;
-      size_t next = 0;
-      while (add > 0) {
-        Stage st = kinds[g].how[u][static_cast<size_t>(add)];
-        std::vector<size_t> hosts(groups[g].begin() + static_cast<long>(next),
-                                  groups[g].begin() + static_cast<long>(next + st.hosts));
-        next += static_cast<size_t>(st.hosts);
-        stages.push_back({hosts, st.layers});
-        u -= static_cast<size_t>(st.hosts);
-        add -= st.layers;
-      }
-    }
-    // The embedding and the LM head take room and time: first the stage that keeps the most
-    // capacity beside the embedding, last the one that keeps the most beside the head.
-    auto capacity = [&](size_t k, LayerRange r) {
-      double c = 0;
-      for (size_t h : stages[k].first)
-        c += range_capacity(in, h, r);
-      return c;
-    };
-    const size_t count = stages.size();
-    size_t first = 0, last = count - 1;
-    for (size_t k = 0; k < count; ++k)
-      if (capacity(k, {0, stages[k].second}) > capacity(first, {0, stages[first].second}))
-        first = k;
-    if (count > 1) {
-      last = first == 0 ? 1 : 0;
-      for (size_t k = 0; k < count; ++k)
-        if (k != first &&
-            capacity(k, {L - stages[k].second, L}) > capacity(last, {L - stages[last].second, L}))
-          last = k;
-    }
-    std::vector<size_t> order{first};
-    for (size_t k = 0; k < count; ++k)
-      if (k != first && k != last) order.push_back(k);
-    if (last != first) order.push_back(last);
-    int at = 0;
-    layout->assign(in.hosts.size(), {});
-    for (size_t k : order) {
-      for (size_t h : stages[k].first)
-        (*layout)[h] = {at, at + stages[k].second};
-      at += stages[k].second;
-    }
-    return true;
-  };
   Chains out;
   out.layout.assign(in.hosts.size(), {});
   if (L <= 0 || G == 0 || !(high > low)) return out;
   for (int it = 0; it < 40 && high - low > 1e-6 * high; ++it) {
     const double mid = (low + high) / 2;
-    (attempt(mid, nullptr) ? low : high) = mid;
+    (attempt_kind_stages(in, groups, mid, nullptr) ? low : high) = mid;
   }
   RoutedLayout layout;
-  if (!attempt(low, &layout)) return out;
+  if (!attempt_kind_stages(in, groups, low, &layout)) return out;
   out.layout = layout;
   out.tokens_per_s = routed_max_flow(in, layout).total;
   out.chains = 1;

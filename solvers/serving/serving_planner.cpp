@@ -151,6 +151,32 @@ void consider_routed(Plan& plan, const Cluster& cluster, const Catalog& catalog,
   plan.alternatives.push_back(alt);
 }
 
+// The memory-proportional pipeline at its own best number of streams, a baseline for the
+// throughput objective (not feasible, with the reason, when it fails).
+BaselineInfo proportional_baseline(const Cluster& cluster, const Catalog& catalog,
+                                   const ModelDesc& model, const PlanRequest& request,
+                                   const Clock& clock) {
+  BaselineInfo prop{"proportional-serving", false, 0, 0, 0, {}, ""};
+  try {
+    PlanRequest p = request;
+    p.strategy = name(StrategyKind::kPipeline);
+    p.solver = "proportional";
+    p.pins.clear();
+    Plan pp = plan_model(cluster, catalog, model, p, clock);
+    apply_serving(pp, model, p);
+    prop.feasible = true;
+    prop.token_latency_s = 1 / pp.serving->stream_tokens_per_s;
+    prop.decode_tokens_per_s = pp.serving->aggregate_tokens_per_s;
+    for (const auto& r : pp.ranks)
+      prop.hosts.push_back(r.host);
+    prop.note = "memory-proportional pipeline, aggregate tokens/s";
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kFailed) throw;
+    prop.note = e.what();
+  }
+  return prop;
+}
+
 }  // namespace
 
 Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
@@ -173,24 +199,7 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
     for (const auto& r : plan.ranks)
       lat.hosts.push_back(r.host);
     lat.note = "one copy of the latency plan, aggregate tokens/s";
-    BaselineInfo prop{"proportional-serving", false, 0, 0, 0, {}, ""};
-    try {
-      PlanRequest p = request;
-      p.strategy = name(StrategyKind::kPipeline);
-      p.solver = "proportional";
-      p.pins.clear();
-      Plan pp = plan_model(cluster, catalog, model, p, clock);
-      apply_serving(pp, model, p);
-      prop.feasible = true;
-      prop.token_latency_s = 1 / pp.serving->stream_tokens_per_s;
-      prop.decode_tokens_per_s = pp.serving->aggregate_tokens_per_s;
-      for (const auto& r : pp.ranks)
-        prop.hosts.push_back(r.host);
-      prop.note = "memory-proportional pipeline, aggregate tokens/s";
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::kFailed) throw;
-      prop.note = e.what();
-    }
+    BaselineInfo prop = proportional_baseline(cluster, catalog, model, request, clock);
 
     // Replicas run the engine chosen for all the hosts.
     PlanRequest same_engine = request;

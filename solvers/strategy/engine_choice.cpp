@@ -19,6 +19,27 @@ std::string runs_nothing(const Engine& e, const std::vector<const Outcome*>& vie
   return why;
 }
 
+// The outcomes as engine `e` would run them: its own split in place of the planned pipeline
+// where it has one.
+std::vector<const Outcome*> engine_view(const Engine& e, const std::vector<Outcome>& outcomes,
+                                        const OwnSplit& own_split) {
+  std::vector<const Outcome*> view;
+  for (const Outcome& o : outcomes) {
+    const Outcome* own = is_strategy(o.strategy, StrategyKind::kPipeline) ? own_split(e) : nullptr;
+    view.push_back(own ? own : &o);
+  }
+  return view;
+}
+
+// The layouts of `view` that `e` runs.
+std::vector<const Outcome*> runnable_layouts(const Engine& e,
+                                             const std::vector<const Outcome*>& view) {
+  std::vector<const Outcome*> runnable;
+  for (const Outcome* o : view)
+    if (o->plan && layout_refusal(e, *o->plan).empty()) runnable.push_back(o);
+  return runnable;
+}
+
 }  // namespace
 
 double Scorer::of(const Outcome& o) const {
@@ -90,16 +111,8 @@ EngineChoice choose_engine(const Cluster& cluster, const Catalog& catalog,
   const bool fastest = request.engine.empty() && !one_platform_engine(cluster, catalog, hosts);
   std::string refused;
   for (const Engine* e : tries) {
-    std::vector<const Outcome*> view;
-    for (const Outcome& o : outcomes) {
-      const Outcome* own =
-          is_strategy(o.strategy, StrategyKind::kPipeline) ? own_split(*e) : nullptr;
-      view.push_back(own ? own : &o);
-    }
-    std::vector<const Outcome*> runnable;
-    for (const Outcome* o : view)
-      if (o->plan && layout_refusal(*e, *o->plan).empty()) runnable.push_back(o);
-    const Outcome* best = best_of(runnable, scorer);
+    std::vector<const Outcome*> view = engine_view(*e, outcomes, own_split);
+    const Outcome* best = best_of(runnable_layouts(*e, view), scorer);
     if (best && fastest) {
       if (!c.outcome || scorer.of(*best) > scorer.of(*c.outcome) * (1 + 1e-9)) {
         c.engine = e;

@@ -253,6 +253,42 @@ void note_measured_links(Plan& plan, const Cluster& cluster) {
                                      fmt::join(hosts, "; ")));
 }
 
+// No engine: the fastest layout, which the plan says no engine runs. Throws when no strategy
+// (or not the one asked for, `chosen` named `s`) has a plan.
+const Outcome* fastest_layout(const std::vector<Outcome>& outcomes, const Scorer& scorer,
+                              const Strategy* chosen, const std::string& s,
+                              const ModelDesc& model) {
+  const Outcome* fastest = best_of(pointers(outcomes), scorer);
+  if (!fastest) {
+    if (chosen)
+      throw failure("{} parallel is not possible for {}: {}", s, model.name, outcomes[0].reason);
+    std::string why;
+    for (const auto& o : outcomes)
+      why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", o.strategy, o.reason);
+    throw failure("{} does not fit with any strategy: {}", model.name, why);
+  }
+  return fastest;
+}
+
+// The layouts considered and not chosen, with the scores compared when a score chose, and why
+// the chosen engine would not run them.
+void add_alternatives(Plan& plan, const EngineChoice& pick, const PlanScore& score,
+                      const Scorer& scorer) {
+  for (const Outcome* o : pick.considered) {
+    if (o == pick.outcome) continue;
+    std::optional<std::pair<double, double>> compared;
+    if (score && pick.considered.size() > 1)
+      compared = std::make_pair(scorer.of(*pick.outcome), scorer.of(*o));
+    Alternative a = alternative(*o, &plan, compared);
+    if (pick.engine && o->plan) {
+      const std::string refusal = layout_refusal(*pick.engine, *o->plan);
+      if (!refusal.empty())
+        a.reason += fmt::format("; {} does not run it ({})", pick.engine->title, refusal);
+    }
+    plan.alternatives.push_back(a);
+  }
+}
+
 }  // namespace
 
 Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
@@ -318,34 +354,11 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
   Scorer scorer{score, {}};
   EngineChoice pick =
       choose_engine(cluster, catalog, request, problem, outcomes, own_split, scorer);
-  if (!pick.outcome) {
-    // No engine: the fastest layout, which the plan says no engine runs.
-    pick.outcome = best_of(pointers(outcomes), scorer);
-    if (!pick.outcome) {
-      if (chosen)
-        throw failure("{} parallel is not possible for {}: {}", s, model.name, outcomes[0].reason);
-      std::string why;
-      for (const auto& o : outcomes)
-        why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", o.strategy, o.reason);
-      throw failure("{} does not fit with any strategy: {}", model.name, why);
-    }
-  }
+  if (!pick.outcome) pick.outcome = fastest_layout(outcomes, scorer, chosen, s, model);
   Plan plan = *pick.outcome->plan;
   plan.engine = pick.engine ? std::string(pick.engine->name) : "";
   plan.engine_reason = pick.reason;
-  for (const Outcome* o : pick.considered) {
-    if (o == pick.outcome) continue;
-    std::optional<std::pair<double, double>> compared;
-    if (score && pick.considered.size() > 1)
-      compared = std::make_pair(scorer.of(*pick.outcome), scorer.of(*o));
-    Alternative a = alternative(*o, &plan, compared);
-    if (pick.engine && o->plan) {
-      const std::string refusal = layout_refusal(*pick.engine, *o->plan);
-      if (!refusal.empty())
-        a.reason += fmt::format("; {} does not run it ({})", pick.engine->title, refusal);
-    }
-    plan.alternatives.push_back(a);
-  }
+  add_alternatives(plan, pick, score, scorer);
   note_faster_elsewhere(plan, pick, outcomes, own_split, scorer, cluster, catalog);
   note_rejected(plan, outcomes, gate, problem);
   note_measured_links(plan, cluster);
