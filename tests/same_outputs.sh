@@ -76,9 +76,11 @@ collect_cluster() {  # collect_cluster LABEL CLUSTER_PATH
       fi
       record "$tag.emit.all" emit all -c "$c" --plan "$pf" -o "all/$tag"
       if [[ -d $out_dir/all/$tag ]]; then
-        for f in "$out_dir/all/$tag"/*; do
-          blank_timing <"$f" >"$out_dir/out/$tag.all.$(basename "$f")"
-        done
+        # Every file of the folder, a replica's replica-N/ files included.
+        while IFS= read -r f; do
+          local rel=${f#"$out_dir/all/$tag/"}
+          blank_timing <"$f" >"$out_dir/out/$tag.all.${rel//\//_}"
+        done < <(find "$out_dir/all/$tag" -type f | sort)
       fi
       record "$tag.dot.plan" dot -c "$c" --plan "$pf"
       record "$tag.setup.plan" setup -c "$c" --plan "$pf"
