@@ -11,6 +11,7 @@
 
 #include "app/commands.hpp"
 #include "app/topology_args.hpp"
+#include "deploy/layout/engine_check.hpp"
 #include "deploy/layout/plan_match.hpp"
 #include "lib/core/document.hpp"
 #include "topologies/check_report.hpp"
@@ -25,6 +26,7 @@ struct CheckArgs {
   std::string backend = std::string(name(MlxBackend::kAuto));
   std::string hostfile;
   std::string plan;
+  std::string engine;
   bool json = false;
   bool live = false;
   bool measure = false;
@@ -37,7 +39,8 @@ struct CheckArgs {
 };
 
 constexpr const char* kCheckHelp =
-    R"(Check the cabling and networks against what each MLX backend needs.
+    R"(Check the cabling and networks against what each MLX backend needs, or on Linux hosts what the
+engine's launch (vLLM, llama.cpp RPC, torchrun over NCCL) needs.
 
 Examples:
   meshplan check -c cluster.json
@@ -46,6 +49,8 @@ Examples:
   meshplan check -c cluster.json --plan plan.json --backend ring --json
   meshplan check -c cluster.json --live                  # over SSH: addresses, pings, RDMA
   meshplan check -c cluster.json --live --measure -o measured.json
+  meshplan check -c gpu-nodes.yaml                       # no Mac: vLLM's network, NCCL's HCA
+  meshplan check -c cluster.json --engine llama-rpc
 
 Lists every problem with its fix: for each missing mesh cable a free port on each side, for a
 ring the fewest cables to add, port budgets, the 8-rank JACCL limit, Thunderbolt 4 cables where
@@ -55,6 +60,13 @@ jaccl-ring, ring and ethernet. --hostfile checks an existing MLX hostfile agains
 (rank order, devices, addresses). --plan checks the plan's hosts in its rank order. Exits 0 when
 the backend is valid (and the hostfile matches), 1 when not.
 
+On a cluster without Macs (or with --engine) it checks the engine's launch instead, laid out as
+`emit` lays it out: the data network every node reaches the others on, the interface NCCL and
+Gloo will use on each node and its address (one subnet), the RDMA devices NCCL's IB transport
+will use (NCCL_IB_HCA: on every node or none, on every node of an InfiniBand network), and for
+vLLM the same number and part of GPUs on every node. MLX's backends are then checked only when
+--backend or --hostfile asks for them.
+
 --live then checks the hosts over SSH (the plan's hosts with --plan, else every host with a
 cable), one session each, with discover's SSH options: every cable end's interface is up with
 its planned address (the /30 that setup gives it, or the address the file records), each end
@@ -62,7 +74,14 @@ answers pings from the other on those addresses, each TCP connection the chosen 
 opens can be opened (a one-off listener on each planned address and port, from --starting-port
 as mlx.launch counts them; the connecting rank connects; python3 on the hosts), and on Macs the
 Thunderbolt Bridge is down and each RDMA port the backend needs is PORT_ACTIVE; the macOS build and the MLX version (where
-Python has it) are the same everywhere. Each problem is named with its cable and its fix; exit 1.
+Python has it) are the same everywhere. For an engine of Linux hosts (vLLM, llama.cpp RPC) the TCP
+test opens the ports that engine's launch files name (vLLM's --master-port from every node to node
+0 and its API port, Ray's GCS port where Ray places unequal nodes, each rpc-server's port from the
+main host) and one port per pair inside the listener's ip_local_port_range (NCCL's, Gloo's and
+ZMQ's ephemeral ports); a refused one is named with the one rule that fixes it (allow TCP between
+the nodes on their network). It also compares nvidia-smi's GPUs with the cluster file, checks that
+each HCA of NCCL_IB_HCA is PORT_ACTIVE (ibv_devinfo), and that Python, torch, its CUDA runtime and
+NCCL, vLLM (and Ray) are the same on every node. Each problem is named with its cable and its fix; exit 1.
 A host that cannot be reached exits 3. --measure also writes the cluster (-o FILE) with each
 answered cable's latency (half the median round trip of --pings pings per end), its bandwidth
 where iperf3 is on both ends (--iperf-seconds, one cable at a time) and the date; `plan` uses
@@ -111,6 +130,14 @@ int run_check(const CheckArgs& a, AppContext& ctx) {
   auto plan = read_plan_arg(ctx, a.plan);
   TopologyContext topo(cluster, ctx.catalog);
   CheckReport report = check_cluster(topo, check_options_for(a.backend, plan));
+  // A cluster of Linux hosts is checked for its engine's launch; MLX's backends only where Macs
+  // are, or a backend or hostfile is asked for.
+  const std::vector<std::string> hosts = plan ? plan->hosts() : std::vector<std::string>{};
+  const Engine* inferred = engine_to_check(cluster, ctx.catalog, hosts, plan);  // null: a Mac
+  const Engine* engine = a.engine.empty() ? inferred : find_engine(a.engine);
+  if (engine) report.engine = check_engine_launch(topo, report, plan, *engine);
+  report.mlx_checked =
+      !(engine && inferred && is_backend(a.backend, MlxBackend::kAuto) && a.hostfile.empty());
   if (!a.hostfile.empty()) {
     MlxHostfile hostfile =
         read_mlx_hostfile(parse_json_document(read_input(ctx, a.hostfile), a.hostfile));
@@ -137,6 +164,10 @@ void add_check_command(CLI::App& app, AppContext& ctx) {
       ->capture_default_str();
   sub->add_option("--hostfile", a->hostfile, "An MLX hostfile to check against the cabling");
   sub->add_option("--plan", a->plan, "A plan file: check its hosts in its rank order");
+  sub->add_option("--engine", a->engine,
+                  "Check what this engine's launch needs of the network (default: the plan's, "
+                  "else vllm on NVIDIA hosts, llama-rpc on CPU hosts; none on Macs)")
+      ->check(CLI::IsMember(engine_name_list()));
   sub->add_flag("--json", a->json, "Print the findings as JSON (meshplan.check/1)");
   sub->add_flag("--live", a->live,
                 "Also check the hosts over SSH: addresses, pings, RDMA, versions");

@@ -40,7 +40,8 @@ const std::vector<Table>& tables() {
 // file, name: the same word for another thing.
 const std::set<std::pair<std::string, std::string>>& allowed() {
   static const std::set<std::pair<std::string, std::string>> a = {
-      // An interface's kind (NetInterface::kind: ethernet, wifi, thunderbolt, bridge, other).
+      // An interface's kind (NetInterface::kind: ethernet, wifi, thunderbolt, bridge, infiniband,
+      // other).
       {"lib/cluster/host_reader.cpp", "ethernet"},
       {"lib/cluster/host_reader.cpp", "wifi"},
       {"lib/probes/networksetup_parser.cpp", "ethernet"},
@@ -51,7 +52,12 @@ const std::set<std::pair<std::string, std::string>>& allowed() {
       {"lib/discovery/linux_host.cpp", "wifi"},
       {"topologies/host_networks.cpp", "ethernet"},
       {"topologies/host_networks.cpp", "wifi"},
+      {"deploy/layout/engine_check.cpp", "wifi"},
       {"solvers/advice/cable_changes.cpp", "ethernet"},
+      // A Python package's version as the live script reads it
+      // (deploy/configure/linux_launch_facts).
+      {"deploy/preflight/engine_preflight.cpp", "vllm"},
+      {"deploy/preflight/engine_preflight.cpp", "nccl"},
       // The catalog's key for a machine's Ethernet port (lib/data/machines.json).
       {"lib/cluster/catalog.cpp", "ethernet"},
       // A generated cluster's topology (full-mesh, ring, chain, star).

@@ -336,11 +336,18 @@ TEST(topology_cli_test, help_lists_the_new_commands_with_examples) {
 // (Linux `ip` commands, no Thunderbolt Bridge), and teardown undoes it.
 TEST(topology_cli_test, a_direct_cable_between_linux_hosts_is_checked_planned_and_set_up) {
   std::string c = fixture_path("clusters/spark-pair-direct-cable.yaml");
+  // The cable's RoCE device is what NCCL_IB_HCA names, and its ports have no address yet: vLLM's
+  // launch would fail there until `setup` gives them one.
   auto r = run_meshplan({"check", "-c", c});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.out.find("2 hosts, 0 Thunderbolt cables (0 with RDMA), 1 direct network cable, "),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("spark-1's RDMA device rocep1s0f0 is on enp1s0f0np0, which has no IPv4 "
+                       "address"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("`meshplan setup` prints its /30"), std::string::npos) << r.out;
 
   r = run_meshplan({"plan", "-c", c, "-m", "llama-3.3-70b-bf16", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

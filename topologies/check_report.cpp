@@ -90,6 +90,71 @@ void append_issues(std::string& out, const std::vector<CheckIssue>& issues) {
     out += render_issue(i);
 }
 
+ojson engine_json(const EngineVerdict& e) {
+  ojson j;
+  j["engine"] = e.engine;
+  j["network"] = e.network.empty() ? ojson(nullptr) : ojson(e.network);
+  j["transport"] = e.transport;
+  j["ok"] = !e.has_errors();
+  ojson hosts = ojson::array();
+  for (const EngineHostPath& h : e.hosts) {
+    ojson x;
+    x["host"] = h.host;
+    x["interface"] = h.interface.empty() ? ojson(nullptr) : ojson(h.interface);
+    x["address"] = h.address.empty() ? ojson(nullptr) : ojson(h.address);
+    x["hcas"] = h.hcas;
+    x["gpus"] = h.gpus;
+    x["gpu_part"] = h.gpu_part.empty() ? ojson(nullptr) : ojson(h.gpu_part);
+    hosts.push_back(x);
+  }
+  j["hosts"] = hosts;
+  j["issues"] = issues_json(e.issues);
+  return j;
+}
+
+// The engine's section: the network, each node's path, the problems.
+std::string render_engine(const EngineVerdict& e) {
+  std::string out = fmt::format("{}'s launch: ", e.title.empty() ? e.engine : e.title);
+  out += e.network.empty() ? "no data network joins every node\n"
+                           : fmt::format("data over {}, NCCL over {}\n", e.network,
+                                         e.transport == "ib" ? "its IB transport (RDMA)"
+                                                             : "sockets (no RDMA device)");
+  TextTable table({"host", "interface", "address", "NCCL_IB_HCA", "GPUs"});
+  for (const EngineHostPath& h : e.hosts)
+    table.add_row(
+        {h.host, h.interface.empty() ? "-" : h.interface, h.address.empty() ? "-" : h.address,
+         h.hcas.empty() ? "-" : fmt::format("{}", fmt::join(h.hcas, ",")),
+         h.gpus == 0 ? "-"
+                     : fmt::format("{} x {}", h.gpus, h.gpu_part.empty() ? "?" : h.gpu_part)});
+  out += table.render();
+  if (!e.issues.empty()) {
+    out += "\n";
+    append_issues(out, e.issues);
+  }
+  return out;
+}
+
+std::string render_engine_only(const CheckReport& r) {
+  std::string out;
+  if (r.engine) out += render_engine(*r.engine);
+  if (!r.general.empty()) {
+    out += "\nall engines:\n";
+    append_issues(out, r.general);
+  }
+  out += "\n";
+  if (!r.engine)
+    out += "FAILED: no engine was checked.\n";
+  else if (!r.ok())
+    out += fmt::format("FAILED: {}'s launch would not start on this cluster as it is.\n",
+                       r.engine->title.empty() ? r.engine->engine : r.engine->title);
+  else
+    out += fmt::format(
+        "OK: {}'s launch has a data network to every node (MLX's backends not checked: no Mac; "
+        "--backend NAME checks one).\n",
+        r.engine->title.empty() ? r.engine->engine : r.engine->title);
+  return out;
+}
+
 }  // namespace
 
 const char* severity_name(Severity s) {
@@ -132,9 +197,16 @@ const BackendVerdict* CheckReport::find(std::string_view backend) const {
   return nullptr;
 }
 
+bool EngineVerdict::has_errors() const {
+  return count(issues, Severity::kError) > 0;
+}
+
 bool CheckReport::ok() const {
+  if (engine && engine->has_errors()) return false;
+  if (hostfile && !hostfile->valid()) return false;
+  if (!mlx_checked) return engine.has_value();
   const BackendVerdict* v = chosen.empty() ? nullptr : find(chosen);
-  return v && v->valid && (!hostfile || hostfile->valid());
+  return v && v->valid;
 }
 
 std::string render_issue(const CheckIssue& i) {
@@ -192,6 +264,8 @@ ojson check_report_json(const CheckReport& r) {
     subnets.push_back(x);
   }
   j["subnets"] = subnets;
+  j["mlx_backends_checked"] = r.mlx_checked;
+  j["engine"] = r.engine ? engine_json(*r.engine) : ojson(nullptr);
   if (r.hostfile) {
     ojson h;
     h["path"] = r.hostfile->path;
@@ -212,6 +286,7 @@ std::string render_check_report(const CheckReport& r) {
       plural(r.hosts, "host"), plural(r.thunderbolt_cables, "Thunderbolt cable"), r.rdma_cables,
       r.network_cables ? plural(r.network_cables, "direct network cable") + ", " : "",
       plural(r.networks, "network"));
+  if (!r.mlx_checked) return out + render_engine_only(r);
   TextTable table({"backend", "status", "ranks"});
   for (const auto& b : r.backends)
     table.add_row({b.backend, status_text(b), ranks_text(b)});

@@ -78,6 +78,30 @@ struct HostfileVerdict {
   bool valid() const;
 };
 
+// What one host of an engine's launch talks over: the interface and address NCCL and Gloo use
+// (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME) and the HCAs NCCL's IB transport uses (NCCL_IB_HCA).
+struct EngineHostPath {
+  std::string host;
+  std::string interface;
+  std::string address;
+  std::vector<std::string> hcas;  // empty: NCCL talks over sockets
+  int gpus = 0;
+  std::string gpu_part;  // the catalog key of its GPUs, "" when none or mixed
+};
+
+// What an engine's launch over Linux hosts needs of the network (`check --engine`, and `check` on
+// a cluster without Macs): the data network every node reaches the others on, each node's path,
+// and every problem with its fix.
+struct EngineVerdict {
+  std::string engine;     // "vllm", "llama-rpc", ...
+  std::string title;      // "vLLM", as reports name it
+  std::string network;    // "the 100gbe network 10.9.0.0/24", "" when there is none
+  std::string transport;  // "ib" (InfiniBand or RoCE through NCCL's IB transport) or "socket"
+  std::vector<EngineHostPath> hosts;
+  std::vector<CheckIssue> issues;
+  bool has_errors() const;
+};
+
 // Above this many hosts `links` lists only the pairs joined by a cable (not every pair of a shared
 // network), so a check stays linear in the cluster's size.
 inline constexpr size_t kAllPairLinksMaxHosts = 256;
@@ -97,9 +121,14 @@ struct CheckReport {
   bool links_complete = true;  // false: more than kAllPairLinksMaxHosts hosts, cabled pairs only
   std::vector<PlannedSubnet> subnets;
   std::optional<HostfileVerdict> hostfile;
+  // MLX's backends are checked where Macs are present or a backend is asked for; a cluster of
+  // Linux hosts gets its engine's check instead.
+  bool mlx_checked = true;
+  std::optional<EngineVerdict> engine;
 
   const BackendVerdict* find(std::string_view backend) const;
-  // The chosen backend is valid and the hostfile, when given, has no errors.
+  // The chosen backend is valid (when MLX's backends were checked), the engine's check has no
+  // error (when made) and the hostfile, when given, has no errors.
   bool ok() const;
 };
 

@@ -171,7 +171,8 @@ std::vector<LiveLink> live_links(const Cluster& cluster, const SubnetPlan& subne
   return out;
 }
 
-std::string live_script(const std::vector<const LiveLink*>& links, int pings) {
+std::string live_script(const std::vector<const LiveLink*>& links, int pings,
+                        const std::string& linux_part) {
   std::string s =
       "os=$(uname -s)\n"
       "echo \"@@mlx $(python3 -c 'import mlx.core as m; print(m.__version__)' 2>/dev/null)\"\n"
@@ -180,8 +181,8 @@ std::string live_script(const std::vector<const LiveLink*>& links, int pings) {
       "  echo @@ifconfig; ifconfig -a || exit 1\n"
       "  echo @@ibv; ibv_devinfo 2>&1\n"
       "else\n"
-      "  echo @@ip; ip -j addr show || exit 1\n"
-      "fi\n";
+      "  echo @@ip; ip -j addr show || exit 1\n" +
+      linux_part + "fi\n";
   for (size_t i = 0; i < links.size(); ++i) {
     std::string a = shell_quote(links[i]->peer_address);
     s += fmt::format(
@@ -303,6 +304,33 @@ Cluster with_measurements(const Cluster& cluster, const std::vector<LiveLink>& l
   return measured;
 }
 
+namespace {
+
+// With --measure: one iperf3 run per answered cable, one direction each, one at a time.
+void measure_cables(const std::vector<LiveLink>& links, const std::vector<HostTarget>& targets,
+                    RemoteExecutor& executor, int iperf_seconds, LiveReport& report) {
+  auto target = [&](const std::string& host) -> const HostTarget* {
+    for (const auto& t : targets)
+      if (t.name == host) return &t;
+    return nullptr;
+  };
+  std::set<size_t> done;  // one direction per cable
+  for (size_t i = 0; i < links.size(); ++i) {
+    const LiveLink& l = links[i];
+    const HostTarget *from = target(l.host), *to = target(l.peer_host);
+    if (!report.round_trip_us[i] || done.count(l.cable) || !from || !to) continue;
+    done.insert(l.cable);
+    std::optional<LiveFinding> left;
+    std::string why =
+        measure_bandwidth(l, *from, *to, executor, iperf_seconds, report.bandwidth_gbps[i], left);
+    if (left) report.findings.push_back(*left);
+    if (!why.empty())
+      report.notes.push_back(fmt::format("bandwidth of {} not measured: {}", l.name(), why));
+  }
+}
+
+}  // namespace
+
 LiveReport run_live_check(const Cluster& cluster, const std::vector<LiveLink>& links,
                           const std::vector<HostTarget>& targets, RemoteExecutor& executor,
                           const LiveOptions& options) {
@@ -318,7 +346,10 @@ LiveReport run_live_check(const Cluster& cluster, const std::vector<LiveLink>& l
     std::vector<size_t> index;
     for (size_t i = 0; i < links.size(); ++i)
       if (links[i].host == host) mine.push_back(&links[i]), index.push_back(i);
-    ExecResult e = executor.run(targets[t], "/bin/sh -s", live_script(mine, options.pings));
+    ExecResult e =
+        executor.run(targets[t], "/bin/sh -s",
+                     live_script(mine, options.pings,
+                                 options.launch_facts ? linux_launch_script(options.ray) : ""));
     auto fail = [&](HostFailureKind kind, const std::string& message) {
       std::lock_guard<std::mutex> lock(mutex);
       report.failures.push_back({host, kind, message});
@@ -347,6 +378,7 @@ LiveReport run_live_check(const Cluster& cluster, const std::vector<LiveLink>& l
       per_host[t].push_back({host, "", "the Thunderbolt Bridge (bridge0) is up",
                              "meshplan setup -c CLUSTER --apply (or: sudo ifconfig bridge0 down)"});
     std::lock_guard<std::mutex> lock(mutex);
+    if (options.launch_facts && !v.macos) report.launch_facts[host] = parse_linux_launch_facts(s);
     if (v.macos) builds[host] = v.build;
     mlx[host] = v.mlx;
   });
@@ -361,26 +393,8 @@ LiveReport run_live_check(const Cluster& cluster, const std::vector<LiveLink>& l
   std::sort(report.failures.begin(), report.failures.end(),
             [](const auto& a, const auto& b) { return a.host < b.host; });
   report.bandwidth_gbps.resize(links.size());
-  if (options.iperf_seconds > 0 && report.failures.empty()) {
-    auto target = [&](const std::string& host) -> const HostTarget* {
-      for (const auto& t : targets)
-        if (t.name == host) return &t;
-      return nullptr;
-    };
-    std::set<size_t> done;  // one direction per cable
-    for (size_t i = 0; i < links.size(); ++i) {
-      const LiveLink& l = links[i];
-      const HostTarget *from = target(l.host), *to = target(l.peer_host);
-      if (!report.round_trip_us[i] || done.count(l.cable) || !from || !to) continue;
-      done.insert(l.cable);
-      std::optional<LiveFinding> left;
-      std::string why = measure_bandwidth(l, *from, *to, executor, options.iperf_seconds,
-                                          report.bandwidth_gbps[i], left);
-      if (left) report.findings.push_back(*left);
-      if (!why.empty())
-        report.notes.push_back(fmt::format("bandwidth of {} not measured: {}", l.name(), why));
-    }
-  }
+  if (options.iperf_seconds > 0 && report.failures.empty())
+    measure_cables(links, targets, executor, options.iperf_seconds, report);
   return report;
 }
 

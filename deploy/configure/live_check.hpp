@@ -5,10 +5,12 @@
 // round trip of its pings.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "deploy/configure/linux_launch_facts.hpp"
 #include "lib/remote/remote_executor.hpp"
 #include "topologies/subnet_plan.hpp"
 
@@ -47,12 +49,15 @@ struct LiveReport {
   std::vector<std::optional<double>> bandwidth_gbps;  // per LiveLink, from it to its peer (iperf3)
   std::vector<std::string> notes;                     // e.g. where iperf3 is missing
   size_t hosts = 0;
+  std::map<std::string, LinuxLaunchFacts> launch_facts;  // with launch_facts: per Linux host
 };
 
 struct LiveOptions {
   int pings = 3;  // per cable end
   int jobs = 16;
   int iperf_seconds = 0;  // > 0: measure each answered cable's bandwidth with iperf3, one at a time
+  bool launch_facts = false;  // an engine's launch on Linux hosts: read linux_launch_script's facts
+  bool ray = false;           // with launch_facts: Ray's version too
 };
 
 LiveReport run_live_check(const Cluster& cluster, const std::vector<LiveLink>& links,
@@ -64,8 +69,10 @@ LiveReport run_live_check(const Cluster& cluster, const std::vector<LiveLink>& l
 Cluster with_measurements(const Cluster& cluster, const std::vector<LiveLink>& links,
                           const LiveReport& report, const std::string& date);
 
-// The script a host runs (exposed for tests): `links` are that host's ends.
-std::string live_script(const std::vector<const LiveLink*>& links, int pings);
+// The script a host runs (exposed for tests): `links` are that host's ends; `linux_part` runs on
+// Linux hosts after their interfaces are read (linux_launch_script).
+std::string live_script(const std::vector<const LiveLink*>& links, int pings,
+                        const std::string& linux_part = "");
 // iperf3 -J's client report -> received gigabits per second; nullopt when it holds none.
 std::optional<double> iperf_received_gbps(const std::string& json_text);
 // "64 bytes from ...: icmp_seq=1 ttl=64 time=0.045 ms" lines -> round trips in microseconds.

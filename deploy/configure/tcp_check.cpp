@@ -213,7 +213,15 @@ void start_listeners(TcpCheckRun& run) {
       for (const auto& [address, port] : lines.bound)
         if (address == p.address && port == p.port) run.listening.insert(i);
       for (const auto& [where, why] : lines.busy)
-        if (where.first == p.address && where.second == p.port)
+        if (where.first == p.address && where.second == p.port && !p.what.empty())
+          run.result.findings.push_back(
+              {p.listen_host, "",
+               fmt::format("cannot listen on {} ({}); the launch needs it for {}", endpoint(p), why,
+                           p.what),
+               fmt::format("stop the process that holds the port (an earlier launch?): `lsof -nP "
+                           "-iTCP:{} -sTCP:LISTEN` names it",
+                           p.port)});
+        else if (where.first == p.address && where.second == p.port)
           run.result.findings.push_back(
               {p.listen_host, "",
                fmt::format("cannot listen on {} ({}); a launch's rank needs it", endpoint(p), why),
@@ -256,6 +264,14 @@ void try_connections(TcpCheckRun& run) {
       ++result.tried;
       if (why.empty()) {
         ++result.opened;
+        continue;
+      }
+      if (!p.what.empty()) {
+        result.findings.push_back({p.connect_host, "",
+                                   fmt::format("cannot open a TCP connection to {} at {} for {} "
+                                               "({})",
+                                               p.listen_host, endpoint(p), p.what, why),
+                                   p.fix});
         continue;
       }
       result.findings.push_back(

@@ -16,6 +16,9 @@ struct TcpProbe {
   std::string listen_host, connect_host;  // cluster host names
   std::string address;                    // where listen_host listens
   int port = 0;
+  // An engine's probe: what needs the port ("vLLM --master-port") and the one fix of a refused
+  // connection; both "" for mlx.launch's ports, whose findings name --starting-port.
+  std::string what{}, fix{};
 };
 
 struct TcpCheckResult {

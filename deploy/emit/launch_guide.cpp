@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "deploy/emit/emit_formats.hpp"
+#include "deploy/emit/launch_troubleshooting.hpp"
 #include "deploy/emit/replica_launch.hpp"
 #include "deploy/layout/launch_nodes.hpp"
 #include "deploy/writers/exo_env.hpp"
@@ -131,6 +133,7 @@ std::string render_launch_guide(const EmitInput& in,
                ? "\nRay is not written: its file needs the ssh user (emit all --user NAME).\n"
                : "\nRay is not written: no engine of this plan runs on Ray here (vLLM on Ray "
                  "needs NVIDIA hosts).\n";
+  out += render_launch_troubleshooting(in, files);
   return out;
 }
 

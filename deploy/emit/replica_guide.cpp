@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "deploy/emit/launch_troubleshooting.hpp"
 #include "deploy/emit/replica_launch.hpp"
 #include "deploy/writers/mlx_launch.hpp"
 #include "deploy/writers/nginx_upstream.hpp"
@@ -98,6 +99,13 @@ std::string render_replica_guide(const EmitInput& in, const std::vector<ReplicaL
         "\nUnder Slurm instead of the replica steps: `sbatch --test-only slurm.sbatch` has the "
         "controller check it, then `sbatch slurm.sbatch` starts every replica as one heterogeneous "
         "job (a component per replica, on its nodes); nginx stays as above.\n";
+  // Each replica starts on its own hosts: its own ports and interfaces.
+  std::string hangs;
+  for (const ReplicaLaunch& r : replicas)
+    hangs +=
+        troubleshooting_sections(replica_input(in, r), files, fmt::format("replica-{}/", r.index),
+                                 fmt::format("Replica {}: ", r.index));
+  out += troubleshooting_section(hangs);
   return out;
 }
 

@@ -28,9 +28,12 @@ TEST(replica_launch_test, each_replica_builds_its_layout_once) {
   const EmitInput input = in->input();
   const std::vector<ReplicaLaunch> replicas = replica_launches(input);
   ASSERT_EQ(replicas.size(), 2u);
-  const LaunchLayout& first = replica_input(input, replicas[0]).layout();
-  EXPECT_EQ(&replica_input(input, replicas[0]).layout(), &first);
-  EXPECT_NE(&replica_input(input, replicas[1]).layout(), &first);
+  const EmitInput one = replica_input(input, replicas[0]);
+  const EmitInput again = replica_input(input, replicas[0]);
+  const EmitInput two = replica_input(input, replicas[1]);
+  const LaunchLayout& first = one.layout();
+  EXPECT_EQ(&again.layout(), &first);
+  EXPECT_NE(&two.layout(), &first);
   EXPECT_EQ(first.nodes.size(), 1u);
   EXPECT_EQ(first.nodes[0].host->name, "studio");
 }

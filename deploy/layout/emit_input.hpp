@@ -41,7 +41,9 @@ struct EmitInput {
 
   // The launch layout of the chosen backend (deploy/layout/launch_nodes.hpp): built once, a
   // failure listing the backend's problems when it is not valid.
-  const LaunchLayout& layout() const;
+  const LaunchLayout& layout() const&;
+  // Not on a temporary input: the layout lives in its slot, which may die with it.
+  const LaunchLayout& layout() const&& = delete;
 };
 
 }  // namespace meshplan

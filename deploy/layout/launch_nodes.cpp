@@ -97,8 +97,16 @@ bool in_subnet(const std::string& address, const std::string& cidr) {
   return (*net & mask) == (*host & mask);
 }
 
-// The fastest wired network (switch) that holds every rank, or nullptr.
-const Network* ranks_network(const Cluster& cluster, const std::vector<size_t>& ranks) {
+// Values printed outside any node: a line break in one would end a comment line early.
+void plain(const std::string& value, std::string_view what) {
+  for (char c : value)
+    if (std::iscntrl(static_cast<unsigned char>(c)))
+      throw input_error("{} \"{}\" contains a control character", what, value);
+}
+
+}  // namespace
+
+const Network* data_network(const Cluster& cluster, const std::vector<size_t>& ranks) {
   const Network* best = nullptr;
   for (const Network& net : cluster.networks) {
     if (net.kind == LinkKind::kWifi || net.subnet.empty()) continue;
@@ -110,15 +118,6 @@ const Network* ranks_network(const Cluster& cluster, const std::vector<size_t>& 
   }
   return best;
 }
-
-// Values printed outside any node: a line break in one would end a comment line early.
-void plain(const std::string& value, std::string_view what) {
-  for (char c : value)
-    if (std::iscntrl(static_cast<unsigned char>(c)))
-      throw input_error("{} \"{}\" contains a control character", what, value);
-}
-
-}  // namespace
 
 const std::string& LaunchLayout::reachable(size_t node, std::string_view why) const {
   const LaunchNode& n = nodes.at(node);
@@ -135,7 +134,7 @@ const std::string& LaunchLayout::reachable_interface(size_t node, std::string_vi
   return nodes.at(node).interface;
 }
 
-const LaunchLayout& EmitInput::layout() const {
+const LaunchLayout& EmitInput::layout() const& {
   if (!layout_slot->layout)
     layout_slot->layout = std::make_shared<const LaunchLayout>(build_launch_layout(*this));
   return *layout_slot->layout;
@@ -165,7 +164,7 @@ LaunchLayout build_launch_layout(const EmitInput& in) {
     if (!in.plan->transport.empty()) out.transport = in.plan->transport;
   }
   std::vector<size_t> ranks = in.topology.members(v.ranks);
-  const Network* network = out.transport == "network" ? ranks_network(in.cluster, ranks) : nullptr;
+  const Network* network = out.transport == "network" ? data_network(in.cluster, ranks) : nullptr;
   for (size_t i = 0; i < ranks.size(); ++i) {
     const Host& h = in.cluster.hosts[ranks[i]];
     LaunchNode n;

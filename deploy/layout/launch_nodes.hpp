@@ -19,6 +19,10 @@ namespace meshplan {
 // it through EmitInput::layout(), which builds it once.
 LaunchLayout build_launch_layout(const EmitInput& in);
 
+// The network the ranks' data goes over when they talk over one: the fastest wired network with a
+// subnet that holds every rank (LinkKind lists them fastest first), or nullptr.
+const Network* data_network(const Cluster& cluster, const std::vector<size_t>& ranks);
+
 // The address node `a` serves node `b` on: a's end of their first Thunderbolt cable (its /30 from
 // `meshplan setup`) when the ranks talk over Thunderbolt TCP, a's address on the ranks' data
 // network when they talk over one, else a's management address.

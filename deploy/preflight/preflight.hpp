@@ -1,7 +1,8 @@
 // `check --live`: the cables of the chosen backend (those of the plan's hosts when a plan is
 // given) tried from both ends over SSH, then the TCP connections its launch opens (mlx.launch's
-// ports, from lib/emit), and the report a user reads. It sits above lib/configure, which runs
-// the scripts, and lib/emit, which knows the launch's connections.
+// ports, from lib/emit; for an engine of Linux hosts, the engine's: engine_preflight.hpp), and the
+// report a user reads. It sits above lib/configure, which runs the scripts, and lib/emit, which
+// knows the launch's connections.
 #pragma once
 
 #include <functional>

@@ -50,13 +50,16 @@ struct ThunderboltPort {
 
 struct NetInterface {
   std::string name;  // "en0"
-  std::string kind;  // "ethernet", "wifi", "thunderbolt", "bridge", "other"
+  // "ethernet", "wifi", "thunderbolt", "bridge", "infiniband" (an IPoIB port such as ib0, its
+  // HCA in rdma_device) or "other"
+  std::string kind;
   std::string ipv4;
   int prefix = 0;
   double speed_gbps = 0;
   std::string mac;          // "b6:d4:2f:da:c0:d1" (Linux discovery)
   std::string state;        // operational state: "up", "down", ... (Linux discovery)
   std::string rdma_device;  // "mlx5_0" when /sys/class/infiniband names this interface
+  int mtu = 0;              // bytes, 0 when unknown (Linux discovery reads it)
   bool operator==(const NetInterface&) const = default;
 };
 
@@ -123,7 +126,7 @@ struct Cable {
   Endpoint b;
   LinkKind kind = LinkKind::kTb5;
   double speed_gbps = 0;
-  bool rdma = false;
+  bool rdma = false;  // RDMA over Thunderbolt 5, RoCE or InfiniBand (true unless said for IB)
   std::optional<double> latency_us;      // overrides the kind's default
   std::optional<double> bandwidth_gbps;  // gigabits per second, overrides the kind's default
   std::string measured;  // "2026-11-25" when latency/bandwidth were measured (check --measure)
@@ -136,6 +139,9 @@ struct Network {
   bool all_hosts = false;
   std::vector<std::string> hosts;
   std::string subnet;
+  // RoCE (Ethernet) or InfiniBand RDMA between its hosts; the reader makes it true for
+  // InfiniBand unless the file says otherwise.
+  bool rdma = false;
   std::optional<double> latency_us;
   std::optional<double> bandwidth_gbps;
   bool contains(std::string_view host) const;

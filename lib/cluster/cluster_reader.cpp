@@ -47,6 +47,22 @@ Endpoint read_endpoint(const DocNode& n, const Cluster& cluster) {
   return e;
 }
 
+// The rdma key of a cable, network or generator: InfiniBand is always RDMA, so it is the
+// default there; elsewhere RDMA is off unless the file turns it on.
+bool read_rdma(const DocNode& n, LinkKind kind) {
+  if (auto* v = n.find("rdma")) return v->as_bool();
+  return is_infiniband(kind);
+}
+
+// The refusal of `rdma: true` on Wi-Fi or Ethernet below 10 Gb/s: no RDMA NICs are made for them.
+[[noreturn]] void refuse_rdma(const DocNode& rdma, LinkKind kind, bool thunderbolt_too,
+                              std::string_view or_else = "") {
+  rdma.fail(fmt::format(
+      "rdma needs one of the kinds {}{}; got {}, which has no RDMA NICs (RoCE needs 10 GbE or "
+      "faster)",
+      rdma_link_kind_names(thunderbolt_too), or_else, name(kind)));
+}
+
 void read_host_refs(const DocNode& n, const Cluster& cluster, bool* all,
                     std::vector<std::string>* hosts) {
   if (n.is_string() && n.text() == "all") {
@@ -76,7 +92,7 @@ void read_generator(const DocNode& n, Cluster* cluster) {
         "unknown topology \"{}\"; expected one of: full-mesh, ring, chain, star, switch",
         g.topology));
   g.kind = read_kind(n.at("kind"));
-  if (auto* v = n.find("rdma")) g.rdma = v->as_bool();
+  g.rdma = read_rdma(n, g.kind);
   read_host_refs(n.at("hosts"), *cluster, &g.all_hosts, &g.hosts);
   if (auto* v = n.find("center")) {
     if (g.topology != "star") v->fail("center is only for topology: star");
@@ -86,8 +102,9 @@ void read_generator(const DocNode& n, Cluster* cluster) {
   if (auto* v = n.find("subnet")) g.subnet = v->as_string();
   if (auto* v = n.find("latency_us")) g.latency_us = read_positive(*v, "latency in microseconds");
   if (auto* v = n.find("bandwidth_gbps")) g.bandwidth_gbps = read_positive(*v, "bandwidth in Gb/s");
-  if (g.rdma && g.kind != LinkKind::kTb5)
+  if (g.rdma && is_thunderbolt(g.kind) && g.kind != LinkKind::kTb5)
     n.at("rdma").fail("rdma needs kind tb5 (RDMA over Thunderbolt needs Thunderbolt 5)");
+  if (g.rdma && !takes_rdma(g.kind)) refuse_rdma(n.at("rdma"), g.kind, true);
   g.where = n.where().describe();
   g.position = cluster->cables.size();
   cluster->generators.push_back(std::move(g));
@@ -115,13 +132,18 @@ void read_cable(const DocNode& n, const Catalog& catalog, Cluster* cluster) {
   c.kind = read_kind(n.at("kind"));
   c.speed_gbps = catalog.default_speed_gbps(c.kind);
   if (auto* v = n.find("speed_gbps")) c.speed_gbps = read_positive(*v, "speed in Gb/s");
-  if (auto* v = n.find("rdma")) c.rdma = v->as_bool();
-  // A direct network cable records RDMA (RoCE, InfiniBand) when both of its ends have it.
+  c.rdma = read_rdma(n, c.kind);
+  // A direct network cable records RDMA (RoCE, InfiniBand) when both of its ends have it,
+  // whatever its kind (discovery names the kind from the port's speed).
   bool network_ends = !c.a.interface.empty() && !c.b.interface.empty();
-  if (c.rdma && c.kind != LinkKind::kTb5 && !network_ends)
-    n.at("rdma").fail(
-        "rdma needs kind tb5 (RDMA over Thunderbolt needs Thunderbolt 5) or, for a direct "
-        "network cable, an interface at both ends");
+  if (c.rdma && !takes_rdma(c.kind) && !network_ends) {
+    if (is_thunderbolt(c.kind))
+      n.at("rdma").fail(
+          "rdma needs kind tb5 (RDMA over Thunderbolt needs Thunderbolt 5) or, for a direct "
+          "network cable, an interface at both ends");
+    refuse_rdma(n.at("rdma"), c.kind, true,
+                " or, for a direct network cable, an interface at both ends");
+  }
   if (auto* v = n.find("latency_us")) c.latency_us = read_positive(*v, "latency in microseconds");
   if (auto* v = n.find("bandwidth_gbps")) c.bandwidth_gbps = read_positive(*v, "bandwidth in Gb/s");
   if (auto* v = n.find("measured")) {
@@ -132,15 +154,17 @@ void read_cable(const DocNode& n, const Catalog& catalog, Cluster* cluster) {
   cluster->cables.push_back(std::move(c));
 }
 
-// A shared network {kind, hosts}.
+// A shared network {kind, hosts}, RoCE or InfiniBand when it says rdma.
 void read_network(const DocNode& n, Cluster* cluster) {
-  n.check_keys({"kind", "hosts", "subnet", "latency_us", "bandwidth_gbps"});
+  n.check_keys({"kind", "hosts", "subnet", "rdma", "latency_us", "bandwidth_gbps"});
   Network net;
   net.kind = read_kind(n.at("kind"));
   if (is_thunderbolt(net.kind))
     n.at("kind").fail("a shared network cannot be Thunderbolt; use cables or topology: full-mesh");
   read_host_refs(n.at("hosts"), *cluster, &net.all_hosts, &net.hosts);
   if (auto* v = n.find("subnet")) net.subnet = v->as_string();
+  net.rdma = read_rdma(n, net.kind);
+  if (net.rdma && !takes_rdma(net.kind)) refuse_rdma(n.at("rdma"), net.kind, false);
   if (auto* v = n.find("latency_us")) net.latency_us = read_positive(*v, "latency in microseconds");
   if (auto* v = n.find("bandwidth_gbps"))
     net.bandwidth_gbps = read_positive(*v, "bandwidth in Gb/s");

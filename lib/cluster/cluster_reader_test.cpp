@@ -265,11 +265,94 @@ TEST(cluster_reader_test, a_direct_network_cable_by_interface_names) {
                        "enp1s0f0np0}, kind: 10gbe}\n")
                 .find("host spark-1 has no interface \"eth7\"; its interfaces are enp1s0f0np0"),
             std::string::npos);
+  // Below 10 GbE only a cable with an interface at both ends may record RDMA (as discovery does).
   EXPECT_NE(load_error(std::string(kSparks) +
-                       "  - {a: {host: spark-1, interface: enp1s0f0np0}, b: spark-2, kind: 10gbe, "
+                       "  - {a: {host: spark-1, interface: enp1s0f0np0}, b: spark-2, kind: 5gbe, "
                        "rdma: true}\n")
-                .find("an interface at both ends"),
+                .find("an interface at both ends; got 5gbe"),
             std::string::npos);
+  EXPECT_EQ(load_error(std::string(kSparks) +
+                       "  - {a: {host: spark-1, interface: enp1s0f0np0}, b: {host: spark-2, "
+                       "interface: enp1s0f0np0}, kind: 1gbe, rdma: true}\n"),
+            "no error");
+}
+
+constexpr const char* kGpuNodes = R"(
+hosts:
+  - name: gpu-1
+    os: linux
+    interfaces:
+      - {name: ib0, kind: infiniband, ipv4: 10.9.0.1, prefix: 24, rdma_device: mlx5_0}
+  - name: gpu-2
+    os: linux
+links:
+)";
+
+TEST(cluster_reader_test, roce_and_infiniband_networks_carry_rdma) {
+  Cluster c = load(std::string(kGpuNodes) +
+                   "  - {kind: 100gbe, rdma: true, hosts: all, subnet: 10.1.0.0/24}\n"
+                   "  - {kind: ib-ndr, hosts: all}\n"
+                   "  - {kind: ib-hdr, rdma: false, hosts: [gpu-1, gpu-2]}\n"
+                   "  - {kind: 10gbe, hosts: all}\n"
+                   "  - {a: {host: gpu-1, interface: ib0}, b: gpu-2, kind: ib-hdr}\n"
+                   "  - {a: gpu-1, b: gpu-2, kind: 25gbe, rdma: true}\n");
+  ASSERT_EQ(c.networks.size(), 4u);
+  EXPECT_TRUE(c.networks[0].rdma);
+  EXPECT_TRUE(c.networks[1].rdma) << "InfiniBand is RDMA unless it says otherwise";
+  EXPECT_FALSE(c.networks[2].rdma);
+  EXPECT_FALSE(c.networks[3].rdma);
+  ASSERT_EQ(c.cables.size(), 2u);
+  EXPECT_TRUE(c.cables[0].rdma);
+  EXPECT_TRUE(c.cables[1].rdma);
+  EXPECT_EQ(c.hosts[0].interfaces[0].kind, "infiniband");
+  EXPECT_EQ(c.hosts[0].interfaces[0].rdma_device, "mlx5_0");
+  // Written back only where it is not the default, and read back the same.
+  std::string json = write_cluster_json(c);
+  EXPECT_NE(json.find("\"kind\": \"infiniband\""), std::string::npos) << json;
+  ojson links = cluster_to_json(c)["links"];
+  EXPECT_EQ(links[2]["rdma"], true);
+  EXPECT_FALSE(links[3].contains("rdma"));
+  EXPECT_EQ(links[4]["rdma"], false);
+  EXPECT_FALSE(links[5].contains("rdma"));
+  Cluster again = load(json, "c.json");
+  EXPECT_EQ(again, c);
+  EXPECT_EQ(write_cluster_json(again), json);
+}
+
+TEST(cluster_reader_test, rdma_is_refused_where_no_rdma_nic_is_made) {
+  std::string e = load_error(std::string(kGpuNodes) + "  - {kind: wifi, rdma: true, hosts: all}\n");
+  EXPECT_NE(e.find("c.yaml:10:"), std::string::npos) << e;
+  EXPECT_NE(e.find("rdma needs one of the kinds ib-ndr, ib-hdr, 400gbe, 200gbe, 100gbe, 25gbe, "
+                   "10gbe; got wifi, which has no RDMA NICs (RoCE needs 10 GbE or faster)"),
+            std::string::npos)
+      << e;
+  e = load_error(std::string(kGpuNodes) + "  - {a: gpu-1, b: gpu-2, kind: 1gbe, rdma: true}\n");
+  EXPECT_NE(e.find("c.yaml:10:"), std::string::npos) << e;
+  EXPECT_NE(e.find("rdma needs one of the kinds tb5, ib-ndr, ib-hdr, 400gbe, 200gbe, 100gbe, "
+                   "25gbe, 10gbe or, for a direct network cable, an interface at both ends; got "
+                   "1gbe"),
+            std::string::npos)
+      << e;
+  // A network's rdma is a boolean like a cable's.
+  e = load_error(std::string(kGpuNodes) + "  - {kind: 100gbe, rdma: roce, hosts: all}\n");
+  EXPECT_NE(e.find("c.yaml:10:"), std::string::npos) << e;
+}
+
+TEST(cluster_reader_test, interface_kinds) {
+  std::string e = load_error("hosts:\n  - name: a\n    interfaces: [{name: ib0, kind: ipoib}]\n");
+  EXPECT_NE(e.find("expected interface kind ethernet, wifi, thunderbolt, bridge, infiniband or "
+                   "other, got \"ipoib\""),
+            std::string::npos)
+      << e;
+}
+
+TEST(cluster_reader_test, an_interfaces_mtu_is_read_and_checked) {
+  Cluster c = load_cluster("hosts:\n  - name: a\n    interfaces: [{name: eth0, mtu: 9000}]\n",
+                           "c.yaml", Catalog::builtin());
+  EXPECT_EQ(c.hosts[0].interfaces[0].mtu, 9000);
+  std::string e = load_error("hosts:\n  - name: a\n    interfaces: [{name: eth0, mtu: 20}]\n");
+  EXPECT_NE(e.find("c.yaml:3"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected an MTU in bytes from 68 to 1048576, got 20"), std::string::npos) << e;
 }
 
 TEST(cluster_reader_test, more_hosts_than_the_limit_are_refused_before_reading_them) {

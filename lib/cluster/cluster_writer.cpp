@@ -27,6 +27,7 @@ ojson interface_json(const NetInterface& i) {
   if (!i.mac.empty()) j["mac"] = i.mac;
   if (!i.state.empty()) j["state"] = i.state;
   if (!i.rdma_device.empty()) j["rdma_device"] = i.rdma_device;
+  if (i.mtu > 0) j["mtu"] = i.mtu;
   return j;
 }
 
@@ -139,6 +140,8 @@ ojson cluster_to_json(const Cluster& cluster) {
     else
       l["hosts"] = n.hosts;
     if (!n.subnet.empty()) l["subnet"] = n.subnet;
+    // Only where it differs from the reader's default (InfiniBand is RDMA unless it says no).
+    if (n.rdma != is_infiniband(n.kind)) l["rdma"] = n.rdma;
     if (n.latency_us) l["latency_us"] = json_number(*n.latency_us);
     if (n.bandwidth_gbps) l["bandwidth_gbps"] = json_number(*n.bandwidth_gbps);
     links.push_back(l);

@@ -75,6 +75,7 @@ Network switch_network(const GeneratorSpec& g, const std::vector<std::string>& n
   net.all_hosts = g.all_hosts;
   net.hosts = g.all_hosts ? std::vector<std::string>{} : names;
   net.subnet = g.subnet;
+  net.rdma = g.rdma;
   net.latency_us = g.latency_us;
   net.bandwidth_gbps = g.bandwidth_gbps;
   return net;
@@ -172,7 +173,8 @@ void expand_generators(Cluster& cluster, const Catalog& catalog) {
           end->port = take_port(h, g.kind, used, catalog, g.where, need);
         }
       }
-      if (g.rdma) {
+      // RDMA over Thunderbolt is switched on per Mac (rdma_ctl); RoCE and InfiniBand are not.
+      if (g.rdma && g.kind == LinkKind::kTb5) {
         for (const auto& name : {c.a.host, c.b.host}) {
           Host* h = cluster.find_host(name);
           if (!h->rdma_enabled) h->rdma_enabled = true;

@@ -106,6 +106,55 @@ TEST(generators_test, explicit_cables_keep_their_ports_and_generators_avoid_them
   EXPECT_EQ(c.cables[2].a.port, "2");  // mini-1's port 1 is taken
 }
 
+std::string linux_nodes(int n) {
+  std::string s = "hosts:\n";
+  for (int i = 1; i <= n; ++i)
+    s += "  - {name: node-" + std::to_string(i) + ", os: linux}\n";
+  return s;
+}
+
+TEST(generators_test, a_roce_switch_is_an_rdma_network) {
+  Cluster c = load(linux_nodes(3) +
+                   "links:\n  - {topology: switch, kind: 100gbe, rdma: true, hosts: all}\n"
+                   "  - {topology: switch, kind: ib-ndr, hosts: [node-1, node-2]}\n"
+                   "  - {topology: switch, kind: 10gbe, hosts: all}\n");
+  ASSERT_EQ(c.networks.size(), 3u);
+  EXPECT_TRUE(c.networks[0].all_hosts);
+  EXPECT_TRUE(c.networks[0].rdma);
+  EXPECT_TRUE(c.networks[1].rdma) << "InfiniBand is RDMA unless it says otherwise";
+  EXPECT_FALSE(c.networks[2].rdma);
+}
+
+TEST(generators_test, roce_and_infiniband_cables_from_generators) {
+  Cluster c = load(linux_nodes(3) +
+                   "links:\n  - {topology: full-mesh, kind: 25gbe, rdma: true, hosts: all}\n"
+                   "  - {topology: chain, kind: ib-hdr, hosts: [node-1, node-2]}\n");
+  ASSERT_EQ(c.cables.size(), 4u);
+  for (const auto& cable : c.cables) {
+    EXPECT_TRUE(cable.rdma);
+    EXPECT_TRUE(cable.a.port.empty());
+  }
+  EXPECT_EQ(c.cables[3].kind, LinkKind::kIbHdr);
+  // rdma_enabled is the Mac's switch for RDMA over Thunderbolt; Linux hosts keep theirs unset.
+  for (const auto& h : c.hosts)
+    EXPECT_FALSE(h.rdma_enabled.has_value()) << h.name;
+}
+
+TEST(generators_test, rdma_on_kinds_without_rdma_nics_is_refused) {
+  std::string msg = load_error(
+      linux_nodes(2) + "links:\n  - {topology: switch, kind: 1gbe, rdma: true, hosts: all}\n");
+  EXPECT_NE(msg.find("g.yaml:5:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("rdma needs one of the kinds tb5, ib-ndr, ib-hdr, 400gbe, 200gbe, 100gbe, "
+                     "25gbe, 10gbe; got 1gbe, which has no RDMA NICs"),
+            std::string::npos)
+      << msg;
+  msg = load_error(minis(2) + "links:\n  - {topology: ring, kind: tb4, rdma: true, hosts: all}\n");
+  EXPECT_NE(msg.find("g.yaml:5:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("rdma needs kind tb5 (RDMA over Thunderbolt needs Thunderbolt 5)"),
+            std::string::npos)
+      << msg;
+}
+
 TEST(generators_test, switch_cannot_be_thunderbolt) {
   EXPECT_NE(load_error(minis(2) + "links:\n  - {topology: switch, kind: tb5, hosts: all}\n")
                 .find("network kind"),

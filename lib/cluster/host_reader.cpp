@@ -126,16 +126,18 @@ ThunderboltPort read_port(const DocNode& n) {
 }
 
 NetInterface read_interface(const DocNode& n) {
-  n.check_keys({"name", "kind", "ipv4", "prefix", "speed_gbps", "mac", "state", "rdma_device"});
+  n.check_keys(
+      {"name", "kind", "ipv4", "prefix", "speed_gbps", "mac", "state", "rdma_device", "mtu"});
   NetInterface i;
   i.name = read_device_name(n.at("name"));
   if (auto* v = n.find("kind")) {
     i.kind = v->as_string();
-    static const std::set<std::string> kinds = {"ethernet", "wifi", "thunderbolt", "bridge",
-                                                "other"};
+    static const std::set<std::string> kinds = {"ethernet", "wifi",       "thunderbolt",
+                                                "bridge",   "infiniband", "other"};
     if (!kinds.count(i.kind))
       v->fail(fmt::format(
-          "expected interface kind ethernet, wifi, thunderbolt, bridge or other, got \"{}\"",
+          "expected interface kind ethernet, wifi, thunderbolt, bridge, infiniband or other, got "
+          "\"{}\"",
           i.kind));
   }
   if (auto* v = n.find("ipv4")) i.ipv4 = read_ipv4(*v, &i.prefix);
@@ -144,6 +146,12 @@ NetInterface read_interface(const DocNode& n) {
   if (auto* v = n.find("mac")) i.mac = v->as_string();
   if (auto* v = n.find("state")) i.state = v->as_string();
   if (auto* v = n.find("rdma_device")) i.rdma_device = read_device_name(*v);
+  if (auto* v = n.find("mtu")) {
+    double mtu = v->as_number();
+    if (!(mtu >= 68 && mtu <= 1048576) || mtu != static_cast<int>(mtu))
+      v->fail(fmt::format("expected an MTU in bytes from 68 to 1048576, got {}", mtu));
+    i.mtu = static_cast<int>(mtu);
+  }
   return i;
 }
 

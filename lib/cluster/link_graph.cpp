@@ -90,6 +90,7 @@ LinkFigures cable_figures(const Cluster& cluster, size_t cable_index, const Cata
   }
   f.rdma_cable =
       c.kind == LinkKind::kTb5 && c.rdma && port_is_tb5(a, c.a.port) && port_is_tb5(b, c.b.port);
+  f.fabric_rdma = !f.thunderbolt && c.rdma;
   return f;
 }
 
@@ -104,6 +105,7 @@ LinkFigures network_figures(const Cluster& cluster, size_t network_index, const 
   f.tcp_latency_s = f.latency_s;
   f.tcp_bandwidth = f.bandwidth;
   f.network = static_cast<int>(network_index);
+  f.fabric_rdma = n.rdma;
   return f;
 }
 

@@ -27,6 +27,9 @@ struct LinkFigures {
   double speed_gbps = 0;    // the cable's link speed, 0 when unknown
   int generation = 0;       // Thunderbolt: the lower generation of the two ports (0 unknown)
   bool rdma_cable = false;  // the cable itself can carry RDMA (TB5 ports, rdma on), hosts aside
+  // RoCE or InfiniBand RDMA on a network cable or a shared network, as the file says (what NCCL
+  // uses). Not `rdma`, which is RDMA over Thunderbolt 5 for MLX (JACCL) and the kRdma transport.
+  bool fabric_rdma = false;
 
   // One-way time to move `bytes`.
   double hop_time(double bytes) const { return latency_s + bytes / bandwidth; }

@@ -77,6 +77,30 @@ bool is_infiniband(LinkKind kind) {
   return kind == LinkKind::kIbNdr || kind == LinkKind::kIbHdr;
 }
 
+bool takes_rdma(LinkKind kind) {
+  switch (kind) {
+    case LinkKind::kTb4:
+    case LinkKind::kTb3:
+    case LinkKind::k5gbe:
+    case LinkKind::k2_5gbe:
+    case LinkKind::k1gbe:
+    case LinkKind::kWifi:
+      return false;
+    default:
+      return true;
+  }
+}
+
+std::string rdma_link_kind_names(bool with_thunderbolt) {
+  std::string out;
+  for (const auto& k : kKinds) {
+    if (!takes_rdma(k.value) || (!with_thunderbolt && is_thunderbolt(k.value))) continue;
+    if (!out.empty()) out += ", ";
+    out += k.name;
+  }
+  return out;
+}
+
 LinkKind ethernet_kind_for_speed(double speed_gbps) {
   if (speed_gbps >= 400) return LinkKind::k400gbe;
   if (speed_gbps >= 200) return LinkKind::k200gbe;

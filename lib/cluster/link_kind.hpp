@@ -44,6 +44,12 @@ std::string_view link_figures_name(LinkKind kind, bool rdma);
 
 bool is_thunderbolt(LinkKind kind);
 bool is_infiniband(LinkKind kind);
+// Whether a link of this kind may carry RDMA: Thunderbolt 5, InfiniBand, and RoCE on Ethernet of
+// 10 Gb/s and faster (RDMA NICs start there; Wi-Fi and slower Ethernet have none).
+bool takes_rdma(LinkKind kind);
+// The kinds that take rdma, comma-separated in table order, for messages; a shared network
+// cannot be Thunderbolt, so `with_thunderbolt` false leaves tb5 out.
+std::string rdma_link_kind_names(bool with_thunderbolt);
 // The Ethernet kind of a port running at this speed (Gb/s): 400gbe down to 1gbe.
 LinkKind ethernet_kind_for_speed(double speed_gbps);
 

@@ -26,6 +26,18 @@ TEST(link_kind_test, display_and_figures_names) {
   EXPECT_EQ(link_figures_name(LinkKind::k100gbe, true), "100gbe");
 }
 
+TEST(link_kind_test, rdma_on_tb5_infiniband_and_ethernet_from_10gbe) {
+  EXPECT_TRUE(takes_rdma(LinkKind::kTb5));
+  EXPECT_FALSE(takes_rdma(LinkKind::kTb4));
+  EXPECT_TRUE(takes_rdma(LinkKind::kIbHdr));
+  EXPECT_TRUE(takes_rdma(LinkKind::k10gbe));
+  EXPECT_FALSE(takes_rdma(LinkKind::k5gbe));
+  EXPECT_FALSE(takes_rdma(LinkKind::kWifi));
+  EXPECT_EQ(rdma_link_kind_names(true),
+            "tb5, ib-ndr, ib-hdr, 400gbe, 200gbe, 100gbe, 25gbe, 10gbe");
+  EXPECT_EQ(rdma_link_kind_names(false), "ib-ndr, ib-hdr, 400gbe, 200gbe, 100gbe, 25gbe, 10gbe");
+}
+
 TEST(link_kind_test, an_unknown_name_gets_the_nearest_and_the_list) {
   EXPECT_FALSE(find_link_kind("tb6"));
   try {

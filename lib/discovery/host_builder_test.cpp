@@ -282,6 +282,7 @@ TEST(host_builder_test, an_hgx_host_records_each_gpus_nic_and_the_nics_rates) {
   EXPECT_EQ(b.host.gpus[3].nic, "NIC5");
   EXPECT_EQ(b.host.gpus[7].nic, "NIC9");
   ASSERT_EQ(b.host.interfaces.size(), 1u);
+  EXPECT_EQ(b.host.interfaces[0].kind, "infiniband") << "IPoIB: link_type infiniband";
   EXPECT_EQ(b.host.interfaces[0].rdma_device, "mlx5_0");
   EXPECT_DOUBLE_EQ(b.host.interfaces[0].speed_gbps, 400);
   // What discovery found survives the cluster file.

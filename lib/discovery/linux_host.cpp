@@ -114,14 +114,16 @@ void HostBuild::add_ip_interfaces() {
         if (i.link_type == "loopback") continue;
         NetInterface n;
         n.name = i.name;
-        n.kind = i.name.rfind("wl", 0) == 0 ? "wifi"
-                 : i.link_type == "ether"   ? "ethernet"
-                                            : "other";
+        n.kind = i.name.rfind("wl", 0) == 0    ? "wifi"
+                 : i.link_type == "ether"      ? "ethernet"
+                 : i.link_type == "infiniband" ? "infiniband"  // IPoIB (ib0)
+                                               : "other";
         if (valid_ipv4(i.ipv4) && i.prefix >= 0 && i.prefix <= 32) {
           n.ipv4 = i.ipv4;
           n.prefix = i.prefix;
         }
         n.mac = i.mac;
+        n.mtu = i.mtu;
         n.state = lower_text(i.operstate);
         h.interfaces.push_back(std::move(n));
       }

@@ -125,6 +125,9 @@ std::vector<LinuxInterface> parse_ip_addr(std::string_view json_text) {
       i.link_type = j["link_type"].get<std::string>();
     if (j.contains("operstate") && j["operstate"].is_string())
       i.operstate = j["operstate"].get<std::string>();
+    if (j.contains("mtu") && j["mtu"].is_number_integer() && j["mtu"].get<int64_t>() > 0 &&
+        j["mtu"].get<int64_t>() <= 1 << 20)
+      i.mtu = static_cast<int>(j["mtu"].get<int64_t>());
     if (j.contains("address") && j["address"].is_string() && i.link_type == "ether")
       i.mac = j["address"].get<std::string>();
     if (j.contains("flags") && j["flags"].is_array()) {

@@ -38,6 +38,7 @@ struct LinuxInterface {
   std::string ipv4;       // first IPv4 address
   int prefix = 0;
   std::string mac;                     // "address" of an ether link
+  int mtu = 0;                         // 0 when not given
   std::vector<std::string> addresses;  // every IPv4 address, "a.b.c.d/p"
 };
 

@@ -70,6 +70,8 @@ TEST(linux_parsers_test, ip_addr_json_compact_and_pretty) {
     EXPECT_EQ(ifs[2].ipv4, "10.10.0.1");
     EXPECT_EQ(ifs[2].prefix, 24);
     EXPECT_TRUE(ifs[2].up);
+    EXPECT_EQ(ifs[0].mtu, 65536);
+    EXPECT_EQ(ifs[2].mtu, 1500);
     EXPECT_EQ(ifs[4].name, "ens1f0np0");
     EXPECT_EQ(ifs[4].ipv4, "192.168.100.1");
     EXPECT_EQ(ifs[4].prefix, 30);
