@@ -225,10 +225,12 @@ ojson check_report_json(const CheckReport& r) {
   j["rdma_cables"] = r.rdma_cables;
   j["networks"] = r.networks;
   j["requested"] = r.requested;
-  j["backend"] = r.chosen.empty() ? ojson(nullptr) : ojson(r.chosen);
+  // Without Macs the backends were checked only to lay the engine's launch out: not reported.
+  j["backend"] = r.chosen.empty() || !r.mlx_checked ? ojson(nullptr) : ojson(r.chosen);
   j["ok"] = r.ok();
   ojson backends = ojson::array();
   for (const auto& b : r.backends) {
+    if (!r.mlx_checked) break;
     ojson x;
     x["backend"] = b.backend;
     x["valid"] = b.valid;

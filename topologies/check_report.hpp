@@ -122,7 +122,8 @@ struct CheckReport {
   std::vector<PlannedSubnet> subnets;
   std::optional<HostfileVerdict> hostfile;
   // MLX's backends are checked where Macs are present or a backend is asked for; a cluster of
-  // Linux hosts gets its engine's check instead.
+  // Linux hosts gets its engine's check instead (the backends are still evaluated, since the
+  // launch is laid out over one, but not reported).
   bool mlx_checked = true;
   std::optional<EngineVerdict> engine;
 
