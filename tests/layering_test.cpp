@@ -121,33 +121,38 @@ std::vector<std::string> climbing_includes(
   return out;
 }
 
-// A loop among the libraries' `uses` ("a -> b -> a"), or "" when there is none.
-std::string library_loop(const std::map<std::string, Library>& layers) {
+// A loop in a graph of names ("a -> b -> a"), or "" when there is none.
+std::string loop_in(std::map<std::string, std::set<std::string>> edges) {
   std::map<std::string, int> state;  // 1 on the path, 2 done
   std::vector<std::string> path;
   std::string loop;
   std::function<bool(const std::string&)> visit = [&](const std::string& u) {
     state[u] = 1;
     path.push_back(u);
-    auto lib = layers.find(u);
-    if (lib != layers.end()) {
-      for (const std::string& v : lib->second.uses) {
-        if (state[v] == 1) {
-          for (auto it = std::find(path.begin(), path.end(), v); it != path.end(); ++it)
-            loop += *it + " -> ";
-          loop += v;
-          return true;
-        }
-        if (state[v] == 0 && visit(v)) return true;
+    for (const std::string& v : edges[u]) {
+      if (state[v] == 1) {
+        for (auto it = std::find(path.begin(), path.end(), v); it != path.end(); ++it)
+          loop += *it + " -> ";
+        loop += v;
+        return true;
       }
+      if (state[v] == 0 && visit(v)) return true;
     }
     path.pop_back();
     state[u] = 2;
     return false;
   };
-  for (const auto& [u, _] : layers)
+  for (const auto& [u, _] : std::map<std::string, std::set<std::string>>(edges))
     if (state[u] == 0 && visit(u)) break;
   return loop;
+}
+
+// A loop among the libraries' `uses` ("a -> b -> a"), or "" when there is none.
+std::string library_loop(const std::map<std::string, Library>& layers) {
+  std::map<std::string, std::set<std::string>> edges;
+  for (const auto& [name, lib] : layers)
+    edges[name].insert(lib.uses.begin(), lib.uses.end());
+  return loop_in(edges);
 }
 
 // The layer of a library folder: lib/ 0, topologies/ 1, solvers/ and deploy/ 2 (side by side),
@@ -171,29 +176,7 @@ std::string unit_loop(const std::map<std::string, std::string>& files) {
       if (to != from) edges[from].insert(to);
     }
   }
-  std::map<std::string, int> state;  // 1 on the path, 2 done
-  std::vector<std::string> path;
-  std::string loop;
-  std::function<bool(const std::string&)> visit = [&](const std::string& u) {
-    state[u] = 1;
-    path.push_back(u);
-    for (const std::string& v : edges[u]) {
-      if (state[v] == 1) {
-        auto start = std::find(path.begin(), path.end(), v);
-        for (auto it = start; it != path.end(); ++it)
-          loop += *it + " -> ";
-        loop += v;
-        return true;
-      }
-      if (state[v] == 0 && visit(v)) return true;
-    }
-    path.pop_back();
-    state[u] = 2;
-    return false;
-  };
-  for (const auto& [u, _] : edges)
-    if (state[u] == 0 && visit(u)) break;
-  return loop;
+  return loop_in(edges);
 }
 
 const std::map<std::string, Library>& layers() {
