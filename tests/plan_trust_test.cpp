@@ -238,8 +238,13 @@ links:
           i.contains("fix") && i["fix"].is_string() ? i["fix"].get<std::string>() : "";
       EXPECT_EQ(fix.find("connect"), std::string::npos) << i;
     }
-  // JACCL says why it does not apply.
+  // No Mac: vLLM's launch is checked, not MLX's backends.
+  EXPECT_EQ(report["engine"]["engine"], "vllm") << r.out;
+  EXPECT_EQ(report["mlx_backends_checked"], false);
+  // Asked for, JACCL says why it does not apply.
+  r = run_meshplan({"check", "-c", linux_cluster, "--backend", "jaccl", "--json"});
   EXPECT_NE(r.out.find("runs on Macs only"), std::string::npos) << r.out;
+  EXPECT_EQ(json::parse(r.out)["mlx_backends_checked"], true);
 }
 
 TEST(plan_trust_test, small_hosts_are_left_out_and_flags_that_do_not_apply_are_refused) {
