@@ -48,8 +48,8 @@ void add_plan_request_options(CLI::App* sub, PlanRequestArgs& a) {
   sub->add_option("--solver", a.request.solver,
                   "optimal (best hosts, ring order and layer ranges; exact up to 12 hosts), even "
                   "(mlx-lm's equal split), proportional (exo 1.0's "
-                  "memory-proportional split) or proportional-v0 (exo 0.0.x); ilp: place experts "
-                  "with GLPK's "
+                  "memory-proportional split) or proportional-v0 (exo 0.0.x): each plans a "
+                  "pipeline (--strategy auto becomes pipeline); ilp: place experts with GLPK's "
                   "integer program (expert parallel)")
       ->check(CLI::IsMember({"optimal", "even", "proportional", "proportional-v0", "ilp"}))
       ->capture_default_str();

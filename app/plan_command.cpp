@@ -1,3 +1,6 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <memory>
 
 #include "app/commands.hpp"
@@ -105,6 +108,34 @@ int run_workload(const PlanOptions& o, const PlanRequest& request, AppContext& c
   return 0;
 }
 
+// A plan no engine runs has nothing to launch: its last line says what would run it instead,
+// the engines that load this layout as planned, else those that run a layout of their own.
+std::string no_engine_line(const Plan& plan, const Cluster& cluster, const Catalog& catalog) {
+  const std::vector<std::string> hosts = plan_hosts(plan);
+  std::vector<std::string> as_planned, own;
+  for (const Engine& e : engines()) {
+    if (!runs_on(e, cluster, catalog, hosts)) continue;
+    (layout_refusal(e, plan).empty() ? as_planned : own)
+        .push_back("--engine " + std::string(e.name));
+  }
+  std::string why = plan.engine_reason;
+  if (why.rfind("none: ", 0) == 0) why = why.substr(6);
+  std::string out = fmt::format("Not launched: no engine is chosen for this plan ({})", why);
+  // No engine follows a routing table, whatever --engine says: another strategy is needed.
+  if (plan.routing && !own.empty())
+    return out + fmt::format("; plan again with --strategy pipeline (or auto) and {}\n",
+                             fmt::join(own, " or "));
+  if (!as_planned.empty())
+    return out + fmt::format("; plan again with {} (runs this layout as planned), then emit all\n",
+                             fmt::join(as_planned, " or "));
+  if (!own.empty())
+    return out + fmt::format(
+                     "; plan again with {} for a layout that engine runs with its own "
+                     "split\n",
+                     fmt::join(own, " or "));
+  return out + "; no engine runs on these hosts\n";
+}
+
 // The plan's last line: the command that writes its launch files (LAUNCH.md says what to run).
 std::string launch_line(const std::string& cluster, const std::string& output) {
   const std::string c = cluster == "-" ? "CLUSTER" : shell_quote(cluster);
@@ -179,7 +210,8 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
     ctx.console.data(json);
   else if (o.output != "-")
     ctx.console.data(render_plan(plan) + render_engine_verdicts(plan, cluster, ctx.catalog) +
-                     launch_line(a.cluster, o.output));
+                     (find_engine(plan.engine) ? launch_line(a.cluster, o.output)
+                                               : no_engine_line(plan, cluster, ctx.catalog)));
   step("output");
   std::string spent;
   for (const auto& [name, s] : timings)

@@ -56,6 +56,12 @@ void expect_engine_files(const fs::path& dir, const std::string& engine, const j
   const size_t ranks = layout["ranks"].size();
   if (engine == "mlx-lm") {
     const std::string launch = read_text((dir / "mlx-launch.sh").string());
+    if (ranks == 1) {
+      // One rank runs mlx_lm.server alone, without mlx.launch.
+      EXPECT_NE(launch.find("\nmlx_lm.server --model "), std::string::npos) << where << launch;
+      EXPECT_EQ(launch.find("\nmlx.launch "), std::string::npos) << where << launch;
+      return;
+    }
     EXPECT_NE(launch.find(fmt::format("mlx.launch over {} ranks", ranks)), std::string::npos)
         << where << launch;
     EXPECT_EQ(launch.find("--pipeline --host") != std::string::npos,

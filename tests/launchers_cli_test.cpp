@@ -240,7 +240,9 @@ TEST(launchers_cli_test, emit_all_writes_every_applicable_file_and_the_guide) {
   EXPECT_EQ(read_text(dir + "/slurm.sbatch"), emit("slurm"));
   EXPECT_EQ(read_text(dir + "/openmpi.hostfile"), emit("openmpi-hostfile"));
   std::string guide = read_text(dir + "/LAUNCH.md");
-  EXPECT_NE(guide.find("| 0 | node-b | `node-b` | 127.0.0.2 | [0, 10) |"), std::string::npos)
+  // The plan's rank and mlx-lm's (its pipeline numbers from the last stage) side by side.
+  EXPECT_NE(guide.find("| rank | mlx rank | host |"), std::string::npos) << guide;
+  EXPECT_NE(guide.find("| 0 | 2 | node-b | `node-b` | 127.0.0.2 | [0, 10) |"), std::string::npos)
       << guide;
   EXPECT_NE(guide.find("line on node-a"), std::string::npos) << guide;  // llama-server: last rank
   EXPECT_NE(guide.find("mlx-lm 0.32.0"), std::string::npos) << guide;   // cannot take the split

@@ -22,6 +22,17 @@ std::string machine_label(const TopologyContext& ctx, size_t h) {
   return m ? fmt::format("{} ({})", host_name(ctx, h), m->name) : host_name(ctx, h);
 }
 
+// Whether a Thunderbolt cable may be advised for host h: it has Thunderbolt ports, or it is a Mac
+// whose ports the file does not list. Linux hosts and NVIDIA machines have none to plug.
+bool takes_thunderbolt(const TopologyContext& ctx, size_t h) {
+  if (!ctx.fabric.ports(h).empty()) return true;
+  const Host& host = ctx.cluster.hosts[h];
+  if (host.os.kind == "macos") return true;
+  if (host.os.kind == "linux" || !host.gpus.empty()) return false;
+  const ChipSpec* chip = host.chip.empty() ? nullptr : ctx.catalog.find_chip(host.chip);
+  return !chip || chip->vendor == "apple";
+}
+
 std::string cables_fix(const std::vector<CableToAdd>& cables) {
   std::string out;
   for (const auto& c : cables)
@@ -212,22 +223,30 @@ std::optional<std::vector<size_t>> find_member_ring(const TopologyContext& ctx,
       hosts.push_back(members[k]);
     return hosts;
   }
+  // Hosts without Thunderbolt ports (a DGX Spark, a Linux server) form no Thunderbolt ring: as
+  // with no plan, the ring runs over their network, and no cable is advised for them.
+  if (std::none_of(members.begin(), members.end(),
+                   [&](size_t h) { return takes_thunderbolt(ctx, h); }))
+    return std::nullopt;
   PortAllocator ports(ctx.fabric, rdma_only);
   CheckIssue issue = make_issue(
       "plan-order-not-ring", Severity::kError, v.backend, {},
       fmt::format("the ranks in the plan's order ({}) do not form a ring over the {}cables:",
                   ring_text(ctx, members), rdma_only ? "RDMA " : "Thunderbolt "));
   size_t hops = members.size() <= 2 ? members.size() - 1 : members.size();
+  bool missing = false;
   for (size_t k = 0; k < hops; ++k) {
     size_t a = members[k], b = members[(k + 1) % members.size()];
     if (ctx.fabric.count(a, b, rdma_only) > 0) continue;
+    missing = true;
     issue.message += fmt::format(" {} - {} not cabled;", host_name(ctx, a), host_name(ctx, b));
-    issue.add_cables.push_back(new_cable(ctx.fabric, ports, a, b, rdma_only));
+    if (takes_thunderbolt(ctx, a) && takes_thunderbolt(ctx, b))
+      issue.add_cables.push_back(new_cable(ctx.fabric, ports, a, b, rdma_only));
   }
-  if (issue.add_cables.empty()) return members;
+  if (!missing) return members;
   issue.message.pop_back();
-  issue.fix = "plan again with this backend so that the ranks follow the cables, or " +
-              cables_fix(issue.add_cables);
+  issue.fix = "plan again with this backend so that the ranks follow the cables";
+  if (!issue.add_cables.empty()) issue.fix += ", or " + cables_fix(issue.add_cables);
   v.issues.push_back(std::move(issue));
   return std::nullopt;
 }

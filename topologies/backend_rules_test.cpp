@@ -329,5 +329,50 @@ TEST(backend_rules_test, linux_servers_get_no_thunderbolt_cabling_advice) {
   EXPECT_EQ(r.chosen, "ring");
 }
 
+// The same in a plan's rank order: two DGX Sparks joined by a 200GbE cable, with no Thunderbolt
+// port, are never told to connect a Thunderbolt cable; the ring runs over their network. A Mac and
+// a Linux host in a plan's order get no Thunderbolt cable between them either.
+TEST(backend_rules_test, a_plan_order_over_hosts_without_thunderbolt_gets_no_cabling_advice) {
+  Cluster sparks = load(R"(
+hosts:
+  - {name: spark-1, chip: gb10, memory: 128GiB, os: linux, interfaces: [{name: enP7s7, kind: ethernet, ipv4: 192.168.1.11, prefix: 24}, {name: enp1s0f0np0, kind: ethernet, rdma_device: rocep1s0f0}]}
+  - {name: spark-2, chip: gb10, memory: 128GiB, os: linux, interfaces: [{name: enP7s7, kind: ethernet, ipv4: 192.168.1.12, prefix: 24}, {name: enp1s0f0np0, kind: ethernet, rdma_device: rocep1s0f0}]}
+links:
+  - {kind: 10gbe, hosts: all, subnet: 192.168.1.0/24}
+  - {a: {host: spark-1, interface: enp1s0f0np0}, b: {host: spark-2, interface: enp1s0f0np0}, kind: 200gbe, rdma: true}
+)");
+  TopologyContext ctx(sparks, Catalog::builtin());
+  CheckOptions o;
+  o.backend = "ring";
+  o.hosts = {"spark-1", "spark-2"};
+  o.fixed_order = true;
+  CheckReport r = check_cluster(ctx, o);
+  const BackendVerdict* ring = r.find("ring");
+  ASSERT_NE(ring, nullptr);
+  EXPECT_TRUE(ring->valid);
+  EXPECT_EQ(ring->transport, "network");
+  for (const auto& i : ring->issues) {
+    EXPECT_TRUE(i.add_cables.empty()) << i.message;
+    EXPECT_EQ(i.message.find("Thunderbolt"), std::string::npos) << i.message;
+    EXPECT_EQ(i.fix.find("Thunderbolt"), std::string::npos) << i.fix;
+  }
+
+  Cluster mixed = load(
+      studios(1) +
+      R"(  - {name: gpu, os: linux, chip: gb10, memory: 128GiB, interfaces: [{name: eth0, kind: ethernet, ipv4: 10.0.0.9}]}
+  - {name: s2, chip: m3-ultra-80c, memory: 512GiB, interfaces: [{name: en0, kind: ethernet, ipv4: 10.0.0.2}]}
+links:
+  - {a: {host: s1, port: "1"}, b: {host: s2, port: "1"}, kind: tb5}
+)");
+  TopologyContext mixed_ctx(mixed, Catalog::builtin());
+  o.hosts = {"s1", "gpu", "s2"};
+  CheckReport m = check_cluster(mixed_ctx, o);
+  auto bad = issues(m, "ring", "plan-order-not-ring");
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_NE(bad[0]->message.find("s1 - gpu not cabled"), std::string::npos) << bad[0]->message;
+  EXPECT_TRUE(bad[0]->add_cables.empty()) << bad[0]->fix;  // gpu has no Thunderbolt port
+  EXPECT_EQ(bad[0]->fix, "plan again with this backend so that the ranks follow the cables");
+}
+
 }  // namespace
 }  // namespace meshplan::backend_rules_test

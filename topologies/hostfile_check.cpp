@@ -3,13 +3,36 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
+#include <optional>
 
 #include "lib/cluster/mlx_backend.hpp"
 #include "topologies/host_networks.hpp"
+#include "topologies/subnet_plan.hpp"
 
 namespace meshplan {
 namespace {
+
+// Whether `ip` lies in `subnet` ("10.0.1.0/24"); false when either is malformed.
+bool in_subnet(const std::string& ip, const std::string& subnet) {
+  const size_t slash = subnet.find('/');
+  const auto net = parse_ipv4_number(subnet.substr(0, slash));
+  const auto address = parse_ipv4_number(ip);
+  if (!net || !address || slash == std::string::npos) return false;
+  const int prefix = std::atoi(subnet.c_str() + slash + 1);
+  if (prefix < 0 || prefix > 32) return false;
+  const uint32_t mask = prefix == 0 ? 0 : ~uint32_t{0} << (32 - prefix);
+  return (*net & mask) == (*address & mask);
+}
+
+// A ring hop over Wi-Fi or 1 GbE while the two hosts share a link at least twice its bandwidth (a
+// Thunderbolt cable, a faster network) is worth a warning. Faster networks are left alone: beside
+// Thunderbolt's TCP their lower latency can win for decode's small messages.
+constexpr double kSlowerLinkFactor = 2.0;
+bool slow_kind(LinkKind kind) {
+  return kind == LinkKind::kWifi || kind == LinkKind::k1gbe;
+}
 
 struct Owner {
   size_t host = 0;
@@ -189,7 +212,75 @@ class HostfileChecker {
       add("no-shared-network", Severity::kWarning,
           fmt::format("{} lists {} on {}, but no network joining it to {} is known", rank(i), ip,
                       o.interface, rank(left)));
+    } else if (h(left) != h(i)) {
+      check_faster_link(i, left, ip, o);
     }
+  }
+
+  // The link an address of `host` sits on among those joining it to `peer`: the shared network
+  // whose subnet holds it, else, for a Wi-Fi interface, their Wi-Fi network.
+  std::optional<LinkFigures> address_link(size_t host, size_t peer, const std::string& ip,
+                                          const Owner& o) const {
+    const NetInterface* iface = ctx_.cluster.hosts[host].find_interface(o.interface);
+    std::optional<LinkFigures> wifi;
+    for (const LinkFigures& l : ctx_.graph.links(host, peer)) {
+      if (l.network < 0) continue;
+      const Network& net = ctx_.cluster.networks[static_cast<size_t>(l.network)];
+      if (in_subnet(ip, net.subnet)) return l;
+      if (iface && find_link_kind(iface->kind) == LinkKind::kWifi && net.kind == LinkKind::kWifi)
+        wifi = l;
+    }
+    return wifi;
+  }
+
+  // Where `host` should listen instead: its end of `link`, with the address when one is known.
+  std::string address_on(size_t host, const LinkFigures& link) const {
+    const Host& hh = ctx_.cluster.hosts[host];
+    if (link.network >= 0) {
+      const Network& net = ctx_.cluster.networks[static_cast<size_t>(link.network)];
+      for (const auto& i : hh.interfaces)
+        if (!i.ipv4.empty() && in_subnet(i.ipv4, net.subnet))
+          return fmt::format("{} ({} on the {} network)", i.ipv4, i.name,
+                             meshplan::name(link.kind));
+      return fmt::format("its address on the {} network{}", meshplan::name(link.kind),
+                         net.subnet.empty() ? "" : " " + net.subnet);
+    }
+    for (const FabricCable& c : ctx_.fabric.cables()) {
+      if (static_cast<int>(c.index) != link.cable) continue;
+      const std::string& iface = c.end(host).interface;
+      const NetInterface* i = hh.find_interface(iface);
+      const ThunderboltPort* p = hh.find_port_by_interface(iface);
+      if (i && !i->ipv4.empty()) return fmt::format("{} ({})", i->ipv4, iface);
+      if (p && !p->ipv4.empty()) return fmt::format("{} ({})", p->ipv4, iface);
+      const CableAddresses* planned = ctx_.subnets.find(&c);
+      if (planned)
+        return fmt::format("{} ({}, the address `meshplan setup` gives it)", planned->address(host),
+                           iface);
+      return fmt::format("its address on {}", iface);
+    }
+    return "its address on that cable";
+  }
+
+  // Rank i's address to its left neighbour sits on a link much slower than another the two hosts
+  // share: the ring runs at Wi-Fi or 1 GbE speed although a cable joins them.
+  void check_faster_link(size_t i, size_t left, const std::string& ip, const Owner& o) {
+    const std::optional<LinkFigures> used = address_link(h(i), h(left), ip, o);
+    if (!used || !slow_kind(used->kind)) return;
+    std::optional<LinkFigures> best;
+    for (const LinkFigures& l : ctx_.graph.links(h(i), h(left)))
+      if (!best || l.tcp_bandwidth > best->tcp_bandwidth) best = l;
+    if (!best || best->tcp_bandwidth < kSlowerLinkFactor * used->tcp_bandwidth) return;
+    const std::string faster = best->network >= 0
+                                   ? fmt::format("the {} network", meshplan::name(best->kind))
+                                   : fmt::format("a {} cable", display_name(best->kind));
+    add("slower-network-address", Severity::kWarning,
+        fmt::format("{} lists {} on {} ({}) for its left neighbour {}, but {} joins {} and {}: "
+                    "the ring runs at {:.2f} GB/s instead of {:.2f} GB/s",
+                    rank(i), ip, o.interface, meshplan::name(used->kind), rank(left), faster,
+                    name(h(left)), name(h(i)), used->tcp_bandwidth / 1e9,
+                    best->tcp_bandwidth / 1e9),
+        fmt::format("list {}'s {} instead; or {}", name(h(i)), address_on(h(i), *best),
+                    order_fix()));
   }
 
   bool rows_ok() {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <fstream>
 
 #include "lib/cluster/cluster_loader.hpp"
@@ -138,6 +140,53 @@ TEST(hostfile_check_test, unknown_hosts_and_devices) {
   f.hosts[1].ssh = "mac-z";
   v = check(load_fixture("mlx_two_hosts_one_cable.json"), write_mlx_hostfile(f));
   EXPECT_TRUE(has(v, "unknown-host"));
+}
+
+// Two Macs on a slow network (`kind`, 10.0.1.0/24, each on en1 of `interface_kind`), and, when
+// `cabled`, a Thunderbolt 5 cable between them.
+Cluster slow_network_pair(const std::string& kind, const std::string& interface_kind, bool cabled) {
+  std::string text = fmt::format(R"(hosts:
+  - {{name: a, chip: m4-pro-20c, memory: 64GiB, interfaces: [{{name: en1, kind: {1}, ipv4: 10.0.1.1, prefix: 24}}]}}
+  - {{name: b, chip: m4-pro-20c, memory: 64GiB, interfaces: [{{name: en1, kind: {1}, ipv4: 10.0.1.2, prefix: 24}}]}}
+links:
+  - {{kind: {0}, hosts: all, subnet: 10.0.1.0/24}}
+)",
+                                 kind, interface_kind);
+  if (cabled) text += "  - {topology: full-mesh, kind: tb5, hosts: all}\n";
+  return load_cluster(text, "pair.yaml", Catalog::builtin());
+}
+
+const char* kSlowHostfile =
+    R"([{"ssh": "a", "ips": ["10.0.1.1"]}, {"ssh": "b", "ips": ["10.0.1.2"]}])";
+
+TEST(hostfile_check_test, wifi_or_1gbe_beside_a_thunderbolt_cable_is_named) {
+  for (const auto& [kind, iface] :
+       std::vector<std::pair<std::string, std::string>>{{"wifi", "wifi"}, {"1gbe", "ethernet"}}) {
+    HostfileVerdict v = check(slow_network_pair(kind, iface, true), kSlowHostfile);
+    EXPECT_TRUE(v.valid()) << kind << ": a warning, the ring still runs";
+    ASSERT_EQ(v.issues.size(), 2u) << kind << ": " << ::testing::PrintToString(codes(v));
+    for (const CheckIssue& i : v.issues) {
+      EXPECT_EQ(i.code, "slower-network-address");
+      EXPECT_EQ(i.severity, Severity::kWarning);
+      EXPECT_NE(i.message.find("a Thunderbolt 5 cable joins"), std::string::npos) << i.message;
+      EXPECT_NE(i.message.find("(" + kind + ")"), std::string::npos) << i.message;
+    }
+    EXPECT_NE(v.issues[1].message.find("rank 1 (b) lists 10.0.1.2 on en1"), std::string::npos)
+        << v.issues[1].message;
+    // The fix: b's end of the cable (the /30 setup gives it), or a hostfile written for the cable.
+    EXPECT_NE(v.issues[1].fix.find("list b's 192.168.0.2 (en"), std::string::npos)
+        << v.issues[1].fix;
+    EXPECT_NE(v.issues[1].fix.find("meshplan emit mlx-hostfile --backend ring"), std::string::npos)
+        << v.issues[1].fix;
+  }
+}
+
+TEST(hostfile_check_test, slow_network_without_a_faster_link_is_not_named) {
+  HostfileVerdict v = check(slow_network_pair("wifi", "wifi", false), kSlowHostfile);
+  EXPECT_TRUE(v.issues.empty()) << ::testing::PrintToString(codes(v));
+  // A 10 GbE network beside a Thunderbolt 5 cable is not much slower for TCP: no finding.
+  v = check(slow_network_pair("10gbe", "ethernet", true), kSlowHostfile);
+  EXPECT_FALSE(has(v, "slower-network-address")) << v.issues[0].message;
 }
 
 TEST(hostfile_check_test, cli_exits_1_on_a_misordered_hostfile) {

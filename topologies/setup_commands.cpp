@@ -15,15 +15,18 @@ std::string render_blocks(const std::vector<HostSetup>& hosts, const char* title
   std::string out;
   for (const auto& h : hosts) {
     if (h.linux && h.links.empty() && h.direct.empty()) continue;  // nothing to configure
-    std::string heading = fmt::format("{} for {}", title, h.ssh.empty() ? h.host : h.ssh);
-    out += heading + "\n" + std::string(heading.size(), '=') + "\n";
-    out += render_commands(commands(h));
-    out += "\n";
+    out += render_host_block(title, h.ssh.empty() ? h.host : h.ssh, commands(h));
   }
   return out;
 }
 
 }  // namespace
+
+std::string render_host_block(std::string_view title, std::string_view host,
+                              const std::vector<std::string>& lines) {
+  std::string heading = fmt::format("{} for {}", title, host);
+  return heading + "\n" + std::string(heading.size(), '=') + "\n" + render_commands(lines) + "\n";
+}
 
 std::vector<std::string> setup_commands(const HostSetup& host) {
   std::vector<std::string> out;

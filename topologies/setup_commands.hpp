@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "topologies/subnet_plan.hpp"
@@ -18,6 +19,9 @@ std::vector<std::string> teardown_commands(const HostSetup& host);
 // "Setup for <ssh>" / a rule of '=' / the commands / a blank line, per host (MLX's layout).
 std::string render_setup(const std::vector<HostSetup>& hosts);
 std::string render_teardown(const std::vector<HostSetup>& hosts);
+// One block of that layout: "<title> for <host>", its rule, the lines, a blank line.
+std::string render_host_block(std::string_view title, std::string_view host,
+                              const std::vector<std::string>& lines);
 // One host's commands, one per line, for `ssh host sh`.
 std::string render_commands(const std::vector<std::string>& commands);
 

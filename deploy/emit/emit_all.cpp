@@ -6,6 +6,7 @@
 
 #include "deploy/emit/cluster_dot.hpp"
 #include "deploy/emit/emit_formats.hpp"
+#include "deploy/emit/host_steps.hpp"
 #include "deploy/emit/launch_guide.hpp"
 #include "deploy/emit/replica_guide.hpp"
 #include "deploy/emit/slurm_hetjob.hpp"
@@ -90,23 +91,22 @@ std::map<std::string, std::string> emit_all(const EmitInput& in) {
 std::map<std::string, std::string> emit_replica_launches(
     const EmitInput& in, const std::vector<ReplicaLaunch>& replicas) {
   std::map<std::string, std::string> files;
-  bool thunderbolt = false;
+  // The cables' addresses are the cluster's (one /30 plan): one setup for every replica's hosts.
+  PlanHostSteps steps;
   for (const ReplicaLaunch& r : replicas) {
     EmitInput one = replica_input(in, r);
     const std::string folder = fmt::format("replica-{}/", r.index);
     for (std::string_view name : engine_format_names(r.engine)) {
       const EmitFormat* f = find_emit_format(name);
+      if (f->applies && !f->applies(one)) continue;  // a one-host replica: no MLX hostfile
       files[folder + std::string(f->file)] = f->write(one);
     }
-    const std::string t = one.layout().transport;
-    if (!thunderbolt && (t == "thunderbolt" || t == "rdma")) {
-      // The cables' addresses are the cluster's (one /30 plan): one setup for every replica.
-      thunderbolt = true;
-      for (const char* name : {"setup", "teardown"}) {
-        const EmitFormat* f = find_emit_format(name);
-        files[std::string(f->file)] = f->write(one);
-      }
-    }
+    merge_host_steps(in, steps, plan_host_steps(one));
+  }
+  if (!steps.empty()) {
+    files["setup.sh"] = render_host_setup(steps);
+    const std::string undo = render_host_teardown(steps);
+    if (!undo.empty()) files["teardown.sh"] = undo;
   }
   // Linux replicas of an engine Slurm starts: the heterogeneous job, a component per replica.
   const bool linux_only =

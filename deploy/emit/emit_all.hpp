@@ -18,8 +18,8 @@ namespace meshplan {
 std::map<std::string, std::string> emit_all(const EmitInput& input);
 
 // `emit all` of a replica plan: replica-N/ with its engine's files, nginx.conf, setup.sh and
-// teardown.sh when a replica talks over Thunderbolt, inventory.yaml and cluster.dot over every
-// replica's hosts, and LAUNCH.md, the ordered checklist.
+// teardown.sh with the host steps of every replica (deploy/emit/host_steps.hpp), inventory.yaml
+// and cluster.dot over every replica's hosts, and LAUNCH.md, the ordered checklist.
 std::map<std::string, std::string> emit_replica_launches(
     const EmitInput& in, const std::vector<ReplicaLaunch>& replicas);
 

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "deploy/emit/cluster_dot.hpp"
+#include "deploy/emit/host_steps.hpp"
 #include "deploy/emit/replica_launch.hpp"
 #include "deploy/emit/slurm_hetjob.hpp"
 #include "deploy/writers/ansible_inventory.hpp"
@@ -46,16 +47,22 @@ std::string mlx_hostfile(const EmitInput& in) {
 
 std::string mlx_env(const EmitInput& in) {
   MlxHostfile f = mlx_hostfile_of(in);
-  return render_mlx_env(f, mlx_rank_envs(f, in.env_options));
+  std::vector<MlxRankEnv> ranks = mlx_rank_envs(f, in.env_options);
+  mark_plan_ranks(in, ranks);  // both numbers where mlx-lm's differ from the plan's
+  return render_mlx_env(f, ranks);
 }
 
+// With a plan, the host steps it needs (deploy/emit/host_steps.hpp); without one, `meshplan
+// setup`'s interface commands for every host.
 std::string setup(const EmitInput& in) {
   require_valid(in.report);
+  if (in.plan) return render_host_setup(plan_host_steps(in));
   if (!in.topology.subnet_error.empty()) throw failure("{}", in.topology.subnet_error);
   return render_setup(host_setups(in.topology.fabric, in.topology.subnets));
 }
 
 std::string teardown(const EmitInput& in) {
+  if (in.plan) return render_host_teardown(plan_host_steps(in));
   if (!in.topology.subnet_error.empty()) throw failure("{}", in.topology.subnet_error);
   return render_teardown(host_setups(in.topology.fabric, in.topology.subnets));
 }
@@ -83,15 +90,27 @@ bool mlx_applies(const EmitInput& in) {
   return mlx_runs_on(in.layout());
 }
 
+// A hostfile and per-rank variables only where mlx.launch starts several ranks: one rank runs
+// mlx_lm.server alone (mlx-launch).
+bool mlx_over_ranks(const EmitInput& in) {
+  return mlx_applies(in) && mlx_rank_count(in.layout()) > 1;
+}
+
 // Layer-split formats apply to plans that split by layers.
 bool split_by_layers(const EmitInput& in) {
   return in.plan && splits_by_layers(in.layout());
 }
 
-// setup / teardown configure Thunderbolt ports: nothing to do for ranks that talk over a network.
-bool over_thunderbolt(const EmitInput& in) {
+// setup / teardown: every host step the plan needs (a GPU wired limit, Thunderbolt cables,
+// direct cables without addresses); without a plan, the Thunderbolt cables of ranks that use them.
+bool has_host_steps(const EmitInput& in) {
+  if (in.plan) return !plan_host_steps(in).empty();
   std::string t = in.layout().transport;
   return t == "thunderbolt" || t == "rdma";
+}
+
+bool has_host_undo(const EmitInput& in) {
+  return has_host_steps(in) && !teardown(in).empty();
 }
 
 std::string routing(const EmitInput& in) {
@@ -121,17 +140,19 @@ const std::vector<EmitFormat>& emit_formats() {
       {"mlx-hostfile",
        "the hostfile mlx.launch reads, byte for byte as mlx.distributed_config writes it (NVIDIA "
        "hosts: the nccl backend, a line per GPU)",
-       mlx_hostfile, "mlx-hostfile.json", false, mlx_applies, name(EngineKind::kMlxLm)},
+       mlx_hostfile, "mlx-hostfile.json", false, mlx_over_ranks, name(EngineKind::kMlxLm)},
       {"mlx-env", "per rank, the variables mlx.launch would export (MLX_RANK, MLX_HOSTFILE, ...)",
-       mlx_env, "mlx-env.sh", false, mlx_applies, name(EngineKind::kMlxLm)},
+       mlx_env, "mlx-env.sh", false, mlx_over_ranks, name(EngineKind::kMlxLm)},
       {"mlx-launch",
        "the mlx.launch command for mlx-lm and, per rank, the plan's layers beside mlx-lm's own "
        "split",
        write_mlx_launch, "mlx-launch.sh", false, mlx_applies, name(EngineKind::kMlxLm)},
-      {"setup", "per host, the interface commands (as `meshplan setup`)", setup, "setup.sh", false,
-       over_thunderbolt},
+      {"setup",
+       "per host, the steps before the engine: interface commands (as `meshplan setup`) and, with "
+       "--plan, a Mac's GPU wired limit and direct cables' addresses",
+       setup, "setup.sh", false, has_host_steps},
       {"teardown", "per host, the commands that undo setup", teardown, "teardown.sh", false,
-       over_thunderbolt},
+       has_host_undo},
       {"dot", "the Graphviz drawing of hosts, cables and the plan (as `meshplan dot`)",
        write_cluster_dot_artifact, "cluster.dot"},
       {"openmpi-hostfile",

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "deploy/emit/emit_formats.hpp"
+#include "deploy/emit/host_steps.hpp"
 #include "deploy/emit/launch_troubleshooting.hpp"
 #include "deploy/emit/replica_launch.hpp"
 #include "deploy/layout/launch_nodes.hpp"
@@ -26,9 +27,7 @@ struct GuideStep {
 };
 
 constexpr GuideStep kSteps[] = {
-    {"setup.sh", "Network (before any engine)",
-     "Run each host's block of `setup.sh` on that host (or `meshplan setup --plan PLAN` from here, "
-     "over ssh); `teardown.sh` undoes it."},
+    {"setup.sh", "Host setup (before any engine)", ""},  // host_steps_guide
     {"mlx-launch.sh", "MLX (mlx-lm)",
      "Copy `mlx-hostfile.json` to a host that reaches every rank by ssh and run the command of "
      "`mlx-launch.sh` there. Without mlx.launch, source each rank's block of `mlx-env.sh` on its "
@@ -100,14 +99,19 @@ std::string render_launch_guide(const EmitInput& in,
   size_t n = layout.nodes.size();
   std::string out = fmt::format(
       "# Launching {}\n\n", in.cluster.name.empty() ? std::string("the cluster") : in.cluster.name);
-  out += fmt::format("The plan: {} over {} ranks, backend {} ({}). Ranks in order:\n\n",
+  out += fmt::format("The plan: {} over {} rank{}, backend {} ({}). Ranks in order:\n\n",
                      layout.strategy.empty() ? std::string("a plan") : layout.strategy, n,
-                     layout.backend, layout.transport);
-  out += "| rank | host | ssh | address | layers |\n|---|---|---|---|---|\n";
+                     n == 1 ? "" : "s", layout.backend, layout.transport);
+  // mlx-lm numbers a pipeline's ranks from the last stage (MLX_RANK): both numbers are shown.
+  const bool reversed = files.count("mlx-launch.sh") && mlx_ranks_reversed(in);
+  out += reversed
+             ? "| rank | mlx rank | host | ssh | address | layers |\n|---|---|---|---|---|---|\n"
+             : "| rank | host | ssh | address | layers |\n|---|---|---|---|---|\n";
   for (const LaunchNode& node : layout.nodes)
     out += fmt::format(
-        "| {} | {} | `{}` | {} | {} |\n", node.rank, node.host->name, node.ssh,
-        node.address.empty() ? "-" : node.address,
+        "| {}{} | {} | `{}` | {} | {} |\n", node.rank,
+        reversed ? fmt::format(" | {}", static_cast<int>(n) - 1 - node.rank) : "", node.host->name,
+        node.ssh, node.address.empty() ? "-" : node.address,
         node.layers ? fmt::format("[{}, {})", node.layers->first, node.layers->second) : "-");
   std::string workers;
   for (size_t i = 0; i + 1 < n; ++i)
@@ -115,11 +119,27 @@ std::string render_launch_guide(const EmitInput& in,
   int step = 1;
   for (const GuideStep& s : kSteps) {
     if (!files.count(std::string(s.file))) continue;
-    std::string text = fmt::format(
-        fmt::runtime(s.steps), fmt::arg("first", layout.nodes.front().host->name),
-        fmt::arg("last", layout.nodes.back().host->name),
-        fmt::arg("workers", workers.empty() ? std::string("none") : workers), fmt::arg("n", n));
-    out += fmt::format("\n## {}. {}\n\n{}\n", step++, s.title, text);
+    // The host steps first: every one of them runs before the engine that needs it.
+    std::string_view steps = s.steps;
+    if (s.file == "mlx-launch.sh" && !files.count("mlx-hostfile.json"))
+      steps =
+          "Run the command of `mlx-launch.sh` on {first}: one host needs no mlx.launch, "
+          "hostfile or MLX_RANK.";
+    if (s.file == "vllm.sh" && n == 1) steps = "Run its line on {first}.";
+    if (s.file == "vllm.sh" && vllm_needs_ray(layout))
+      steps =
+          "Its nodes give vLLM unequal GPU counts, so Ray starts them: run the `ray start` "
+          "lines of `vllm.sh`, {first} (the head) first, then its `vllm serve` line once on "
+          "{first}.";
+    std::string text =
+        s.file == "setup.sh"
+            ? host_steps_guide(plan_host_steps(in))
+            : fmt::format(fmt::runtime(steps), fmt::arg("first", layout.nodes.front().host->name),
+                          fmt::arg("last", layout.nodes.back().host->name),
+                          fmt::arg("workers", workers.empty() ? std::string("none") : workers),
+                          fmt::arg("n", n)) +
+                  "\n";
+    out += fmt::format("\n## {}. {}\n\n{}", step++, s.title, text);
     if (s.file == "mlx-launch.sh") {
       std::string note = mlx_lm_split_note(in);
       if (!note.empty()) out += "\n" + note + "\n";

@@ -29,7 +29,7 @@ TEST(launch_guide_test, emit_all_writes_each_applicable_file_and_a_guide_in_orde
   size_t llama = guide.find("## 2. llama.cpp RPC");
   ASSERT_NE(mlx, std::string::npos) << guide;
   EXPECT_LT(mlx, llama);
-  EXPECT_EQ(guide.find("Network (before any engine)"), std::string::npos);  // no setup step
+  EXPECT_EQ(guide.find("Host setup (before any engine)"), std::string::npos);  // no setup step
   EXPECT_NE(guide.find("rpc-server` line of each rank on its host (node-b, node-c), then the "
                        "`llama-server` line on node-a"),
             std::string::npos)
@@ -45,7 +45,7 @@ TEST(launch_guide_test, emit_all_needs_a_plan_and_leaves_llama_out_of_tensor_pla
   auto files = emit_all(tensor->input());
   EXPECT_FALSE(files.count("llama-rpc.sh"));
   EXPECT_TRUE(files.count("setup.sh"));  // RDMA over Thunderbolt: bridge0 down first
-  EXPECT_NE(files.at("LAUNCH.md").find("## 1. Network"), std::string::npos);
+  EXPECT_NE(files.at("LAUNCH.md").find("## 1. Host setup (before any engine)"), std::string::npos);
   // Macs: no engine runs on Ray, so Ray is left out even with the ssh user known.
   EXPECT_FALSE(files.count("ray-cluster.yaml"));
   EXPECT_NE(files.at("LAUNCH.md").find("no engine of this plan runs on Ray"), std::string::npos);

@@ -84,12 +84,14 @@ std::vector<std::string> nccl_engines(const Launch& l) {
 }
 
 // The network of each address the Linux hosts use (management and data), "10.9.0.0/24 (ib0)",
-// or the address alone when its interface's prefix is unknown.
-std::vector<std::pair<std::string, std::string>> linux_networks(const LaunchLayout& layout) {
+// a direct cable's /30 from `meshplan setup`, or the address alone when its prefix is unknown.
+std::vector<std::pair<std::string, std::string>> linux_networks(const TopologyContext& topology,
+                                                                const LaunchLayout& layout) {
   std::vector<std::pair<std::string, std::vector<std::string>>> nets;
-  auto add = [&nets](const LaunchNode& n, const std::string& iface, const std::string& address) {
+  auto add = [&](const LaunchNode& n, const std::string& iface, const std::string& address) {
     if (address.empty()) return;
-    std::string cidr = address + "/32";
+    std::string cidr = direct_cable_subnet(topology, address);
+    if (cidr.empty()) cidr = address + "/32";
     const NetInterface* i = n.host->find_interface(iface);
     const auto ip = parse_ipv4_number(address);
     if (i && ip && i->ipv4 == address && i->prefix > 0 && i->prefix <= 32)
@@ -118,7 +120,7 @@ std::string firewall(const Launch& l, bool nccl) {
   std::string out = l.title("Firewall (every engine below)");
   if (!linux_hosts.empty()) {
     std::vector<std::string> named, ufw, firewalld;
-    for (const auto& [cidr, ifaces] : linux_networks(l.layout)) {
+    for (const auto& [cidr, ifaces] : linux_networks(l.in.topology, l.layout)) {
       named.push_back(fmt::format("{} ({})", cidr, ifaces));
       ufw.push_back(fmt::format("`sudo ufw allow from {} proto tcp`", cidr));
       firewalld.push_back(
@@ -207,8 +209,8 @@ std::string probe(std::string_view from, const std::string& address, int port) {
 }
 
 std::string vllm_section(const Launch& l) {
-  const std::string master =
-      l.layout.reachable(0, "vLLM's master (node rank 0) needs an address every node reaches");
+  const std::string master = rendezvous_address(
+      l.layout, 0, "vLLM's master (node rank 0) needs an address every node reaches");
   const int port = launch_port(l.in, kVllmDefaultMasterPort);
   const ServingEndpoint api = serving_endpoint(l.in, l.layout, name(EngineKind::kVllm));
   return l.title("vLLM (`vllm.sh`)") +
@@ -219,13 +221,15 @@ std::string vllm_section(const Launch& l) {
              "- Rendezvous: node 0 waits for the `--headless` nodes to connect, or torch's "
              "`TCPStore` times out on them: {} while {} waits.\n",
              l.others_connect(0), master, port, l.name(0),
-             l.layout.reachable(api.node, "vLLM's API"), api.port,
+             served_address(l.layout, api.node, "vLLM's API"), api.port,
              probe(l.name(l.layout.nodes.size() - 1), master, port), l.name(0));
 }
 
 std::string ray_section(const Launch& l) {
+  // As ray-cluster.yaml writes it: with vLLM on Ray, on the interface NCCL and Gloo use.
+  const std::string why = "Ray's head (rank 0) needs an address every node reaches";
   const std::string head =
-      l.layout.reachable(0, "Ray's head (rank 0) needs an address every node reaches");
+      ray_runs_an_engine(l.in) ? rendezvous_address(l.layout, 0, why) : l.layout.reachable(0, why);
   const int port = launch_port(l.in, kRayDefaultPort);
   return l.title("Ray (`ray-cluster.yaml`)") +
          fmt::format(
@@ -240,8 +244,9 @@ std::string ray_section(const Launch& l) {
 
 // torchrun and DeepSpeed: every node reaches rank 0's TCPStore.
 std::string torch_section(const Launch& l, bool deepspeed) {
-  const std::string master =
-      l.layout.reachable(0, "torchrun's master (rank 0) needs an address every node reaches");
+  // As each launcher writes it: on the data interface NCCL and Gloo use.
+  const std::string why = "torchrun's master (rank 0) needs an address every node reaches";
+  const std::string master = rendezvous_address(l.layout, 0, why);
   const int port = launch_port(l.in, kTorchrunDefaultPort);
   const std::string last = l.name(l.layout.nodes.size() - 1);
   if (!deepspeed)

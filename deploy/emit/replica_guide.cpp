@@ -20,7 +20,10 @@ std::string replica_steps(const EmitInput& in, const ReplicaLaunch& r) {
   std::string out =
       fmt::format("- [ ] Replica {} ({} on {}):\n", r.index, r.engine, fmt::join(hosts, ", "));
   auto item = [&](const std::string& text) { out += "  - [ ] " + text + "\n"; };
-  if (is_engine(r.engine, EngineKind::kMlxLm)) {
+  if (is_engine(r.engine, EngineKind::kMlxLm) && hosts.size() == 1) {
+    item(fmt::format("run `{}/mlx-launch.sh` on {}: one host needs no mlx.launch or hostfile", dir,
+                     first));
+  } else if (is_engine(r.engine, EngineKind::kMlxLm)) {
     item(fmt::format(
         "copy `{0}/mlx-hostfile.json` and `{0}/mlx-launch.sh` to a host that reaches {1} by ssh "
         "({2} does)",
@@ -34,7 +37,10 @@ std::string replica_steps(const EmitInput& in, const ReplicaLaunch& r) {
     if (!note.empty()) item(note);
   } else if (is_engine(r.engine, EngineKind::kVllm)) {
     item(fmt::format("copy `{}/vllm.sh` to {}", dir, fmt::join(hosts, ", ")));
-    item(fmt::format("run node 0's line on {}, then each other node's line on its host", first));
+    item(hosts.size() == 1
+             ? fmt::format("run its line on {}", first)
+             : fmt::format("run node 0's line on {}, then each other node's line on its host",
+                           first));
   } else if (is_engine(r.engine, EngineKind::kExo)) {
     item(fmt::format("copy `{}/exo.sh` to {}", dir, fmt::join(hosts, ", ")));
     item(fmt::format(

@@ -65,6 +65,7 @@ PlanRanks replica_plan(const PlanRanks& plan, const PlanReplica& replica,
   out.strategy = replica.strategy;
   out.engine = engine;
   out.ranks = replica.ranks;
+  out.model = plan.model;  // one model: the engines' rules read its heads and experts
   if (out.ranks.size() == 1)
     out.transport = "local";  // nothing between hosts: no cables to set up
   else if (out.hosts() == plan.hosts())

@@ -45,10 +45,11 @@ TEST(replica_launch_test, each_replica_gets_its_engines_files_for_its_hosts_only
   // and no Linux launcher is written for the Mac.
   EXPECT_EQ(names_of(files),
             (std::vector<std::string>{"LAUNCH.md", "cluster.dot", "inventory.yaml", "nginx.conf",
-                                      "replica-1/mlx-env.sh", "replica-1/mlx-hostfile.json",
                                       "replica-1/mlx-launch.sh", "replica-2/vllm.sh"}));
-  for (const char* f :
-       {"replica-1/mlx-env.sh", "replica-1/mlx-hostfile.json", "replica-1/mlx-launch.sh"}) {
+  // One Mac: mlx_lm.server itself, with no hostfile or MLX_RANK.
+  EXPECT_NE(files.at("replica-1/mlx-launch.sh").find("mlx_lm.server --model"), std::string::npos);
+  EXPECT_EQ(files.at("replica-1/mlx-launch.sh").find("mlx.launch --hostfile"), std::string::npos);
+  for (const char* f : {"replica-1/mlx-launch.sh"}) {
     EXPECT_NE(files.at(f).find("studio"), std::string::npos) << f;
     EXPECT_EQ(files.at(f).find("gpu-box"), std::string::npos) << f;
     EXPECT_EQ(files.at(f).find("10.0.0.2"), std::string::npos) << f;

@@ -104,6 +104,60 @@ void plain(const std::string& value, std::string_view what) {
       throw input_error("{} \"{}\" contains a control character", what, value);
 }
 
+// The size links are compared at: one token's activations of a large model (hidden size 8192,
+// 2 bytes), what the planner prices a hop with.
+constexpr double kPricedMessageBytes = 16384;
+
+// One host's end of a direct network cable: its interface, its address (the file's, else the /30
+// `meshplan setup` gives it) and, on an RDMA cable, the interface's RDMA device.
+struct CableEnd {
+  std::string interface;
+  std::string address;
+  std::string rdma_device;
+};
+
+// Host a's end of the link the planner prices between hosts a and b over a network (the link
+// graph's best), when that link is a direct cable whose end at a has an address to give.
+std::optional<CableEnd> priced_cable_end(const TopologyContext& ctx, size_t a, size_t b) {
+  const auto link = ctx.graph.best(a, b, Transport::kNetwork, kPricedMessageBytes);
+  if (!link || link->cable < 0 || link->thunderbolt) return std::nullopt;
+  const size_t index = static_cast<size_t>(link->cable);
+  const Cable& cable = ctx.cluster.cables[index];
+  const Host& host = ctx.cluster.hosts[a];
+  const bool a_end = cable.a.host == host.name;
+  CableEnd end;
+  end.interface = (a_end ? cable.a : cable.b).interface;
+  if (end.interface.empty()) return std::nullopt;
+  if (const NetInterface* i = host.find_interface(end.interface)) {
+    end.address = i->ipv4;
+    if (cable.rdma) end.rdma_device = i->rdma_device;
+  }
+  for (const DirectCableAddresses& d : ctx.subnets.direct)
+    if (end.address.empty() && d.cable == index) end.address = a_end ? d.a_address : d.b_address;
+  if (end.address.empty()) return std::nullopt;
+  return end;
+}
+
+// Per rank, its cable end when the planner prices every pair of ranks on a direct cable and each
+// rank reaches all the others through one interface (two hosts on one cable): NCCL, Gloo and the
+// engine's rendezvous then share that interface. Empty when any rank's data goes elsewhere.
+std::vector<CableEnd> direct_cable_ends(const TopologyContext& ctx,
+                                        const std::vector<size_t>& ranks) {
+  std::vector<CableEnd> out;
+  if (ranks.size() < 2) return out;
+  for (size_t i : ranks) {
+    std::optional<CableEnd> mine;
+    for (size_t j : ranks) {
+      if (i == j) continue;
+      auto end = priced_cable_end(ctx, i, j);
+      if (!end || (mine && mine->interface != end->interface)) return {};
+      mine = end;
+    }
+    out.push_back(*mine);
+  }
+  return out;
+}
+
 }  // namespace
 
 const Network* data_network(const Cluster& cluster, const std::vector<size_t>& ranks) {
@@ -165,6 +219,9 @@ LaunchLayout build_launch_layout(const EmitInput& in) {
   }
   std::vector<size_t> ranks = in.topology.members(v.ranks);
   const Network* network = out.transport == "network" ? data_network(in.cluster, ranks) : nullptr;
+  // Interfaces follow the plan: a direct cable the planner priced takes the place of the network.
+  const std::vector<CableEnd> cable_ends =
+      out.transport == "network" ? direct_cable_ends(in.topology, ranks) : std::vector<CableEnd>{};
   for (size_t i = 0; i < ranks.size(); ++i) {
     const Host& h = in.cluster.hosts[ranks[i]];
     LaunchNode n;
@@ -193,6 +250,12 @@ LaunchLayout build_launch_layout(const EmitInput& in) {
     if (const NetInterface* d = h.find_interface(n.data_interface);
         network && d && !d->rdma_device.empty())
       n.rdma_devices = {d->rdma_device};
+    if (!cable_ends.empty()) {
+      const CableEnd& end = cable_ends[i];
+      n.data_interface = end.interface;
+      n.data_address = end.address;
+      if (!end.rdma_device.empty()) n.rdma_devices = {end.rdma_device};
+    }
     add_gpu_nics(h, n.rdma_devices);
     one_line(n.ssh, "ssh target", h);
     one_line(n.interface, "interface", h);
@@ -215,9 +278,15 @@ LaunchLayout build_launch_layout(const EmitInput& in) {
 
 std::string link_address(const EmitInput& in, const LaunchLayout& layout, size_t a, size_t b,
                          std::string_view why) {
-  // On a network, the address on the ranks' data network (ib0 beside a 1 GbE management port).
-  if (layout.transport == "network" && !layout.nodes[a].data_address.empty())
-    return layout.nodes[a].data_address;
+  // On a network, a's end of the direct cable priced between the two, else a's address on the
+  // ranks' data network (ib0 beside a 1 GbE management port).
+  if (layout.transport == "network") {
+    const TopologyContext& ctx = in.topology;
+    const auto ha = static_cast<size_t>(ctx.cluster.host_index(layout.nodes[a].host->name));
+    const auto hb = static_cast<size_t>(ctx.cluster.host_index(layout.nodes[b].host->name));
+    if (auto end = priced_cable_end(ctx, ha, hb)) return end->address;
+    if (!layout.nodes[a].data_address.empty()) return layout.nodes[a].data_address;
+  }
   if (layout.transport == "thunderbolt") {
     const TopologyContext& ctx = in.topology;
     size_t ha = static_cast<size_t>(ctx.cluster.host_index(layout.nodes[a].host->name));
@@ -227,6 +296,23 @@ std::string link_address(const EmitInput& in, const LaunchLayout& layout, size_t
       if (const CableAddresses* c = ctx.subnets.find(cables.front())) return c->address(ha);
   }
   return layout.reachable(a, why);
+}
+
+const std::string& rendezvous_address(const LaunchLayout& layout, size_t node,
+                                      std::string_view why) {
+  const LaunchNode& n = layout.nodes.at(node);
+  return n.data_address.empty() ? layout.reachable(node, why) : n.data_address;
+}
+
+const std::string& served_address(const LaunchLayout& layout, size_t node, std::string_view why) {
+  const LaunchNode& n = layout.nodes.at(node);
+  return n.address.empty() ? rendezvous_address(layout, node, why) : n.address;
+}
+
+std::string direct_cable_subnet(const TopologyContext& topology, const std::string& address) {
+  for (const DirectCableAddresses& d : topology.subnets.direct)
+    if (d.a_address == address || d.b_address == address) return d.subnet;
+  return "";
 }
 
 bool splits_by_layers(const LaunchLayout& layout) {

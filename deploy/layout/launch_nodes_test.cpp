@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include "lib/cluster/cluster_loader.hpp"
+#include "lib/core/document.hpp"
 #include "lib/core/error.hpp"
 #include "tests/launch_inputs.hpp"
 
@@ -101,6 +105,95 @@ TEST(launch_nodes_test, hostfile_words_are_single_tokens) {
 TEST(launch_nodes_test, shell_commands_quote_values_and_keep_assignments) {
   EXPECT_EQ(shell_command({{"A", "=en0"}, {"B", "x y"}}, {"run", "--flag=1", "a'b"}),
             "A==en0 B='x y' run --flag=1 'a'\"'\"'b'");
+}
+
+// Two DGX Sparks: a 10 GbE LAN and a direct 200GbE RoCE cable whose ports have no address yet
+// (tests/fixtures/clusters/spark-pair-direct-cable.yaml has a 1 GbE LAN instead).
+constexpr const char* kSparks = R"(
+hosts:
+  - name: spark-1
+    chip: gb10
+    memory: 128GiB
+    os: linux
+    interfaces:
+      - {name: enP7s7, kind: ethernet, ipv4: 192.168.1.11, prefix: 24, speed_gbps: 10}
+      - {name: enp1s0f0np0, kind: ethernet, speed_gbps: 200, rdma_device: rocep1s0f0}
+  - name: spark-2
+    chip: gb10
+    memory: 128GiB
+    os: linux
+    interfaces:
+      - {name: enP7s7, kind: ethernet, ipv4: 192.168.1.12, prefix: 24, speed_gbps: 10}
+      - {name: enp1s0f0np0, kind: ethernet, speed_gbps: 200, rdma_device: rocep1s0f0}
+links:
+  - {kind: 10gbe, hosts: all, subnet: 192.168.1.0/24}
+  - {a: {host: spark-1, interface: enp1s0f0np0}, b: {host: spark-2, interface: enp1s0f0np0}, kind: 200gbe, rdma: true}
+)";
+
+// The plan `meshplan plan` makes for them: its all-reduce priced on the 200gbe cable.
+constexpr const char* kSparkPlan = R"({"schema": "meshplan.plan/1", "strategy": "tensor",
+  "backend": "ring", "transport": "network", "engine": "vllm",
+  "ranks": [{"rank": 0, "host": "spark-1", "layers": [0, 80], "share": 0.5},
+            {"rank": 1, "host": "spark-2", "layers": [0, 80], "share": 0.5}]})";
+
+std::unique_ptr<testing::LaunchInputs> inputs_of(const std::string& cluster,
+                                                 const std::string& plan) {
+  auto in = std::make_unique<testing::LaunchInputs>();
+  in->cluster = load_cluster(cluster, "cluster.yaml", Catalog::builtin());
+  in->topology = std::make_unique<TopologyContext>(in->cluster, Catalog::builtin());
+  in->plan = read_plan_ranks(parse_document(plan, "plan.json"));
+  CheckOptions o;
+  o.backend = backend_for_plan("auto", in->plan);
+  o.hosts = in->plan->hosts();
+  o.fixed_order = true;
+  in->report = check_cluster(*in->topology, o);
+  return in;
+}
+
+// Interfaces follow the plan: the data goes over the cable the plan priced, on the /30 `meshplan
+// setup` gives its unaddressed ends, and the engine meets there; ssh and the table keep the LAN.
+TEST(launch_nodes_test, the_data_goes_over_the_direct_cable_the_plan_priced) {
+  auto in = inputs_of(kSparks, kSparkPlan);
+  const EmitInput input = in->input();
+  const LaunchLayout& l = input.layout();
+  ASSERT_EQ(l.nodes.size(), 2u);
+  EXPECT_EQ(l.transport, "network");
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(l.nodes[i].data_interface, "enp1s0f0np0");
+    EXPECT_EQ(l.nodes[i].interface, "enP7s7");  // the management port stays for ssh
+    EXPECT_EQ(l.nodes[i].rdma_devices, std::vector<std::string>{"rocep1s0f0"});
+  }
+  EXPECT_EQ(l.nodes[0].data_address, "192.168.0.1");
+  EXPECT_EQ(l.nodes[1].data_address, "192.168.0.2");
+  EXPECT_EQ(l.nodes[0].address, "192.168.1.11");
+  EXPECT_EQ(rendezvous_address(l, 0, "x"), "192.168.0.1");
+  EXPECT_EQ(link_address(input, l, 0, 1, "x"), "192.168.0.1");
+  EXPECT_EQ(link_address(input, l, 1, 0, "x"), "192.168.0.2");
+  EXPECT_EQ(direct_cable_subnet(*in->topology, "192.168.0.2"), "192.168.0.0/30");
+  EXPECT_EQ(direct_cable_subnet(*in->topology, "192.168.1.11"), "");
+}
+
+// Once the cable's ends have addresses of their own, those are used; without the cable the
+// switch carries the data and the rendezvous is on it.
+TEST(launch_nodes_test, addressed_cable_ends_and_the_switch_alone) {
+  std::string addressed = kSparks;
+  for (const char* ip : {"10.10.0.1", "10.10.0.2"}) {
+    const std::string port = "speed_gbps: 200, rdma_device: rocep1s0f0}";
+    addressed.replace(
+        addressed.find(port), port.size(),
+        fmt::format("speed_gbps: 200, rdma_device: rocep1s0f0, ipv4: {}, prefix: 30}}", ip));
+  }
+  auto in = inputs_of(addressed, kSparkPlan);
+  const LaunchLayout l = build_launch_layout(in->input());
+  EXPECT_EQ(l.nodes[1].data_address, "10.10.0.2");
+  EXPECT_EQ(l.nodes[1].data_interface, "enp1s0f0np0");
+
+  std::string lan = kSparks;
+  lan.erase(lan.find("  - {a: {host: spark-1"));
+  auto no_cable = inputs_of(lan, kSparkPlan);
+  const LaunchLayout s = build_launch_layout(no_cable->input());
+  EXPECT_EQ(s.nodes[0].data_interface, "enP7s7");
+  EXPECT_EQ(rendezvous_address(s, 0, "x"), "192.168.1.11");
 }
 
 }  // namespace

@@ -31,10 +31,11 @@ TEST(engine_preflight_test, vllm_probes_name_their_purpose_and_one_rule) {
   EXPECT_EQ(check->probes[0].what, "vLLM --master-port");
   EXPECT_EQ(check->probes[0].listen_host, "hgx-a");
   EXPECT_EQ(check->probes[0].connect_host, "hgx-b");
-  EXPECT_EQ(check->probes[0].address, "10.0.0.1");
+  // The master listens where VLLM_HOST_IP and NCCL's sockets are: the InfiniBand network.
+  EXPECT_EQ(check->probes[0].address, "10.9.0.1");
   EXPECT_EQ(check->probes[0].fix,
             "allow TCP between the nodes on their network: on hgx-a, `iptables -I INPUT -p tcp -s "
-            "10.0.0.0/24 -j ACCEPT` (or the same rule in nftables or firewalld)");
+            "10.9.0.0/24 -j ACCEPT` (or the same rule in nftables or firewalld)");
   EXPECT_EQ(check->probes[2].port, 0);  // ephemeral: from the live range
   EXPECT_NE(check->probes[2].fix.find("-s 10.9.0.0/24"), std::string::npos);
   ASSERT_EQ(check->nodes.size(), 2u);

@@ -15,8 +15,8 @@ namespace meshplan {
 
 std::string write_deepspeed_hostfile(const EmitInput& in) {
   const LaunchLayout& layout = in.layout();
-  std::string master =
-      layout.reachable(0, "DeepSpeed's master (rank 0) needs an address every node reaches");
+  std::string master = rendezvous_address(
+      layout, 0, "DeepSpeed's master (rank 0) needs an address every node reaches");
   std::string program = in.launch.program.empty() ? "train.py" : in.launch.program;
   // DeepSpeed's slots are the GPUs of a host (launcher/runner.py: one process per slot).
   std::string out = fmt::format(

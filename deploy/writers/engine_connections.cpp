@@ -22,22 +22,24 @@ std::vector<EngineConnection> vllm_connections(const EmitInput& in, const Launch
   std::vector<EngineConnection> out;
   const std::string& head = layout.nodes[0].host->name;
   if (vllm_nodes_started_by_ray(layout)) {
+    // As ray-cluster.yaml writes it: with vLLM on Ray, on the interface NCCL and Gloo use.
+    const std::string why = "Ray's head (rank 0) needs an address every node reaches";
     const std::string address =
-        layout.reachable(0, "Ray's head (rank 0) needs an address every node reaches");
+        ray_runs_an_engine(in) ? rendezvous_address(layout, 0, why) : layout.reachable(0, why);
     for (size_t i = 1; i < layout.nodes.size(); ++i)
       out.push_back(
           {head, layout.nodes[i].host->name, address, launch_port(in, kRayDefaultPort), "Ray GCS"});
   } else {
-    // As vllm_node_words writes them; without the plan's shape, so that a check with no plan
-    // still tries them.
-    const std::string master =
-        layout.reachable(0, "vLLM's master (node rank 0) needs an address every node reaches");
+    // As vllm_node_words writes them (the rendezvous on the data interface); without the plan's
+    // shape, so that a check with no plan still tries them.
+    const std::string master = rendezvous_address(
+        layout, 0, "vLLM's master (node rank 0) needs an address every node reaches");
     for (size_t i = 1; i < layout.nodes.size(); ++i)
       out.push_back({head, layout.nodes[i].host->name, master,
                      launch_port(in, kVllmDefaultMasterPort), "vLLM --master-port"});
   }
   out.push_back({head, layout.nodes.back().host->name,
-                 layout.reachable(0, "vLLM's API (node 0) is reached on this address"),
+                 served_address(layout, 0, "vLLM's API (node 0) is reached on this address"),
                  kVllmServePort, "vLLM API (vllm serve --port)"});
   return out;
 }
@@ -71,9 +73,7 @@ std::vector<EngineConnection> ephemeral_connections(const LaunchLayout& layout) 
   for (size_t i = 0; i < layout.nodes.size(); ++i)
     for (size_t j = i + 1; j < layout.nodes.size(); ++j) {
       const LaunchNode& a = layout.nodes[i];
-      const std::string address = a.data_address.empty()
-                                      ? layout.reachable(i, "NCCL and Gloo reach each node")
-                                      : a.data_address;
+      const std::string address = rendezvous_address(layout, i, "NCCL and Gloo reach each node");
       out.push_back({a.host->name, layout.nodes[j].host->name, address, 0,
                      "an ephemeral port (NCCL, Gloo, vLLM's ZMQ)"});
     }

@@ -38,12 +38,14 @@ TEST(engine_connections_test, vllm_master_port_and_api_as_vllm_sh_names_them) {
           << sh;
     }
     EXPECT_EQ(c.back().port, kVllmServePort);
-    EXPECT_EQ(c.back().address, c.front().address);
+    EXPECT_EQ(c.back().address, nodes[0].address);  // clients reach the API on the LAN
   }
+  // The rendezvous is on ib0, where NCCL and Gloo run (as vllm.sh names it); the API on eno1.
   auto hgx = testing::launch_inputs(kHgx, kHgxPlan);
   auto c = engine_connections(hgx->input(), "vllm");
-  EXPECT_EQ(c[0].address, "10.0.0.1");  // the management address vllm.sh names, not ib0's
+  EXPECT_EQ(c[0].address, "10.9.0.1");
   EXPECT_EQ(c[0].port, 29501);
+  EXPECT_EQ(c.back().address, "10.0.0.1");
 }
 
 TEST(engine_connections_test, ray_gcs_port_when_the_nodes_run_unequal_ranks) {

@@ -154,10 +154,18 @@ std::vector<MlxConnection> mlx_connections(const MlxHostfile& f, const MlxEnvOpt
 }
 
 std::string render_mlx_env(const MlxHostfile& f, const std::vector<MlxRankEnv>& ranks) {
+  // One rank has no peer to find: no hostfile, coordinator or MLX_RANK to export.
+  if (ranks.size() == 1)
+    return fmt::format(
+        "# One rank ({}): mlx.launch would export nothing it needs. Run the program on the host "
+        "alone, without mlx.launch (`meshplan emit mlx-launch` writes the command).\n",
+        ranks.front().ssh);
   std::string out = render_template(
       "mlx_env.sh", {{"backend", mlx_launch_backend(f)}, {"ranks", std::to_string(ranks.size())}});
   for (const auto& r : ranks) {
-    out += fmt::format("\n# rank {}: {}\n", r.rank, r.ssh);
+    out += r.plan_rank < 0
+               ? fmt::format("\n# rank {}: {}\n", r.rank, r.ssh)
+               : fmt::format("\n# MLX rank {} (plan rank {}): {}\n", r.rank, r.plan_rank, r.ssh);
     for (const auto& [k, v] : r.variables)
       out += fmt::format("export {}={}\n", k, shell_quote(v));
     for (const auto& file : r.files) {

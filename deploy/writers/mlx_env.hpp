@@ -20,7 +20,8 @@ struct MlxEnvFile {
 };
 
 struct MlxRankEnv {
-  int rank = 0;
+  int rank = 0;        // MLX_RANK: the rank's place in the hostfile
+  int plan_rank = -1;  // the plan's rank of this host where it differs (mark_plan_ranks), else -1
   std::string ssh;
   // In mlx.launch's export order: hostfile envs, backend variables; files, then MLX_RANK, follow.
   std::vector<std::pair<std::string, std::string>> variables;
@@ -45,7 +46,8 @@ struct MlxConnection {
 std::vector<MlxConnection> mlx_connections(const MlxHostfile& hostfile,
                                            const MlxEnvOptions& options);
 
-// A shell fragment per rank: exports, each file written with a here-document, MLX_RANK last.
+// A shell fragment per rank: exports, each file written with a here-document, MLX_RANK last; for
+// one rank, a comment saying that it runs without any.
 std::string render_mlx_env(const MlxHostfile& hostfile, const std::vector<MlxRankEnv>& ranks);
 
 }  // namespace meshplan

@@ -166,6 +166,15 @@ TEST(mlx_env_test, refuses_hostfiles_the_backend_cannot_run) {
   EXPECT_THROW(mlx_rank_envs(f, {}), Error);  // ring needs IPs on every rank
 }
 
+TEST(mlx_env_test, one_rank_exports_nothing) {
+  // A single rank has no peer: no hostfile, MLX_RANK or coordinator to export.
+  MlxHostfile f = parse(R"([{"ssh": "studio", "ips": ["10.0.0.1"]}])");
+  std::string env = render_mlx_env(f, mlx_rank_envs(f, {}));
+  EXPECT_EQ(env.find("\nexport "), std::string::npos) << env;
+  EXPECT_EQ(env.find("MLX_HOSTFILE"), std::string::npos) << env;
+  EXPECT_NE(env.find("One rank (studio)"), std::string::npos) << env;
+}
+
 TEST(mlx_env_test, cli_prints_each_rank_for_the_cluster) {
   GoldenLaunch g = read_golden("jaccl_4hosts_mesh.txt");
   auto r = testing::run_meshplan({"emit", "mlx-env", "-c",

@@ -39,7 +39,33 @@ std::optional<CheckReport> reversed_report(const EmitInput& in) {
   return report;
 }
 
+// One rank holds the whole model: mlx_lm.server runs on its host as it is, with no mlx.launch,
+// hostfile or MLX_RANK (mlx.core.distributed.init() without them is a group of one).
+std::string one_rank_server(const LaunchLayout& layout, const std::string& model) {
+  const std::string& host = layout.nodes.front().host->name;
+  std::string out = fmt::format(
+      "# One rank: run mlx_lm.server on {} itself; a single host needs no mlx.launch, hostfile or "
+      "MLX_RANK. It answers on port {} of every interface.\n",
+      host, kMlxLmServerPort);
+  return out + shell_command({}, {"mlx_lm.server", "--model", model, "--host", "0.0.0.0"}) + "\n";
+}
+
 }  // namespace
+
+int mlx_rank_count(const LaunchLayout& layout) {
+  const int per_host = mlx_runs_nccl(layout) ? mlx_gpus_per_host(layout) : 1;
+  return static_cast<int>(layout.nodes.size()) * per_host;
+}
+
+void mark_plan_ranks(const EmitInput& in, std::vector<MlxRankEnv>& ranks) {
+  if (mlx_runs_nccl(in.layout()) || !mlx_ranks_reversed(in)) return;
+  const std::vector<LaunchNode>& nodes = in.layout().nodes;
+  for (MlxRankEnv& r : ranks) {
+    const size_t k = static_cast<size_t>(r.rank);
+    if (k < nodes.size() && nodes[nodes.size() - 1 - k].rank != r.rank)
+      r.plan_rank = nodes[nodes.size() - 1 - k].rank;
+  }
+}
 
 CheckReport mlx_rank_report(const EmitInput& in) {
   std::optional<CheckReport> reversed = reversed_report(in);
@@ -92,6 +118,7 @@ std::string write_mlx_launch(const EmitInput& in) {
         "are all one size");
   bool pipeline = splits_by_layers(layout);
   std::string model = in.launch.model.empty() ? "MODEL" : in.launch.model;
+  if (mlx_rank_count(layout) == 1) return one_rank_server(layout, model);
   // NVIDIA hosts: nccl, a rank per GPU, each on GPU rank % -n
   // (deploy/writers/mlx_cuda_hostfile.hpp).
   const bool nccl = mlx_runs_nccl(layout);
@@ -133,7 +160,11 @@ std::string write_mlx_launch(const EmitInput& in) {
     const LaunchNode& n = layout.nodes[reversed ? layout.nodes.size() - 1 - k : k];
     for (int g = 0; g < per_host; ++g) {
       const int rank = static_cast<int>(k) * per_host + g;
-      out += fmt::format("# rank {}: {} MLX_RANK={}", rank, n.host->name, rank);
+      // The plan's ranks run last stage first here: both numbers, so neither is read for the
+      // other.
+      out += n.rank == rank ? fmt::format("# rank {}: {} MLX_RANK={}", rank, n.host->name, rank)
+                            : fmt::format("# MLX rank {} (plan rank {}): {} MLX_RANK={}", rank,
+                                          n.rank, n.host->name, rank);
       if (nccl) out += fmt::format(" CUDA_VISIBLE_DEVICES={}", g);
       if (size == 1) {
         // One rank: it loads every layer.

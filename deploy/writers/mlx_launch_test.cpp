@@ -33,17 +33,53 @@ TEST(mlx_launch_test, command_uses_the_hostfile_backend_envs_and_pipeline) {
             "mlx.launch --hostfile mlx-hostfile.json --backend ring --env MLX_METAL_FAST_SYNCH=1 "
             "-- mlx_lm.server --model mlx-community/M --pipeline --host 0.0.0.0");
   // mlx-lm's rank 0 loads the last layers: the hostfile lists the pipeline's last stage first,
-  // so node-b (the plan's [0, 10)) is rank 2, where mlx-lm loads [0, 10) too.
-  EXPECT_NE(text.find("# rank 2: node-b MLX_RANK=2; plan layers [0, 10), mlx-lm --pipeline loads "
-                      "[0, 10)\n"),
+  // so node-b (the plan's rank 0, [0, 10)) is MLX rank 2, where mlx-lm loads [0, 10) too; each
+  // line names both numbers.
+  EXPECT_NE(text.find("# MLX rank 2 (plan rank 0): node-b MLX_RANK=2; plan layers [0, 10), mlx-lm "
+                      "--pipeline loads [0, 10)\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("# rank 0: node-a MLX_RANK=0; plan layers [16, 32), mlx-lm --pipeline loads "
-                      "[22, 32) (differs)"),
+  EXPECT_NE(text.find("# MLX rank 0 (plan rank 2): node-a MLX_RANK=0; plan layers [16, 32), mlx-lm "
+                      "--pipeline loads [22, 32) (differs)"),
             std::string::npos)
       << text;
+  // The middle stage keeps its number: one rank line without the plan's.
+  EXPECT_NE(text.find("# rank 1: node-c MLX_RANK=1;"), std::string::npos) << text;
   // 3 ranks over 32 layers: pipeline.py's ranges leave layer 10 to no rank.
   EXPECT_NE(mlx_lm_split_note(in->input()).find("computes layer 10 on no rank"), std::string::npos);
+}
+
+TEST(mlx_launch_test, mlx_env_names_the_plan_rank_where_it_differs) {
+  auto in = testing::launch_inputs(testing::kLoopback, testing::kLoopbackPlan);
+  MlxHostfile f;
+  f.backend = "ring";
+  for (const char* host : {"node-a", "node-c", "node-b"}) {
+    MlxHost h;
+    h.ssh = host;
+    h.ips = {"127.0.0.1"};
+    f.hosts.push_back(h);
+  }
+  std::vector<MlxRankEnv> ranks = mlx_rank_envs(f, {});
+  mark_plan_ranks(in->input(), ranks);
+  EXPECT_EQ(ranks[0].plan_rank, 2);
+  EXPECT_EQ(ranks[1].plan_rank, -1);
+  EXPECT_EQ(ranks[2].plan_rank, 0);
+  std::string env = render_mlx_env(f, ranks);
+  EXPECT_NE(env.find("# MLX rank 0 (plan rank 2): node-a\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("# rank 1: node-c\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("export MLX_RANK=0\n"), std::string::npos) << env;
+}
+
+TEST(mlx_launch_test, one_rank_runs_mlx_lm_server_without_mlx_launch) {
+  auto in = testing::launch_inputs("tests/fixtures/launch/one_studio.yaml");
+  in->launch.model = "mlx-community/M";
+  const EmitInput input = in->input();
+  const std::string text = write_mlx_launch(input);
+  EXPECT_EQ(mlx_rank_count(input.layout()), 1);
+  auto lines = testing::command_lines(text);
+  ASSERT_EQ(lines.size(), 1u) << text;
+  EXPECT_EQ(lines[0], "mlx_lm.server --model mlx-community/M --host 0.0.0.0");
+  EXPECT_EQ(text.find("MLX_RANK="), std::string::npos) << text;
 }
 
 TEST(mlx_launch_test, tensor_plans_run_without_pipeline) {

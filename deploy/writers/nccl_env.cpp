@@ -9,7 +9,9 @@ namespace meshplan {
 
 std::vector<std::pair<std::string, std::string>> nccl_variables(const LaunchLayout& layout,
                                                                 size_t node) {
-  layout.reachable_interface(node, "NCCL and Gloo bootstrap over an interface every rank reaches");
+  // NCCL and Gloo bootstrap over the data interface (launch_nodes.hpp): it needs an address,
+  // not the management port.
+  rendezvous_address(layout, node, "NCCL and Gloo bootstrap over an interface every rank reaches");
   const std::string& iface = layout.nodes[node].data_interface;
   std::vector<std::pair<std::string, std::string>> out = {{"NCCL_SOCKET_IFNAME", "=" + iface},
                                                           {"GLOO_SOCKET_IFNAME", iface}};

@@ -1,8 +1,9 @@
 // The NCCL and Gloo variables that pin collective traffic to the right interfaces: sockets on
-// the interface of the network the ranks talk over (the fastest switch holding them all), else
-// the management address's, which every rank reaches; InfiniBand/RoCE on the RDMA devices of
-// the links the ranks use. Exact-name forms only: NCCL reads "en0" as a prefix (en0,
-// en01, ...) and "mlx5_1" as mlx5_1 and mlx5_10..19, "=" makes both exact (NCCL env docs).
+// the data interface of the link the plan priced (deploy/layout/launch_nodes.hpp: a direct cable
+// between the ranks, else the fastest switch holding them all, else the management address's);
+// InfiniBand/RoCE on the RDMA devices of the links the ranks use. Exact-name forms only: NCCL reads
+// "en0" as a prefix (en0, en01, ...) and "mlx5_1" as mlx5_1 and mlx5_10..19, "=" makes both exact
+// (NCCL env docs).
 #pragma once
 
 #include <string>

@@ -50,6 +50,14 @@ struct RayNodes {
   std::string user;                // auth.ssh_user
   std::optional<VllmShape> shape;  // set when the file ends with vLLM on Ray
 
+  // The address node i's Ray runs on (--node-ip-address): with vLLM, the node's address on the
+  // interface NCCL and Gloo use, as VLLM_HOST_IP is, so that the two agree; else the address `ray
+  // up` reaches it by.
+  std::string node_ip(size_t i) const {
+    if (shape) return rendezvous_address(layout, i, "Ray's nodes reach each other by address");
+    return i == 0 ? head : workers[i - 1];
+  }
+
   // The variables in front of node i's `ray start`.
   std::vector<std::pair<std::string, std::string>> env(size_t i) const {
     return shape ? vllm_node_env(layout, i, *shape)
@@ -61,17 +69,17 @@ RayNodes ray_nodes(const EmitInput& in) {
   RayNodes ray(in);
   const LaunchLayout& layout = ray.layout;
   ray.port = launch_port(in, kRayDefaultPort);
-  ray.head = layout.reachable(0, "Ray's head (rank 0) needs an address every node reaches");
+  ray.head = served_address(layout, 0, "Ray's head (rank 0) needs an address every node reaches");
   for (size_t i = 1; i < layout.nodes.size(); ++i)
     ray.workers.push_back(
-        layout.reachable(i, "Ray's local provider reaches every worker by address"));
+        served_address(layout, i, "Ray's local provider reaches every worker by address"));
   ray.user = layout.nodes[0].ssh_user.empty() ? in.launch.user : layout.nodes[0].ssh_user;
   if (ray.user.empty())
     throw input_error(
         "ray-cluster needs the ssh user for auth.ssh_user: give --user NAME or an ssh target "
         "user@host for {}",
         layout.nodes[0].host->name);
-  if (runs_vllm(in, layout)) ray.shape = vllm_shape(layout);
+  if (runs_vllm(in, layout)) ray.shape = vllm_shape(layout, in.plan->model);
   return ray;
 }
 
@@ -80,12 +88,13 @@ RayNodes ray_nodes(const EmitInput& in) {
 std::string worker_start_command(const RayNodes& ray) {
   std::string worker_start = "case \" $(hostname -I 2>/dev/null || ipconfig getifaddr en0) \" in";
   for (size_t i = 1; i < ray.layout.nodes.size(); ++i) {
-    std::vector<std::string> rest = {"--node-ip-address=" + ray.workers[i - 1]};
+    std::vector<std::string> rest = {"--node-ip-address=" + ray.node_ip(i)};
     for (auto& o : node_options(ray.layout.nodes[i], ray.in))
       rest.push_back(o);
-    worker_start +=
-        fmt::format(" *\" {} \"*) {} --address=\"$RAY_HEAD_IP\":{} {} ;;", ray.workers[i - 1],
-                    shell_command(ray.env(i), {"ray", "start"}), ray.port, shell_command({}, rest));
+    worker_start += fmt::format(" *\" {} \"*) {} --address={}:{} {} ;;", ray.workers[i - 1],
+                                shell_command(ray.env(i), {"ray", "start"}),
+                                ray.shape ? ray.node_ip(0) : std::string("\"$RAY_HEAD_IP\""),
+                                ray.port, shell_command({}, rest));
   }
   worker_start +=
       " *) echo 'ray-cluster.yaml: this host has none of the worker addresses' >&2; exit 1 ;; "
@@ -97,7 +106,7 @@ std::string worker_start_command(const RayNodes& ray) {
 std::string ray_up_yaml(const RayNodes& ray) {
   std::vector<std::string> head_start = {"ray", "start", "--head",
                                          fmt::format("--port={}", ray.port),
-                                         "--node-ip-address=" + ray.head};
+                                         "--node-ip-address=" + ray.node_ip(0)};
   for (auto& o : node_options(ray.layout.nodes[0], ray.in))
     head_start.push_back(o);
   const std::string worker_start = worker_start_command(ray);
@@ -133,9 +142,9 @@ std::string manual_start_lines(const RayNodes& ray) {
       words.push_back("--head");
       words.push_back(fmt::format("--port={}", ray.port));
     } else {
-      words.push_back(fmt::format("--address={}:{}", ray.head, ray.port));
+      words.push_back(fmt::format("--address={}:{}", ray.node_ip(0), ray.port));
     }
-    words.push_back("--node-ip-address=" + (i == 0 ? ray.head : ray.workers[i - 1]));
+    words.push_back("--node-ip-address=" + ray.node_ip(i));
     for (auto& o : node_options(ray.layout.nodes[i], ray.in))
       words.push_back(o);
     out += fmt::format("# on {}: {}\n", ray.layout.nodes[i].host->name,
@@ -162,7 +171,11 @@ std::string write_ray_cluster(const EmitInput& in) {
   out += yaml;
   out += "\n\n# Manual start instead of `ray up`, in this order:\n";
   out += manual_start_lines(ray);
-  if (ray.shape)
+  const std::string order = ray.shape ? ray_order_refusal(ray.layout) : "";
+  if (ray.shape && !order.empty())
+    out += fmt::format("\n# vLLM is not started on this Ray cluster: {}. Start it with vllm.sh.\n",
+                       order);
+  else if (ray.shape)
     out += fmt::format(
         "\n# Then vLLM on this Ray cluster, once, on {} (the head); it places its GPU workers "
         "through Ray:\n# {}\n",

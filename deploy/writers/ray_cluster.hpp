@@ -14,7 +14,6 @@ namespace meshplan {
 
 struct EmitInput;
 
-inline constexpr int kRayDefaultPort = 6379;  // ray start --head --port default
 
 std::string write_ray_cluster(const EmitInput& in);
 

@@ -141,9 +141,12 @@ TEST(ray_cluster_test, nvidia_hosts_get_vllm_on_ray_with_each_nodes_variables) {
             std::string::npos)
       << text;
   std::string b = manual_line(text, "hgx-b");
-  EXPECT_EQ(b.rfind("VLLM_HOST_IP=10.0.0.2 NCCL_SOCKET_IFNAME==ib0 GLOO_SOCKET_IFNAME=ib0 ", 0), 0u)
+  // Ray, vLLM and NCCL meet on the InfiniBand network (ib0), not on the management address.
+  EXPECT_EQ(b.rfind("VLLM_HOST_IP=10.9.0.2 NCCL_SOCKET_IFNAME==ib0 GLOO_SOCKET_IFNAME=ib0 ", 0), 0u)
       << b;
-  EXPECT_NE(b.find(" ray start --address=10.0.0.1:6379 "), std::string::npos) << b;
+  EXPECT_NE(b.find(" ray start --address=10.9.0.1:6379 --node-ip-address=10.9.0.2 "),
+            std::string::npos)
+      << b;
   // Macs run no engine on Ray: `emit all` leaves Ray out there.
   auto macs = testing::launch_inputs(testing::kStudios);
   EXPECT_FALSE(ray_runs_an_engine(macs->input()));

@@ -106,7 +106,7 @@ EngineJob vllm_job(const EmitInput& in, const LaunchLayout& layout,
   const size_t n = layout.nodes.size();
   EngineJob job;
   require_plan(in, "vllm", "-tp and -pp come from the plan's strategy and ranks");
-  VllmShape shape = vllm_shape(layout);
+  VllmShape shape = vllm_shape(layout, in.plan->model);
   for (size_t i = 0; i < n; ++i)
     job.arms.push_back({nodes[i], static_cast<int>(i), vllm_node_env(layout, i, shape),
                         vllm_node_words(in, layout, shape, i), ""});
@@ -119,8 +119,8 @@ EngineJob torchrun_job(const EmitInput& in, const LaunchLayout& layout,
                        const std::vector<std::string>& nodes) {
   const size_t n = layout.nodes.size();
   EngineJob job;
-  std::string master =
-      layout.reachable(0, "torchrun's rendezvous (rank 0) needs an address every node reaches");
+  std::string master = rendezvous_address(
+      layout, 0, "torchrun's rendezvous (rank 0) needs an address every node reaches");
   int port = launch_port(in, kTorchrunDefaultPort);
   std::string program = in.launch.program.empty() ? "train.py" : in.launch.program;
   const int per_node = torchrun_processes_per_node(layout);

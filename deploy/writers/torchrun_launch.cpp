@@ -23,9 +23,9 @@ int torchrun_processes_per_node(const LaunchLayout& layout) {
 std::string write_torchrun(const EmitInput& in) {
   const LaunchLayout& layout = in.layout();
   size_t n = layout.nodes.size();
-  std::string master = layout.reachable(0,
-                                        "torchrun's master (rank 0) needs an address every node "
-                                        "reaches");
+  // On the interface NCCL and Gloo use, as the plan's link is (launch_nodes.hpp).
+  std::string master = rendezvous_address(
+      layout, 0, "torchrun's master (rank 0) needs an address every node reaches");
   int port = launch_port(in, kTorchrunDefaultPort);
   std::string program = in.launch.program.empty() ? "train.py" : in.launch.program;
   const int per_node = torchrun_processes_per_node(layout);

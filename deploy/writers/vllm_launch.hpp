@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "deploy/layout/launch_nodes.hpp"
+#include "lib/plan/plan_file_reader.hpp"
 
 namespace meshplan {
 
@@ -22,8 +23,12 @@ struct VllmShape {
   int tp = 0;
   int pp = 1;
   std::string partition;
+  std::vector<int> counts;  // the partition's layer counts
 };
 VllmShape vllm_shape(const LaunchLayout& layout);
+// The same, fitted to the model's heads where one node's whole GPU count cannot split them
+// (lib/core/engine_rules.hpp): its widest degree that can, and its GPUs as stages of it.
+VllmShape vllm_shape(const LaunchLayout& layout, const PlanRanks::ModelShape& model);
 
 // The variables in front of node `node`'s engine: VLLM_HOST_IP, NCCL/Gloo interfaces, the split.
 std::vector<std::pair<std::string, std::string>> vllm_node_env(const LaunchLayout& layout,
@@ -39,7 +44,18 @@ std::string vllm_ray_command(const EmitInput& in, const LaunchLayout& layout);
 
 inline constexpr int kVllmServePort = 8000;           // vllm serve --port default (its HTTP API)
 inline constexpr int kVllmDefaultMasterPort = 29501;  // vllm/config/parallel.py master_port
+inline constexpr int kRayDefaultPort = 6379;          // ray start --head --port default
 
+// Whether the nodes give the job unequal GPU counts, which vLLM's multiprocessing launch cannot
+// start (lib/core/engine_rules.hpp vllm_multiprocessing_fits): vLLM then runs on Ray.
+bool vllm_needs_ray(const LaunchLayout& layout);
+
+// Why vLLM on Ray would load the plan's ranks on other nodes ("" when it loads them as planned):
+// it orders its workers the head's node first, then by GPUs per node and address.
+std::string ray_order_refusal(const LaunchLayout& layout);
+
+// vllm.sh: the multiprocessing launch, one line per node; on nodes of unequal GPU counts, each
+// node's `ray start` and vLLM's one line on Ray. A failure when vLLM would refuse the layout.
 std::string write_vllm(const EmitInput& in);
 
 }  // namespace meshplan

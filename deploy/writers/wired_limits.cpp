@@ -11,9 +11,13 @@ std::string render_wired_limits(const PlanRanks& plan, const std::string& host) 
     if (host.empty())
       out += fmt::format("# {}: the plan holds more than macOS wires for the GPU by default\n",
                          r.host);
-    out += fmt::format("sudo sysctl iogpu.wired_limit_mb={}\n", r.wired_limit_mb);
+    out += wired_limit_command(r.wired_limit_mb) + "\n";
   }
   return out;
+}
+
+std::string wired_limit_command(int64_t mb) {
+  return fmt::format("sudo sysctl iogpu.wired_limit_mb={}", mb);
 }
 
 }  // namespace meshplan

@@ -45,4 +45,11 @@ bool ModelDesc::is_moe() const {
                      [](const LayerInfo& l) { return l.moe.has_value(); });
 }
 
+int ModelDesc::routed_experts() const {
+  int most = 0;
+  for (const LayerInfo& l : layers)
+    if (l.moe) most = std::max(most, l.moe->experts);
+  return most;
+}
+
 }  // namespace meshplan

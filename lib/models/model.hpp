@@ -87,6 +87,8 @@ struct ModelDesc {
   uint64_t head_resident_bytes() const { return embedding_bytes + head_bytes + other_bytes; }
   uint64_t total_bytes() const;
   bool is_moe() const;
+  // The most routed experts of any MoE layer (0 for a dense model).
+  int routed_experts() const;
 };
 
 }  // namespace meshplan

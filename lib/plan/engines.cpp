@@ -1,10 +1,12 @@
 #include "lib/plan/engines.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "lib/core/engine_rules.hpp"
 #include "lib/core/error.hpp"
 #include "lib/plan/strategy_kind.hpp"
 
@@ -140,21 +142,125 @@ std::string layout_how(const Engine& e, const Plan& plan) {
              : "runs a pipeline with its own placement";
 }
 
-}  // namespace
+// The GPUs of a rank's host as the plan recorded them (1 for a host of one device).
+int rank_gpus(const Plan& plan, const RankPlan& r) {
+  for (const HostInfo& h : plan.hosts)
+    if (h.name == r.host) return std::max(1, h.gpus);
+  return 1;
+}
 
-std::string layout_refusal(const Engine& e, const Plan& plan) {
-  if (plan.routing) return "no engine follows a routing table";
-  const bool pipeline = is_strategy(plan.strategy, StrategyKind::kPipeline);
-  const bool hybrid = is_strategy(plan.strategy, StrategyKind::kHybrid);
-  // vLLM runs one tensor-parallel degree on every pipeline stage (-tp, -pp).
-  if (e.kind == EngineKind::kVllm && (pipeline || hybrid))
-    for (const RankPlan& r : plan.ranks) {
-      auto degree = [](const RankPlan& x) {
-        return x.tp_group.empty() ? x.tp : static_cast<int>(x.tp_group.size());
-      };
+// vLLM's experts per layer on each node: its even split over every GPU, summed per node.
+std::vector<int> vllm_node_experts(const Plan& plan) {
+  std::vector<int> gpus;
+  int total = 0;
+  for (const RankPlan& r : plan.ranks) {
+    gpus.push_back(rank_gpus(plan, r));
+    total += gpus.back();
+  }
+  const std::vector<int> per_rank = vllm_experts_per_rank(plan.routed_experts, total);
+  std::vector<int> out;
+  size_t next = 0;
+  for (int g : gpus) {
+    int sum = 0;
+    for (int k = 0; k < g; ++k)
+      sum += per_rank[next++];
+    out.push_back(sum);
+  }
+  return out;
+}
+
+// On nodes of unequal GPU counts vLLM runs on Ray, which orders the nodes after the head's by
+// their GPUs (vllm/v1/executor/ray_distributed_executor.py sort_by_driver_then_worker_ip): a
+// pipeline or expert plan loads as planned only when its ranks after the first come in that order.
+std::string ray_order_refusal(const Plan& plan) {
+  if (is_strategy(plan.strategy, StrategyKind::kTensor) || plan.ranks.size() <= 2) return "";
+  std::vector<int> gpus;
+  for (const RankPlan& r : plan.ranks)
+    gpus.push_back(rank_gpus(plan, r));
+  if (vllm_multiprocessing_fits(gpus)) return "";
+  if (std::is_sorted(gpus.begin() + 1, gpus.end())) return "";
+  return fmt::format(
+      "on nodes of {} GPUs it runs on Ray, which orders the nodes after the first by their GPUs",
+      fmt::join(gpus, ", "));
+}
+
+// Why vLLM would refuse `plan` or load it otherwise ("" when it loads it as planned): one
+// tensor-parallel degree on every pipeline stage that divides the heads; a tensor or expert plan
+// is one group over every GPU, whose shares and experts vLLM splits evenly per GPU.
+std::string vllm_refusal(const Plan& plan) {
+  const bool stages = is_strategy(plan.strategy, StrategyKind::kPipeline) ||
+                      is_strategy(plan.strategy, StrategyKind::kHybrid);
+  if (stages) {
+    auto degree = [&](const RankPlan& x) {
+      if (x.tp_group.empty()) return x.tp;
+      int sum = 0;
+      for (const std::string& h : x.tp_group)
+        for (const RankPlan& y : plan.ranks)
+          if (y.host == h) sum += rank_gpus(plan, y);
+      return std::max(sum, static_cast<int>(x.tp_group.size()));
+    };
+    for (const RankPlan& r : plan.ranks)
       if (degree(r) != degree(plan.ranks.front()))
         return "one tensor-parallel degree on every stage only";
-    }
+    if (std::string why = ray_order_refusal(plan); !why.empty()) return why;
+    return plan.ranks.empty() ? ""
+                              : vllm_tensor_refusal(degree(plan.ranks.front()),
+                                                    plan.attention_heads, plan.kv_heads);
+  }
+  std::vector<int> gpus;
+  int total = 0;
+  for (const RankPlan& r : plan.ranks) {
+    gpus.push_back(rank_gpus(plan, r));
+    total += gpus.back();
+  }
+  if (std::string why = ray_order_refusal(plan); !why.empty()) return why;
+  if (std::string why = vllm_tensor_refusal(total, plan.attention_heads, plan.kv_heads);
+      !why.empty())
+    return why;
+  if (is_strategy(plan.strategy, StrategyKind::kTensor) && !vllm_multiprocessing_fits(gpus))
+    return fmt::format(
+        "it splits every layer equally over its {} GPUs ({} per node), not equally "
+        "per node",
+        total, fmt::join(gpus, ", "));
+  if (is_strategy(plan.strategy, StrategyKind::kExpert) && plan.routed_experts > 0) {
+    const std::vector<int> loads = vllm_node_experts(plan);
+    for (size_t i = 0; i < plan.ranks.size(); ++i)
+      for (const std::vector<int>& layer : plan.ranks[i].experts)
+        if (!layer.empty() && static_cast<int>(layer.size()) != loads[i])
+          return fmt::format(
+              "it loads the {} experts of a layer evenly over its {} GPUs ({} per node), not the "
+              "plan's split",
+              plan.routed_experts, total, fmt::join(loads, ", "));
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string rule_refusal(const Engine& e, const Plan& plan) {
+  if (plan.routing) return "no engine follows a routing table";
+  if (e.kind == EngineKind::kVllm)
+    if (std::string why = vllm_refusal(plan); !why.empty()) return why;
+  if (e.kind == EngineKind::kMlxLm)
+    for (const RankPlan& r : plan.ranks)
+      if (rank_gpus(plan, r) > 1)
+        return fmt::format(
+            "mlx.launch makes each of {}'s {} GPUs a rank of its own, not the plan's split inside "
+            "the host",
+            r.host, rank_gpus(plan, r));
+  if (is_strategy(plan.strategy, StrategyKind::kTensor)) {
+    const int n = static_cast<int>(plan.ranks.size());
+    std::string why =
+        e.kind == EngineKind::kMlxLm ? mlx_lm_tensor_refusal(n, plan.attention_heads, plan.kv_heads)
+        : e.kind == EngineKind::kExo ? exo_tensor_refusal(n, plan.hidden_size, plan.kv_heads)
+                                     : "";
+    if (!why.empty()) return why;
+  }
+  return "";
+}
+
+std::string layout_refusal(const Engine& e, const Plan& plan) {
+  if (std::string why = rule_refusal(e, plan); !why.empty()) return why;
   if (is_strategy(plan.strategy, StrategyKind::kPipeline)) {
     if (e.pipeline == PipelineSplit::kNone) return "no pipeline across hosts";
     if (e.pipeline != PipelineSplit::kExplicit && plan.ranks.size() > 1 &&
@@ -279,7 +385,7 @@ std::vector<std::string> engine_verdicts(const Plan& plan, const Cluster& cluste
   std::vector<std::string> out;
   for (const Engine& e : engines()) {
     std::string why = platform_refusal(e, cluster, catalog, hosts);
-    if (why.empty() && plan.routing) why = layout_refusal(e, plan);
+    if (why.empty()) why = rule_refusal(e, plan);
     if (why.empty() && !is_strategy(plan.strategy, StrategyKind::kPipeline))
       why = layout_refusal(e, plan);
     if (why.empty() && is_strategy(plan.strategy, StrategyKind::kPipeline) &&

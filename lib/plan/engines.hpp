@@ -84,6 +84,9 @@ std::string platform_refusal(const Engine& engine, const Cluster& cluster, const
 // parallel across hosts", "equal tensor shares only"). A pipeline counts as planned for an engine
 // that takes no split only when its solver is the engine's own (engine_pipeline_solver).
 std::string layout_refusal(const Engine& engine, const Plan& plan);
+// The part of layout_refusal that no split of the engine's own changes: the engine's rules
+// (lib/core/engine_rules.hpp) for its degrees, heads, experts and ranks per host.
+std::string rule_refusal(const Engine& engine, const Plan& plan);
 // The engine a launch of `hosts` uses when the plan names none: infer_engine's, else llama.cpp RPC.
 std::string_view default_engine(const Cluster& cluster, const Catalog& catalog,
                                 const std::vector<std::string>& hosts);

@@ -199,6 +199,11 @@ struct Plan {
   std::string model_name;
   std::string quantization;
   int num_layers = 0;
+  // What the engines' rules read (lib/core/engine_rules.hpp): heads, hidden size, routed experts.
+  int attention_heads = 0;
+  int kv_heads = 0;
+  int hidden_size = 0;
+  int routed_experts = 0;
   uint64_t total_bytes = 0;
   int64_t context = 0;
   int64_t prompt = 0;

@@ -255,6 +255,24 @@ PlanRanks read_workload_ranks(const DocNode& root) {
   return out;
 }
 
+// The counts of "model" the engines' rules need; each a whole number from 0 to 2^20.
+PlanRanks::ModelShape read_model_shape(const DocNode& m) {
+  PlanRanks::ModelShape shape;
+  auto count = [&](const char* key, int& into) {
+    if (const DocNode* n = m.find(key)) {
+      const int64_t v = n->as_int();
+      if (v < 0 || v > (1 << 20)) n->fail("expected a count from 0 to 1048576");
+      into = static_cast<int>(v);
+    }
+  };
+  count("layers", shape.layers);
+  count("attention_heads", shape.attention_heads);
+  count("kv_heads", shape.kv_heads);
+  count("hidden_size", shape.hidden_size);
+  count("routed_experts", shape.routed_experts);
+  return shape;
+}
+
 }  // namespace
 
 PlanRanks read_plan_ranks(const DocNode& root) {
@@ -270,6 +288,7 @@ PlanRanks read_plan_ranks(const DocNode& root) {
   if (auto* t = root.find("transport"); t && t->is_string()) out.transport = t->text();
   if (auto* e = root.find("engine_reason"); e && e->is_string()) out.engine_reason = e->text();
   if (auto* m = root.find("made_for")) out.made_for = read_made_for(*m);
+  if (auto* m = root.find("model"); m && m->is_object()) out.model = read_model_shape(*m);
   if (auto* r = root.find("routing")) out.routing = read_routing(*r);
   if (auto* e = root.find("engine"); e && !e->is_null()) out.engine = read_engine(*e);
   if (auto* r = root.find("replicas"); r && !r->is_null()) out.replicas = read_replicas(*r);

@@ -58,6 +58,10 @@ struct PlanRanks {
   std::string engine;
   std::string engine_reason;
   std::optional<ClusterPrint> made_for;  // the hardware it was made for, when recorded
+  // The model's shape as the plan recorded it (0 when absent): what the engines' rules read.
+  struct ModelShape {
+    int layers = 0, attention_heads = 0, kv_heads = 0, hidden_size = 0, routed_experts = 0;
+  } model;
   std::vector<PlanRank> ranks;           // in rank order
   std::optional<RoutingInfo> routing;    // routed plans: hosts' flows and the links' flows
   // Serving plans that split the hosts into replicas (`ranks` is then the first one's).

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "lib/core/units.hpp"
+#include "lib/plan/plan_rank_json.hpp"
 
 namespace meshplan {
 namespace {
@@ -46,11 +47,8 @@ ojson replica_json(const ReplicaInfo& r) {
   x["aggregate_tokens_per_s"] = tps(r.aggregate_tokens_per_s);
   x["request_share"] = json_number(std::round(r.request_share * 10000) / 10000);
   ojson ranks = ojson::array();
-  for (const RankPlan& k : r.ranks)
-    ranks.push_back(ojson{{"rank", k.rank},
-                          {"host", k.host},
-                          {"layers", ojson::array({k.layer_start, k.layer_end})},
-                          {"holds_head", k.holds_head}});
+  for (const RankPlan& k : r.ranks)  // as the plan's own: its GPU stages and shares too
+    ranks.push_back(rank_json(k));
   x["ranks"] = ranks;
   return x;
 }

@@ -15,6 +15,10 @@ void fill_group_plan(Plan& plan, const ModelDesc& model, const PlanInputs& in,
   plan.model_name = model.name;
   plan.quantization = model.quantization;
   plan.num_layers = model.num_layers();
+  plan.attention_heads = model.num_heads;
+  plan.kv_heads = model.num_kv_heads;
+  plan.hidden_size = model.hidden_size;
+  plan.routed_experts = model.routed_experts();
   plan.total_bytes = model.total_bytes();
   plan.context = spec.context;
   plan.prompt = spec.prompt;

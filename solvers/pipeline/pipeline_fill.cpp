@@ -28,6 +28,10 @@ void fill_pipeline_plan(const PipelineCostModel& cost, const PipelineAssignment&
   plan.model_name = model.name;
   plan.quantization = model.quantization;
   plan.num_layers = model.num_layers();
+  plan.attention_heads = model.num_heads;
+  plan.kv_heads = model.num_kv_heads;
+  plan.hidden_size = model.hidden_size;
+  plan.routed_experts = model.routed_experts();
   plan.total_bytes = model.total_bytes();
   plan.context = cost.context();
   plan.prompt = cost.prompt();

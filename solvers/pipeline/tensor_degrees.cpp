@@ -280,4 +280,27 @@ StrategyOutcome choose_tensor_degrees(const PlanningProblem& problem, const Cloc
   return out;
 }
 
+std::vector<int> common_tensor_degrees(const PlanningProblem& problem,
+                                       const std::function<bool(int)>& fits) {
+  const ModelDesc& model = problem.model();
+  std::vector<int> common;
+  for (size_t i = 0; i < problem.size(); ++i) {
+    const HostFigures& h = problem.host(i);
+    std::vector<int> mine =
+        h.gpus <= 1 ? std::vector<int>{1} : tensor_degrees(h, model.num_heads, model.num_kv_heads);
+    if (i == 0) {
+      common = mine;
+      continue;
+    }
+    std::vector<int> kept;
+    for (int d : common)
+      if (std::find(mine.begin(), mine.end(), d) != mine.end()) kept.push_back(d);
+    common = kept;
+  }
+  std::vector<int> out;
+  for (int d : common)
+    if (fits(d)) out.push_back(d);
+  return out;
+}
+
 }  // namespace meshplan

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include "lib/core/clock.hpp"
 #include "solvers/problem/plan_inputs.hpp"
@@ -23,5 +24,11 @@ constexpr size_t kMaxCombinations = 256;
 // when none fits.
 StrategyOutcome choose_tensor_degrees(const PlanningProblem& problem, const Clock& clock,
                                       const PlanAt& plan_at);
+
+// The degrees every host of the problem can run at once, widest first: those each multi-GPU host
+// takes (tensor_degrees), and only 1 when a host has one device. vLLM runs a pipeline at one
+// degree on every stage; `fits` says which degrees the engine's heads rule allows.
+std::vector<int> common_tensor_degrees(const PlanningProblem& problem,
+                                       const std::function<bool(int)>& fits);
 
 }  // namespace meshplan

@@ -194,6 +194,12 @@ PlanningProblem PlanningProblem::subset(const std::vector<size_t>& members,
   return p;
 }
 
+PlanningProblem PlanningProblem::at_one_tensor_degree(int tp) const {
+  PlanningProblem p = for_backend(request_.backend, {});
+  p.request_.tensor_degree = tp;
+  return p;
+}
+
 PlanningProblem PlanningProblem::for_engine(const std::string& solver, double extra_hop_s) const {
   PlanningProblem p = for_backend(request_.backend, {});
   p.request_.solver = solver;

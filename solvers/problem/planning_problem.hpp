@@ -66,6 +66,9 @@ class PlanningProblem {
   // `extra_hop_s` added to every hop between two hosts (llama.cpp RPC's round trips), all else
   // kept.
   PlanningProblem for_engine(const std::string& solver, double extra_hop_s) const;
+  // The same problem with one tensor-parallel degree asked of every multi-GPU host, as
+  // --tensor-degree asks it (an engine that runs one degree on every stage, vLLM's -tp).
+  PlanningProblem at_one_tensor_degree(int tp) const;
   // The same problem with each candidate's GPUs split tensor-parallel `tp[i]` wide
   // (at_tensor_degree), pins and host limits kept.
   PlanningProblem at_tensor_degrees(const std::vector<int>& tp) const;

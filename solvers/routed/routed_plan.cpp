@@ -145,6 +145,10 @@ Plan routed_plan_header(const ModelDesc& model, const PlanRequest& request, cons
   plan.model_name = model.name;
   plan.quantization = model.quantization;
   plan.num_layers = model.num_layers();
+  plan.attention_heads = model.num_heads;
+  plan.kv_heads = model.num_kv_heads;
+  plan.hidden_size = model.hidden_size;
+  plan.routed_experts = model.routed_experts();
   plan.total_bytes = model.total_bytes();
   plan.context = request.context;
   plan.prompt = request.prompt;

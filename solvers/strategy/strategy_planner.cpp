@@ -11,10 +11,12 @@
 #include <utility>
 
 #include "lib/cluster/mlx_backend.hpp"
+#include "lib/core/engine_rules.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
 #include "lib/plan/engines.hpp"
 #include "lib/plan/strategy_kind.hpp"
+#include "solvers/pipeline/tensor_degrees.hpp"
 #include "solvers/problem/left_out.hpp"
 #include "solvers/problem/planning_problem.hpp"
 #include "solvers/strategy/backend_gate.hpp"
@@ -92,6 +94,11 @@ std::string strategy_names() {
   for (size_t i = 0; i < table.size(); ++i)
     names += fmt::format("{}{}", i + 1 == table.size() ? " or " : ", ", table[i].name);
   return names;
+}
+
+// The solvers that split a pipeline's layers (the others: optimal, the default, and ilp).
+bool splits_layers(const std::string& solver) {
+  return solver == "even" || solver == "proportional" || solver == "proportional-v0";
 }
 
 // Flags that only some strategies read are refused where they cannot apply, instead of being
@@ -289,15 +296,55 @@ void add_alternatives(Plan& plan, const EngineChoice& pick, const PlanScore& sco
   }
 }
 
+// vLLM runs a pipeline at one tensor-parallel degree on every stage (-tp T -pp P). When the
+// planned pipeline mixes degrees (8 GPUs on one node, 4 on another), the pipeline at each degree
+// every host takes and vLLM's heads rule allows, the best kept; no plan when the planned one runs.
+Outcome vllm_pipeline(const std::vector<Outcome>& outcomes,
+                      const std::vector<PlanningProblem>& problems,
+                      const std::vector<Route>& routes, const BackendGate& gate,
+                      const PlanRequest& request, const Clock& clock, const Scorer& scorer) {
+  Outcome best{std::string(name(StrategyKind::kPipeline)), std::nullopt, "", {}};
+  const Engine& vllm = engine(EngineKind::kVllm);
+  auto planned = std::find_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) {
+    return is_strategy(o.strategy, StrategyKind::kPipeline);
+  });
+  if (planned == outcomes.end() || !planned->plan || request.tensor_degree > 0 ||
+      !request.pins.empty() || problems.empty() || layout_refusal(vllm, *planned->plan).empty())
+    return best;
+  const ModelDesc& model = problems.front().model();
+  for (int tp : common_tensor_degrees(problems.front(), [&](int d) {
+         return vllm_tensor_fits(d, model.num_heads, model.num_kv_heads);
+       })) {
+    std::vector<PlanningProblem> at;
+    for (const PlanningProblem& p : problems)
+      at.push_back(p.at_one_tensor_degree(tp));
+    Outcome o = plan_strategy(meshplan::strategy(StrategyKind::kPipeline), at, routes, gate,
+                              request, clock);
+    if (o.plan && layout_refusal(vllm, *o.plan).empty() &&
+        (!best.plan || scorer.of(o) > scorer.of(best) * (1 + 1e-9))) {
+      scorer.cache.clear();  // scores are cached by address; `best` is about to be replaced
+      best = std::move(o);
+    }
+  }
+  scorer.cache.clear();
+  return best;
+}
+
 }  // namespace
 
 Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
                 const PlanRequest& request, const Clock& clock, const PlanScore& score) {
-  const std::string& s = request.strategy;
+  std::string s = request.strategy;
   const Strategy* chosen = find_strategy(s);
   if (!is_strategy(s, StrategyKind::kAuto) && !chosen)
     throw input_error("--strategy {}: expected {}", s, strategy_names());
   refuse_flags_that_do_not_apply(model, request, chosen);
+  // A pipeline solver asked for is the pipeline strategy with that solver: auto must not trade it
+  // for a tensor or expert plan that ignores the solver.
+  if (!chosen && splits_layers(request.solver)) {
+    chosen = &meshplan::strategy(StrategyKind::kPipeline);
+    s = std::string(chosen->name);
+  }
 
   // Built once: every strategy, backend and baseline plans over these figures.
   TopologyContext topology(cluster, catalog);
@@ -322,8 +369,19 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
   // The engine's own pipeline (mlx-lm's equal ranges, exo's placement, llama.cpp RPC's cost per
   // hop), planned once per engine kind of split when an engine that takes no split or pays more
   // per hop may run the plan.
+  Scorer scorer{score, {}};
   std::map<std::string, Outcome> own_splits;
   auto own_split = [&](const Engine& e) -> const Outcome* {
+    if (e.kind == EngineKind::kVllm) {
+      const std::string key(name(EngineKind::kVllm));
+      auto it = own_splits.find(key);
+      if (it == own_splits.end())
+        it = own_splits
+                 .emplace(key,
+                          vllm_pipeline(outcomes, problems, routes, gate, request, clock, scorer))
+                 .first;
+      return it->second.plan ? &it->second : nullptr;
+    }
     std::string solver(engine_pipeline_solver(e));
     // Pins, other solvers, and host limits for a split over every host, ask for ranges the
     // engine cannot take: those plans keep the planned split.
@@ -351,7 +409,6 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
     return &it->second;
   };
 
-  Scorer scorer{score, {}};
   EngineChoice pick =
       choose_engine(cluster, catalog, request, problem, outcomes, own_split, scorer);
   if (!pick.outcome) pick.outcome = fastest_layout(outcomes, scorer, chosen, s, model);
