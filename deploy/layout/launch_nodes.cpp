@@ -194,19 +194,26 @@ const LaunchLayout& EmitInput::layout() const& {
   return *layout_slot->layout;
 }
 
-LaunchLayout build_launch_layout(const EmitInput& in) {
-  const BackendVerdict& v = require_valid(in.report);
-  plain(in.cluster.name, "the cluster name");
-  plain(in.launch.program, "--program");
-  plain(in.launch.model, "--model");
-  // Ray and Ansible put the user into ssh command lines: a user name, or nothing.
-  const std::string& user = in.launch.user;
-  // The same characters as a host name (the cluster file's rule).
+namespace {
+
+// Ray and Ansible put the user into ssh command lines: a user name of the characters of a host
+// name (the cluster file's rule), or nothing.
+void require_user_name(const std::string& user) {
   if (!user.empty() && (!valid_host_name(user) || user.size() > 64))
     throw input_error(
         "--user \"{}\": expected a user name of letters, digits, '.', '_' or '-' (not starting "
         "with '-')",
         user);
+}
+
+}  // namespace
+
+LaunchLayout build_launch_layout(const EmitInput& in) {
+  const BackendVerdict& v = require_valid(in.report);
+  plain(in.cluster.name, "the cluster name");
+  plain(in.launch.program, "--program");
+  plain(in.launch.model, "--model");
+  require_user_name(in.launch.user);
   for (const std::string& e : in.envs)
     plain(e, "--env");
   LaunchLayout out;

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "deploy/layout/launch_nodes.hpp"
+#include "lib/core/engine_rules.hpp"
 
 namespace meshplan {
 namespace {
@@ -39,11 +40,8 @@ std::string device_text(const LaunchNode& n) {
 
 }  // namespace
 
-// llama.cpp's rules (ggml-org/llama.cpp src/llama-model.cpp, load_tensors): the devices are the
-// RPC servers' in --rpc order, then the main host's own accelerators; n_layer + 1 slots (the
-// output layer last) are offloaded from slot n_layer + 1 - ngl; slot il goes to the first device
-// whose cumulative --tensor-split share exceeds il / (n_layer + 1). So -ngl is n_layer + 1, the
-// split lists each device's layer count, and the last device's entry counts the output layer.
+// llama.cpp's device order and output layer (lib/core/engine_rules.hpp llama_tensor_split): the
+// rpc-servers in --rpc order, then the main host, the last rank, which runs the output layer.
 LlamaRpcLaunch llama_rpc_launch(const EmitInput& in, const LaunchLayout& layout) {
   require_plan(in, "llama-rpc", "--tensor-split comes from the plan's layer ranges");
   layer_counts(layout, "llama-rpc");  // refuses plans that do not split by layers
@@ -73,8 +71,8 @@ LlamaRpcLaunch llama_rpc_launch(const EmitInput& in, const LaunchLayout& layout)
     out.local_server = {"rpc-server", "-H", "127.0.0.1", "-p", std::to_string(port)};
   }
   add_devices(head);
-  split.back() += 1;  // the output layer's slot
-  out.main = {"llama-server", "-m", model, "-ngl", std::to_string(layers + 1)};
+  split = llama_tensor_split(split);
+  out.main = {"llama-server", "-m", model, "-ngl", std::to_string(llama_gpu_layers(layers))};
   if (!out.endpoints.empty()) {
     out.main.push_back("--rpc");
     out.main.push_back(fmt::format("{}", fmt::join(out.endpoints, ",")));

@@ -65,4 +65,9 @@ std::string exo_tensor_refusal(int nodes, int hidden, int kv_heads) {
   return "";
 }
 
+std::vector<int> llama_tensor_split(std::vector<int> layers_per_device) {
+  if (!layers_per_device.empty()) layers_per_device.back() += 1;  // the output layer's slot
+  return layers_per_device;
+}
+
 }  // namespace meshplan

@@ -47,6 +47,17 @@ std::string mlx_lm_tensor_refusal(int ranks, int heads, int kv_heads);
 // too when known (exo src/exo/master/placement.py, the tensor divisibility filter).
 std::string exo_tensor_refusal(int nodes, int hidden, int kv_heads);
 
+// llama.cpp RPC's devices are the RPC servers' in --rpc order, then the main host's own; n_layer +
+// 1 slots (the output layer last) are offloaded from slot n_layer + 1 - ngl, slot il to the first
+// device whose cumulative --tensor-split share exceeds il / (n_layer + 1) (ggml-org/llama.cpp
+// src/llama-model.cpp load_tensors). So the main host runs the last layers and the output layer,
+// -ngl is n_layer + 1, and the split is each device's layer count, the last one counting the output
+// layer: what llama_tensor_split returns from the layers per device in that order.
+std::vector<int> llama_tensor_split(std::vector<int> layers_per_device);
+inline int llama_gpu_layers(int layers) {
+  return layers + 1;
+}
+
 // torchrun, MPI and DeepSpeed start one process per GPU of a node (--nproc-per-node, slots=,
 // a hostfile's slots): the slots of a node of `gpus` GPUs, one for a host without GPUs.
 inline int launcher_slots(int gpus) {

@@ -46,6 +46,13 @@ TEST(engine_rules_test, the_multiprocessing_launch_needs_equal_nodes) {
   EXPECT_FALSE(vllm_multiprocessing_fits({8, 4}));
 }
 
+TEST(engine_rules_test, llama_cpp_counts_the_output_layer_on_the_main_host) {
+  // Two rpc-servers of 30 and 20 layers, the main host's 30: its entry holds the output layer too.
+  EXPECT_EQ(llama_tensor_split({30, 20, 30}), (std::vector<int>{30, 20, 31}));
+  EXPECT_EQ(llama_gpu_layers(80), 81);
+  EXPECT_TRUE(llama_tensor_split({}).empty());
+}
+
 TEST(engine_rules_test, mlx_lm_and_exo_divide_by_their_ranks) {
   EXPECT_EQ(mlx_lm_tensor_refusal(4, 64, 8), "");
   EXPECT_NE(mlx_lm_tensor_refusal(3, 64, 8).find("64 attention heads"), std::string::npos);

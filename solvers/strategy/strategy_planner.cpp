@@ -11,16 +11,15 @@
 #include <utility>
 
 #include "lib/cluster/mlx_backend.hpp"
-#include "lib/core/engine_rules.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
 #include "lib/plan/engines.hpp"
 #include "lib/plan/strategy_kind.hpp"
-#include "solvers/pipeline/tensor_degrees.hpp"
 #include "solvers/problem/left_out.hpp"
 #include "solvers/problem/planning_problem.hpp"
 #include "solvers/strategy/backend_gate.hpp"
 #include "solvers/strategy/engine_choice.hpp"
+#include "solvers/strategy/own_splits.hpp"
 #include "solvers/strategy/strategies.hpp"
 #include "solvers/strategy/wired_limit.hpp"
 
@@ -296,40 +295,6 @@ void add_alternatives(Plan& plan, const EngineChoice& pick, const PlanScore& sco
   }
 }
 
-// vLLM runs a pipeline at one tensor-parallel degree on every stage (-tp T -pp P). When the
-// planned pipeline mixes degrees (8 GPUs on one node, 4 on another), the pipeline at each degree
-// every host takes and vLLM's heads rule allows, the best kept; no plan when the planned one runs.
-Outcome vllm_pipeline(const std::vector<Outcome>& outcomes,
-                      const std::vector<PlanningProblem>& problems,
-                      const std::vector<Route>& routes, const BackendGate& gate,
-                      const PlanRequest& request, const Clock& clock, const Scorer& scorer) {
-  Outcome best{std::string(name(StrategyKind::kPipeline)), std::nullopt, "", {}};
-  const Engine& vllm = engine(EngineKind::kVllm);
-  auto planned = std::find_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) {
-    return is_strategy(o.strategy, StrategyKind::kPipeline);
-  });
-  if (planned == outcomes.end() || !planned->plan || request.tensor_degree > 0 ||
-      !request.pins.empty() || problems.empty() || layout_refusal(vllm, *planned->plan).empty())
-    return best;
-  const ModelDesc& model = problems.front().model();
-  for (int tp : common_tensor_degrees(problems.front(), [&](int d) {
-         return vllm_tensor_fits(d, model.num_heads, model.num_kv_heads);
-       })) {
-    std::vector<PlanningProblem> at;
-    for (const PlanningProblem& p : problems)
-      at.push_back(p.at_one_tensor_degree(tp));
-    Outcome o = plan_strategy(meshplan::strategy(StrategyKind::kPipeline), at, routes, gate,
-                              request, clock);
-    if (o.plan && layout_refusal(vllm, *o.plan).empty() &&
-        (!best.plan || scorer.of(o) > scorer.of(best) * (1 + 1e-9))) {
-      scorer.cache.clear();  // scores are cached by address; `best` is about to be replaced
-      best = std::move(o);
-    }
-  }
-  scorer.cache.clear();
-  return best;
-}
-
 }  // namespace
 
 Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
@@ -366,48 +331,13 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
     if (!chosen || chosen == &strategy)
       outcomes.push_back(plan_strategy(strategy, problems, routes, gate, request, clock));
 
-  // The engine's own pipeline (mlx-lm's equal ranges, exo's placement, llama.cpp RPC's cost per
-  // hop), planned once per engine kind of split when an engine that takes no split or pays more
-  // per hop may run the plan.
   Scorer scorer{score, {}};
-  std::map<std::string, Outcome> own_splits;
-  auto own_split = [&](const Engine& e) -> const Outcome* {
-    if (e.kind == EngineKind::kVllm) {
-      const std::string key(name(EngineKind::kVllm));
-      auto it = own_splits.find(key);
-      if (it == own_splits.end())
-        it = own_splits
-                 .emplace(key,
-                          vllm_pipeline(outcomes, problems, routes, gate, request, clock, scorer))
-                 .first;
-      return it->second.plan ? &it->second : nullptr;
-    }
-    std::string solver(engine_pipeline_solver(e));
-    // Pins, other solvers, and host limits for a split over every host, ask for ranges the
-    // engine cannot take: those plans keep the planned split.
-    if (request.solver != "optimal" || !request.pins.empty()) solver.clear();
-    if (solver == "proportional" && (request.min_hosts > 0 || request.max_hosts > 0))
-      solver.clear();
-    const double hop_s = catalog.engine_hop_s(e.name);
-    if (solver.empty() && hop_s == 0) return nullptr;
-    const std::string key = fmt::format("{}/{}", solver, hop_s);
-    auto it = own_splits.find(key);
-    if (it == own_splits.end()) {
-      std::vector<PlanningProblem> split;
-      for (const PlanningProblem& p : problems)
-        split.push_back(p.for_engine(solver.empty() ? request.solver : solver, hop_s));
-      it = own_splits
-               .emplace(key, plan_strategy(meshplan::strategy(StrategyKind::kPipeline), split,
-                                           routes, gate, request, clock))
-               .first;
-      Outcome& o = it->second;
-      if (hop_s > 0 && o.plan && plan_hosts(*o.plan).size() > 1)
-        o.plan->notes.push_back(fmt::format(
-            "{} adds {:.1f} ms to every hop between hosts (its round trips per remote stage)",
-            e.title, hop_s * 1e3));
-    }
-    return &it->second;
-  };
+  OwnSplits own_splits(catalog, request, problems, outcomes, scorer,
+                       [&](const std::vector<PlanningProblem>& split) {
+                         return plan_strategy(meshplan::strategy(StrategyKind::kPipeline), split,
+                                              routes, gate, request, clock);
+                       });
+  const OwnSplit own_split = [&](const Engine& e) { return own_splits.of(e); };
 
   EngineChoice pick =
       choose_engine(cluster, catalog, request, problem, outcomes, own_split, scorer);

@@ -1,0 +1,50 @@
+// The pipeline each engine loads when it does not take the planned split: mlx-lm's equal ranges,
+// exo's placement, llama.cpp RPC's cost per hop, vLLM's one tensor-parallel degree on every stage.
+// Each kind of split is planned once, on demand, when the engine choice asks for it. Internal to
+// solvers/strategy_planner.cpp.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lib/cluster/catalog.hpp"
+#include "lib/plan/engines.hpp"
+#include "solvers/problem/plan_request.hpp"
+#include "solvers/problem/planning_problem.hpp"
+#include "solvers/strategy/engine_choice.hpp"
+
+namespace meshplan {
+
+// Plans the pipeline strategy over the routes' problems, as plan_model does.
+using PlanPipeline = std::function<Outcome(const std::vector<PlanningProblem>&)>;
+
+class OwnSplits {
+ public:
+  OwnSplits(const Catalog& catalog, const PlanRequest& request,
+            const std::vector<PlanningProblem>& problems, const std::vector<Outcome>& outcomes,
+            const Scorer& scorer, PlanPipeline plan_pipeline)
+      : catalog_(catalog),
+        request_(request),
+        problems_(problems),
+        outcomes_(outcomes),
+        scorer_(scorer),
+        plan_pipeline_(std::move(plan_pipeline)) {}
+
+  // The engine's own pipeline; nullptr when it runs the planned one.
+  const Outcome* of(const Engine& e);
+
+ private:
+  Outcome vllm_pipeline() const;
+
+  const Catalog& catalog_;
+  const PlanRequest& request_;
+  const std::vector<PlanningProblem>& problems_;
+  const std::vector<Outcome>& outcomes_;
+  const Scorer& scorer_;
+  PlanPipeline plan_pipeline_;
+  std::map<std::string, Outcome> splits_;  // by kind of split; addresses stay put
+};
+
+}  // namespace meshplan
