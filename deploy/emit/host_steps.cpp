@@ -59,8 +59,8 @@ std::vector<HostSetup> interface_setups(const EmitInput& in, const LaunchLayout&
   return out;
 }
 
-HostSteps& steps_of(PlanHostSteps& out, const Host& host) {
-  for (HostSteps& h : out.hosts)
+HostStepLines& steps_of(PlanHostSteps& out, const Host& host) {
+  for (HostStepLines& h : out.hosts)
     if (h.host == host.name) return h;
   out.hosts.push_back({host.name, host.ssh_target(), {}, {}});
   return out.hosts.back();
@@ -75,7 +75,7 @@ void add_wired_limits(const EmitInput& in, const LaunchLayout& layout, PlanHostS
       if (r.host == n.host->name) mb = std::max(mb, r.wired_limit_mb);
     if (mb <= 0) continue;
     const std::string command = wired_limit_command(mb);
-    HostSteps& h = steps_of(out, *n.host);
+    HostStepLines& h = steps_of(out, *n.host);
     h.setup.push_back("# the plan holds more than macOS wires for the GPU by default");
     h.setup.push_back(command);
     const int64_t before = n.host->wired_limit_mb.value_or(0);
@@ -106,7 +106,7 @@ void add_interfaces(const EmitInput& in, const LaunchLayout& layout, PlanHostSte
     const Host* host = in.cluster.find_host(s.host);
     std::vector<std::string> setup = setup_commands(s);
     if (setup.empty()) continue;
-    HostSteps& h = steps_of(out, *host);
+    HostStepLines& h = steps_of(out, *host);
     h.setup.insert(h.setup.end(), setup.begin(), setup.end());
     const std::vector<std::string> undo = teardown_commands(s);
     h.teardown.insert(h.teardown.begin(), undo.begin(), undo.end());
@@ -120,15 +120,15 @@ void add_interfaces(const EmitInput& in, const LaunchLayout& layout, PlanHostSte
 
 void sort_by_file_order(const EmitInput& in, PlanHostSteps& steps) {
   std::stable_sort(steps.hosts.begin(), steps.hosts.end(),
-                   [&](const HostSteps& a, const HostSteps& b) {
+                   [&](const HostStepLines& a, const HostStepLines& b) {
                      return in.cluster.host_index(a.host) < in.cluster.host_index(b.host);
                    });
 }
 
 std::string render(const PlanHostSteps& steps, const char* title,
-                   std::vector<std::string> HostSteps::*lines) {
+                   std::vector<std::string> HostStepLines::*lines) {
   std::string out;
-  for (const HostSteps& h : steps.hosts)
+  for (const HostStepLines& h : steps.hosts)
     if (!(h.*lines).empty()) out += render_host_block(title, h.target, h.*lines);
   return out;
 }
@@ -147,7 +147,7 @@ PlanHostSteps plan_host_steps(const EmitInput& in) {
 }
 
 void merge_host_steps(const EmitInput& in, PlanHostSteps& steps, PlanHostSteps more) {
-  for (HostSteps& h : more.hosts)
+  for (HostStepLines& h : more.hosts)
     steps.hosts.push_back(std::move(h));
   auto append = [](std::vector<std::string>& to, const std::vector<std::string>& from) {
     to.insert(to.end(), from.begin(), from.end());
@@ -160,11 +160,11 @@ void merge_host_steps(const EmitInput& in, PlanHostSteps& steps, PlanHostSteps m
 }
 
 std::string render_host_setup(const PlanHostSteps& steps) {
-  return render(steps, "Setup", &HostSteps::setup);
+  return render(steps, "Setup", &HostStepLines::setup);
 }
 
 std::string render_host_teardown(const PlanHostSteps& steps) {
-  return render(steps, "Teardown", &HostSteps::teardown);
+  return render(steps, "Teardown", &HostStepLines::teardown);
 }
 
 std::string host_steps_guide(const PlanHostSteps& steps) {

@@ -14,7 +14,7 @@ namespace meshplan {
 
 struct EmitInput;
 
-struct HostSteps {
+struct HostStepLines {
   std::string host;                   // the cluster file's name
   std::string target;                 // its ssh target, the block's title
   std::vector<std::string> setup;     // commands, each after its comment, in order
@@ -22,7 +22,7 @@ struct HostSteps {
 };
 
 struct PlanHostSteps {
-  std::vector<HostSteps> hosts;          // in the cluster file's order; hosts with a step only
+  std::vector<HostStepLines> hosts;      // in the cluster file's order; hosts with a step only
   std::vector<std::string> wired;        // "studio: sudo sysctl iogpu.wired_limit_mb=N"
   std::vector<std::string> thunderbolt;  // hosts whose Thunderbolt cables are configured
   std::vector<std::string> direct;       // "spark-1: ip addr replace 192.168.0.1/30 dev IF"
