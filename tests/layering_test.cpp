@@ -310,6 +310,48 @@ TEST(layering_test, no_library_prints_or_exits) {
   EXPECT_TRUE(found.empty()) << fmt::format("{}", fmt::join(found, "\n"));
 }
 
+// The types every translation unit sees (those outside an anonymous namespace), by name, with the
+// files that define them. Two definitions of one name are one type to the linker: their inline
+// members get merged and a vector of one runs the other's destructor.
+std::map<std::string, std::set<std::string>> shared_types(
+    const std::map<std::string, std::string>& files) {
+  const std::regex definition(R"(^(struct|class) ([A-Za-z_]\w*)(?!\w|::)[^;]*$)");
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& [path, text] : files) {
+    std::istringstream lines(text);
+    bool anonymous = false;
+    for (std::string line; std::getline(lines, line);) {
+      if (line == "namespace {") anonymous = true;
+      if (line == "}  // namespace") anonymous = false;
+      std::smatch m;
+      if (!anonymous && std::regex_search(line, m, definition)) out[m[2]].insert(path);
+    }
+  }
+  return out;
+}
+
+std::string types_defined_twice(const std::map<std::string, std::string>& files) {
+  std::vector<std::string> twice;
+  for (const auto& [name, paths] : shared_types(files))
+    if (paths.size() > 1) twice.push_back(fmt::format("{}: {}", name, fmt::join(paths, ", ")));
+  return fmt::format("{}", fmt::join(twice, "; "));
+}
+
+TEST(layering_test, no_type_is_defined_twice) {
+  std::map<std::string, std::string> files;
+  for (const auto& [path, text] : product_files())
+    if (!path.starts_with("app/")) files[path] = text;
+  EXPECT_EQ(types_defined_twice(files), "");
+  // The check itself: two headers defining HostSteps, and a type kept inside its own file.
+  EXPECT_EQ(types_defined_twice({{"deploy/a.hpp", "namespace meshplan {\nstruct HostSteps {\n"},
+                                 {"deploy/b.hpp", "namespace meshplan {\nstruct HostSteps {\n"},
+                                 {"deploy/c.cpp", "namespace {\nstruct Tried {\n}  // namespace"},
+                                 {"deploy/d.cpp", "namespace {\nstruct Tried {\n}  // namespace"},
+                                 {"deploy/e.hpp", "struct Forward;\nstruct Outer::Inner {\n"},
+                                 {"deploy/f.hpp", "struct Forward;\n"}}),
+            "HostSteps: deploy/a.hpp, deploy/b.hpp");
+}
+
 // lib/, solvers/ and deploy/ hold only library folders (and the embedded data); topologies/ is
 // one library.
 TEST(layering_test, no_loose_sources) {
