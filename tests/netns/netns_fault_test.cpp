@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -200,10 +201,17 @@ std::string farm_pids(const std::string& netns) {
   return out;
 }
 
-// A process's command line, its arguments joined by spaces ("" when it is gone).
+// A process's command line, its arguments joined by spaces ("" when it is gone). Read with stdio:
+// a process that exits between the open and the read fails the read with ESRCH, on which a
+// std::filebuf throws.
 std::string read_cmdline(long pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string s;
+  FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/cmdline").c_str(), "rb");
+  if (!f) return s;
+  char buf[4096];
+  for (size_t n = 0; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+    s.append(buf, n);
+  std::fclose(f);
   for (char& c : s)
     if (c == '\0') c = ' ';
   return s;
