@@ -17,26 +17,8 @@ using testing::read_text;
 using testing::run_meshplan;
 
 // Two DGX Sparks: a 10 GbE LAN, and a direct 200GbE RoCE cable whose ports have no address yet.
-constexpr const char* kSparks = R"(schema: meshplan.cluster/1
-hosts:
-  - name: spark-1
-    chip: gb10
-    memory: 128GiB
-    os: linux
-    interfaces:
-      - {name: enP7s7, kind: ethernet, ipv4: 192.168.1.11, prefix: 24, speed_gbps: 10}
-      - {name: enp1s0f0np0, kind: ethernet, speed_gbps: 200, rdma_device: rocep1s0f0}
-  - name: spark-2
-    chip: gb10
-    memory: 128GiB
-    os: linux
-    interfaces:
-      - {name: enP7s7, kind: ethernet, ipv4: 192.168.1.12, prefix: 24, speed_gbps: 10}
-      - {name: enp1s0f0np0, kind: ethernet, speed_gbps: 200, rdma_device: rocep1s0f0}
-links:
-  - {kind: 10gbe, hosts: all, subnet: 192.168.1.0/24}
-  - {a: {host: spark-1, interface: enp1s0f0np0}, b: {host: spark-2, interface: enp1s0f0np0}, kind: 200gbe, rdma: true}
-)";
+const std::string kSparks =
+    read_text(testing::source_path("tests/fixtures/clusters/spark-pair-roce-cable.yaml"));
 
 constexpr const char* kOneStudio = R"(schema: meshplan.cluster/1
 hosts:

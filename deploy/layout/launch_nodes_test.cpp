@@ -109,26 +109,8 @@ TEST(launch_nodes_test, shell_commands_quote_values_and_keep_assignments) {
 
 // Two DGX Sparks: a 10 GbE LAN and a direct 200GbE RoCE cable whose ports have no address yet
 // (tests/fixtures/clusters/spark-pair-direct-cable.yaml has a 1 GbE LAN instead).
-constexpr const char* kSparks = R"(
-hosts:
-  - name: spark-1
-    chip: gb10
-    memory: 128GiB
-    os: linux
-    interfaces:
-      - {name: enP7s7, kind: ethernet, ipv4: 192.168.1.11, prefix: 24, speed_gbps: 10}
-      - {name: enp1s0f0np0, kind: ethernet, speed_gbps: 200, rdma_device: rocep1s0f0}
-  - name: spark-2
-    chip: gb10
-    memory: 128GiB
-    os: linux
-    interfaces:
-      - {name: enP7s7, kind: ethernet, ipv4: 192.168.1.12, prefix: 24, speed_gbps: 10}
-      - {name: enp1s0f0np0, kind: ethernet, speed_gbps: 200, rdma_device: rocep1s0f0}
-links:
-  - {kind: 10gbe, hosts: all, subnet: 192.168.1.0/24}
-  - {a: {host: spark-1, interface: enp1s0f0np0}, b: {host: spark-2, interface: enp1s0f0np0}, kind: 200gbe, rdma: true}
-)";
+const std::string kSparks =
+    testing::read_text(testing::source_path("tests/fixtures/clusters/spark-pair-roce-cable.yaml"));
 
 // The plan `meshplan plan` makes for them: its all-reduce priced on the 200gbe cable.
 constexpr const char* kSparkPlan = R"({"schema": "meshplan.plan/1", "strategy": "tensor",
