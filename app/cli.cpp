@@ -118,6 +118,7 @@ int run_cli(int argc, char** argv) {
     add_profile_command(app, ctx);
     add_advise_command(app, ctx);
     add_calibrate_command(app, ctx);
+    add_measure_command(app, ctx);
     app.formatter(std::make_shared<CommandListFormatter>());
     require_known_command(app, argc, argv);
     try {

@@ -33,6 +33,7 @@ void add_discover_command(CLI::App& app, AppContext& ctx);
 void add_profile_command(CLI::App& app, AppContext& ctx);
 void add_advise_command(CLI::App& app, AppContext& ctx);
 void add_calibrate_command(CLI::App& app, AppContext& ctx);
+void add_measure_command(CLI::App& app, AppContext& ctx);
 
 // Shared by commands: reads a file or "-" for stdin.
 std::string read_input(AppContext& ctx, const std::string& path);

@@ -7,6 +7,7 @@
 #include "app/plan_args.hpp"
 #include "app/topology_args.hpp"
 
+#include "deploy/measure/measured_serving.hpp"
 #include "lib/cluster/cluster_loader.hpp"
 #include "lib/core/error.hpp"
 #include "lib/core/shell_quote.hpp"
@@ -148,6 +149,14 @@ std::string launch_line(const std::string& cluster, const std::string& output) {
                      shell_quote(output));
 }
 
+// The table with `lines` after its "Predicted:" line (at its end when it has none).
+std::string beside_prediction(std::string table, const std::string& lines) {
+  size_t at = table.find("\nPredicted: ");
+  at = at == std::string::npos ? std::string::npos : table.find('\n', at + 1);
+  table.insert(at == std::string::npos ? table.size() : at + 1, lines);
+  return table;
+}
+
 int run_plan(const PlanOptions& o, AppContext& ctx) {
   // -v says where the wall time went: loading the inputs, then the planner's own steps.
   const double began = ctx.clock.now_seconds();
@@ -204,12 +213,19 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   // -v: the figures behind the prediction, per candidate host.
   for (const HostInfo& h : plan.hosts)
     ctx.console.info(plan_host_line(h));
-  std::string json = write_plan_json(plan, model);
+  // What `meshplan measure` recorded in the cluster for this model, engine and hosts.
+  std::string measured;
+  for (const std::string& line : measured_lines(cluster, plan))
+    measured += line + "\n";
+  ojson plan_json = plan_to_json(plan, model);
+  if (!measured.empty()) plan_json["measured"] = measured_json(cluster, plan);
+  std::string json = plan_json.dump(2) + "\n";
   if (!o.output.empty()) write_output(ctx, o.output, json);
   if (o.json)
     ctx.console.data(json);
   else if (o.output != "-")
-    ctx.console.data(render_plan(plan) + render_engine_verdicts(plan, cluster, ctx.catalog) +
+    ctx.console.data(beside_prediction(render_plan(plan), measured) +
+                     render_engine_verdicts(plan, cluster, ctx.catalog) +
                      (find_engine(plan.engine) ? launch_line(a.cluster, o.output)
                                                : no_engine_line(plan, cluster, ctx.catalog)));
   step("output");

@@ -629,9 +629,10 @@ TEST(plan_cli_test, a_faster_layout_another_engine_runs_is_named_with_its_figure
   bool hop_named = false;
   for (const auto& n : llama["notes"])
     hop_named |= n.get<std::string>().find(
-                     "llama.cpp RPC adds 4.0 ms to every hop between hosts") != std::string::npos;
+                     "every hop between stages goes through it, and its "
+                     "round trips to the remote stage add 4.0 ms") != std::string::npos;
   EXPECT_TRUE(hop_named) << llama["notes"];
-  // Its hops cost the link's latency and RPC's 4 ms.
+  // The remote stage's hop into the main host costs the link's latency and RPC's 4 ms.
   EXPECT_GT(llama["ranks"][0]["hop_to_next"]["latency_us"].get<double>(), 4000) << q.out;
   const double fast = llama["predicted"]["decode_tokens_per_s"].get<double>();
   const double slow = exo["predicted"]["decode_tokens_per_s"].get<double>();

@@ -24,17 +24,12 @@ using testing::read_text;
 using testing::source_path;
 
 std::vector<std::string> session_lines(const std::string& name) {
-  const std::string readme = read_text(source_path("README.md"));
-  const size_t at = readme.find("<!-- session: " + name + " -->\n```sh\n");
-  EXPECT_NE(at, std::string::npos) << name;
-  if (at == std::string::npos) return {};
-  const size_t begin = readme.find("```sh\n", at) + 6;
-  const size_t end = readme.find("```", begin);
-  std::vector<std::string> lines;
-  std::istringstream in(readme.substr(begin, end - begin));
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) lines.push_back(line);
-  return lines;
+  try {
+    return testing::readme_session_lines(name);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+    return {};
+  }
 }
 
 // Runs the session `name` in a fresh folder whose cluster.json is `cluster` (a path in the

@@ -142,4 +142,18 @@ std::string run_recorded(const std::string& dir, const std::string& script,
   return read_text(record);
 }
 
+std::vector<std::string> readme_session_lines(const std::string& name) {
+  const std::string readme = read_text(source_path("README.md"));
+  const size_t at = readme.find("<!-- session: " + name + " -->\n```sh\n");
+  if (at == std::string::npos)
+    throw std::runtime_error("README.md has no block under <!-- session: " + name + " -->");
+  const size_t begin = readme.find("```sh\n", at) + 6;
+  const size_t end = readme.find("```", begin);
+  std::vector<std::string> lines;
+  std::istringstream in(readme.substr(begin, end - begin));
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
 }  // namespace meshplan::testing

@@ -37,4 +37,8 @@ std::string temp_dir();
 std::string run_recorded(const std::string& dir, const std::string& script,
                          const std::vector<std::string>& programs);
 
+// The lines of README.md's sh block under `<!-- session: NAME -->`, blank lines left out;
+// throws when there is none.
+std::vector<std::string> readme_session_lines(const std::string& name);
+
 }  // namespace meshplan::testing

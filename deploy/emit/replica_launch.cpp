@@ -42,6 +42,26 @@ ServingEndpoint serving_endpoint(const EmitInput& in, const LaunchLayout& layout
   return {last ? layout.nodes.size() - 1 : 0, port};
 }
 
+std::string plan_endpoint_url(const EmitInput& in) {
+  require_plan(in, "the endpoint", "it is the host that runs the plan's HTTP server");
+  if (!launch_replicas(*in.plan).empty())
+    throw input_error(
+        "the plan's replicas answer behind nginx, on a host the plan does not name: give "
+        "--url http://NGINX_HOST:{}",
+        kNginxListenPort);
+  const LaunchLayout& layout = in.layout();
+  const std::string engine =
+      in.plan->engine.empty()
+          ? std::string(default_engine(in.cluster, in.topology.catalog, in.plan->hosts()))
+          : in.plan->engine;
+  const ServingEndpoint at = serving_endpoint(in, layout, engine);
+  const std::string& address =
+      layout.reachable(at.node, "the endpoint is asked there for completions");
+  if (address.find(':') != std::string::npos)  // IPv6
+    return fmt::format("http://[{}]:{}", address, at.port);
+  return fmt::format("http://{}:{}", address, at.port);
+}
+
 std::vector<std::string_view> engine_format_names(std::string_view engine) {
   if (is_engine(engine, EngineKind::kMlxLm)) return {"mlx-hostfile", "mlx-env", "mlx-launch"};
   if (is_engine(engine, EngineKind::kVllm)) return {"vllm"};

@@ -39,6 +39,11 @@ struct ServingEndpoint {
 ServingEndpoint serving_endpoint(const EmitInput& in, const LaunchLayout& layout,
                                  std::string_view engine);
 
+// The URL a one-copy plan's engine answers on once launched: http://ADDR:PORT, ADDR the serving
+// host's management address. A plan of replicas answers behind nginx, on a host the plan does
+// not name: an input error that asks for its URL.
+std::string plan_endpoint_url(const EmitInput& in);
+
 // The engine of a replica: the plan's when it names one (an input error when it does not run on
 // the replica's hosts), else the one its hosts run (`default_engine`).
 std::string replica_engine(const EmitInput& in, const PlanReplica& replica);

@@ -83,6 +83,10 @@ LlamaRpcLaunch llama_rpc_launch(const EmitInput& in, const LaunchLayout& layout)
   }
   out.main.push_back("--host");
   out.main.push_back("0.0.0.0");
+  // Named, not left to the build's default: upstream's is 8080, Debian's llama-server listens on
+  // another port unless told.
+  out.main.push_back("--port");
+  out.main.push_back(std::to_string(kLlamaServerPort));
   return out;
 }
 

@@ -23,7 +23,7 @@ struct LlamaRpcLaunch {
 };
 LlamaRpcLaunch llama_rpc_launch(const EmitInput& in, const LaunchLayout& layout);
 
-inline constexpr int kLlamaServerPort = 8080;        // llama-server --port default
+inline constexpr int kLlamaServerPort = 8080;        // llama-server --port, upstream's default
 inline constexpr int kRpcServerDefaultPort = 50052;  // rpc-server -p default
 
 std::string write_llama_rpc(const EmitInput& in);

@@ -57,6 +57,7 @@ struct Parsed {
   int ngl = 0;
   std::vector<float> split;
   std::string bind;  // llama-server --host
+  int port = 0;      // llama-server --port
 };
 
 Parsed parse(const std::string& text) {
@@ -69,6 +70,7 @@ Parsed parse(const std::string& text) {
       if (w[0] != "llama-server") continue;
       if (w[i] == "-ngl") p.ngl = std::stoi(w[i + 1]);
       if (w[i] == "--host") p.bind = w[i + 1];
+      if (w[i] == "--port") p.port = std::stoi(w[i + 1]);
       std::istringstream list(w[i + 1]);
       for (std::string item; std::getline(list, item, ',');) {
         if (w[i] == "--rpc") p.rpc.push_back(item);
@@ -114,6 +116,8 @@ TEST(llama_rpc_test, flags_load_exactly_the_planned_ranges_as_llama_cpp_computes
   // The plan: node-b [0, 10), node-c [10, 16), node-a [16, 32) and the output layer.
   EXPECT_EQ(ranges, (std::vector<std::pair<int, int>>{{0, 10}, {10, 16}, {16, 33}}));
   EXPECT_EQ(p.bind, "0.0.0.0");  // other hosts reach the server, not only 127.0.0.1
+  // The port LAUNCH.md and nginx name, whatever the build's default (Debian's is not 8080).
+  EXPECT_EQ(p.port, kLlamaServerPort);
   EXPECT_NE(text.find("-m /models/m.gguf"), std::string::npos);
 }
 

@@ -31,7 +31,8 @@ bool Network::contains(std::string_view host) const {
 
 bool Cluster::operator==(const Cluster& o) const {
   return name == o.name && hosts == o.hosts && cables == o.cables && networks == o.networks &&
-         findings == o.findings && generators == o.generators;
+         findings == o.findings && generators == o.generators &&
+         measured_serving == o.measured_serving;
 }
 
 const Host* Cluster::find_host(std::string_view name) const {

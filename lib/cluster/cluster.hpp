@@ -175,6 +175,21 @@ struct GeneratorSpec {
   bool operator==(const GeneratorSpec&) const = default;
 };
 
+// Serving speed measured against a running endpoint (`meshplan measure`), one entry per level of
+// concurrency: what `plan` prints beside its prediction for the same model, engine and hosts.
+struct MeasuredServing {
+  std::string date;                // "2026-11-27"
+  std::string url;                 // the endpoint measured
+  std::string engine;              // the plan's engine ("" when it named none)
+  std::string model;               // the plan's model name
+  std::vector<std::string> hosts;  // the plan's hosts
+  int concurrency = 1;             // requests in flight
+  double ttft_ms = 0;              // mean time to first token
+  double stream_tps = 0;           // mean decode tokens/s of one request
+  double total_tps = 0;            // all tokens over the level's wall time
+  bool operator==(const MeasuredServing&) const = default;
+};
+
 struct Cluster {
   std::string name;
   std::vector<Host> hosts;
@@ -182,6 +197,7 @@ struct Cluster {
   std::vector<Network> networks;
   std::vector<Finding> findings;
   std::vector<GeneratorSpec> generators;  // empty once loaded
+  std::vector<MeasuredServing> measured_serving;
   // What reading the file noticed but accepted ("512GB" read as decimal units); never written.
   std::vector<std::string> warnings;
 

@@ -186,6 +186,34 @@ void read_link(const DocNode& n, const Catalog& catalog, Cluster* cluster) {
   }
 }
 
+// One level of `meshplan measure`: {date, url, model, hosts, concurrency, ttft_ms, stream_tps,
+// total_tps}, engine when the plan named one.
+MeasuredServing read_measured_serving(const DocNode& n) {
+  n.require_object();
+  n.check_keys({"date", "url", "engine", "model", "hosts", "concurrency", "ttft_ms", "stream_tps",
+                "total_tps"});
+  MeasuredServing m;
+  m.date = read_date(n.at("date"));
+  m.url = n.at("url").as_string();
+  if (auto* v = n.find("engine")) m.engine = v->as_string();
+  m.model = n.at("model").as_string();
+  const DocNode& hosts = n.at("hosts");
+  if (!hosts.is_array() || hosts.items().empty())
+    hosts.fail(
+        fmt::format("expected a list of the plan's host names, got {}", hosts.describe_value()));
+  for (const auto& h : hosts.items())
+    m.hosts.push_back(h.as_string());
+  const DocNode& level = n.at("concurrency");
+  const int64_t c = level.as_int();
+  if (c < 1 || c > 100000)
+    level.fail(fmt::format("expected the requests in flight, 1-100000, got {}", c));
+  m.concurrency = static_cast<int>(c);
+  m.ttft_ms = read_positive(n.at("ttft_ms"), "time to first token in milliseconds");
+  m.stream_tps = read_positive(n.at("stream_tps"), "decode tokens/s of one stream");
+  m.total_tps = read_positive(n.at("total_tps"), "tokens/s of all streams");
+  return m;
+}
+
 }  // namespace
 
 Cluster read_cluster(const DocNode& root, const Catalog& catalog) {
@@ -203,7 +231,7 @@ Cluster read_cluster(const DocNode& root, const Catalog& catalog) {
     root.fail(
         "this is a check report (meshplan.check/1), not a cluster file; give the cluster "
         "file that was checked");
-  root.check_keys({"schema", "name", "hosts", "links", "findings"});
+  root.check_keys({"schema", "name", "hosts", "links", "findings", "measured_serving"});
   Cluster cluster;
   if (auto* s = root.find("schema")) {
     if (s->as_string() != kClusterSchema)
@@ -237,6 +265,10 @@ Cluster read_cluster(const DocNode& root, const Catalog& catalog) {
       if (auto* v = f.find("message")) x.message = v->as_string();
       cluster.findings.push_back(std::move(x));
     }
+  }
+  if (auto* measured = root.find("measured_serving")) {
+    for (const auto& m : measured->require_array().items())
+      cluster.measured_serving.push_back(read_measured_serving(m));
   }
   return cluster;
 }

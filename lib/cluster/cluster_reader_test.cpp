@@ -367,3 +367,65 @@ TEST(cluster_reader_test, more_hosts_than_the_limit_are_refused_before_reading_t
 
 }  // namespace
 }  // namespace meshplan::cluster_reader_test
+
+namespace meshplan::cluster_reader_test {
+namespace {
+
+constexpr const char* kMeasuredServing = R"(
+hosts:
+  - {name: gpu-1, chip: h100-sxm, memory: 80GiB}
+  - {name: gpu-2, chip: h100-sxm, memory: 80GiB}
+measured_serving:
+  - date: 2026-11-27
+    url: http://10.0.0.1:8080
+    engine: llama-rpc
+    model: llama-3.3-70b-4bit
+    hosts: [gpu-1, gpu-2]
+    concurrency: 4
+    ttft_ms: 180.5
+    stream_tps: 22.1
+    total_tps: 84
+)";
+
+TEST(cluster_reader_test, measured_serving_is_read_and_written_back) {
+  Cluster c = load(kMeasuredServing);
+  ASSERT_EQ(c.measured_serving.size(), 1u);
+  const MeasuredServing& m = c.measured_serving[0];
+  EXPECT_EQ(m.date, "2026-11-27");
+  EXPECT_EQ(m.url, "http://10.0.0.1:8080");
+  EXPECT_EQ(m.engine, "llama-rpc");
+  EXPECT_EQ(m.model, "llama-3.3-70b-4bit");
+  EXPECT_EQ(m.hosts, (std::vector<std::string>{"gpu-1", "gpu-2"}));
+  EXPECT_EQ(m.concurrency, 4);
+  EXPECT_DOUBLE_EQ(m.ttft_ms, 180.5);
+  EXPECT_DOUBLE_EQ(m.stream_tps, 22.1);
+  EXPECT_DOUBLE_EQ(m.total_tps, 84);
+  // Written as JSON and read again: the same cluster, entries included.
+  EXPECT_EQ(load(write_cluster_json(c), "c.json"), c);
+}
+
+TEST(cluster_reader_test, measured_serving_errors_name_position_and_form) {
+  std::string text = kMeasuredServing;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return load_error(t);
+  };
+  EXPECT_NE(with("concurrency: 4", "concurrency: 0")
+                .find("c.yaml:11:18 (/measured_serving/0/concurrency)"),
+            std::string::npos)
+      << with("concurrency: 4", "concurrency: 0");
+  EXPECT_NE(with("concurrency: 4", "concurrency: 0").find("expected the requests in flight"),
+            std::string::npos);
+  EXPECT_NE(with("stream_tps: 22.1", "stream_tps: fast").find("stream_tps"), std::string::npos);
+  EXPECT_NE(
+      with("hosts: [gpu-1, gpu-2]\n", "hosts: []\n").find("expected a list of the plan's host"),
+      std::string::npos);
+  EXPECT_NE(with("date: 2026-11-27", "date: yesterday").find("measured_serving/0/date"),
+            std::string::npos)
+      << with("date: 2026-11-27", "date: yesterday");
+  EXPECT_NE(with("ttft_ms: 180.5", "ttfb_ms: 180.5").find("ttfb_ms"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace meshplan::cluster_reader_test

@@ -109,6 +109,21 @@ ojson endpoint_json(const Endpoint& e) {
   return j;
 }
 
+// One level measured by `meshplan measure`.
+ojson measured_serving_json(const MeasuredServing& m) {
+  ojson j;
+  j["date"] = m.date;
+  j["url"] = m.url;
+  if (!m.engine.empty()) j["engine"] = m.engine;
+  j["model"] = m.model;
+  j["hosts"] = m.hosts;
+  j["concurrency"] = m.concurrency;
+  j["ttft_ms"] = json_number(m.ttft_ms);
+  j["stream_tps"] = json_number(m.stream_tps);
+  j["total_tps"] = json_number(m.total_tps);
+  return j;
+}
+
 }  // namespace
 
 ojson cluster_to_json(const Cluster& cluster) {
@@ -159,6 +174,12 @@ ojson cluster_to_json(const Cluster& cluster) {
       fs.push_back(x);
     }
     j["findings"] = fs;
+  }
+  if (!cluster.measured_serving.empty()) {
+    ojson ms = ojson::array();
+    for (const auto& m : cluster.measured_serving)
+      ms.push_back(measured_serving_json(m));
+    j["measured_serving"] = ms;
   }
   return j;
 }

@@ -235,10 +235,18 @@ std::string vllm_refusal(const Plan& plan) {
   return "";
 }
 
+// A routed plan whose every host holds every layer is whole copies, one a host: every engine runs
+// them as replicas behind nginx, as `emit` launches them (lib/plan/plan_file_reader.cpp).
+bool whole_copies(const Plan& plan) {
+  for (const RankPlan& r : plan.ranks)
+    if (r.layer_start != 0 || r.layer_end != plan.num_layers) return false;
+  return !plan.ranks.empty();
+}
+
 }  // namespace
 
 std::string rule_refusal(const Engine& e, const Plan& plan) {
-  if (plan.routing) return "no engine follows a routing table";
+  if (plan.routing && !whole_copies(plan)) return "no engine follows a routing table";
   if (e.kind == EngineKind::kVllm)
     if (std::string why = vllm_refusal(plan); !why.empty()) return why;
   if (e.kind == EngineKind::kMlxLm)
@@ -391,7 +399,8 @@ std::vector<std::string> engine_verdicts(const Plan& plan, const Cluster& cluste
     if (why.empty() && is_strategy(plan.strategy, StrategyKind::kPipeline) &&
         e.pipeline == PipelineSplit::kNone)
       why = "no pipeline across hosts";
-    const bool behind_nginx = plan.replicas.size() >= 2 && !e.replicas;
+    const bool behind_nginx =
+        (plan.replicas.size() >= 2 || (plan.routing && plan.ranks.size() >= 2)) && !e.replicas;
     const std::string how =
         why.empty() ? fmt::format("{}{}", layout_how(e, plan),
                                   behind_nginx ? ", one launch per replica behind nginx" : "")

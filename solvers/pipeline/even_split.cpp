@@ -85,7 +85,7 @@ void try_every_order(Search& search, const std::vector<size_t>& set, int per_ran
         continue;
       }
       double add = cost.stage_time(h, start, end);
-      if (j == 0) add += cost.head_time(h);
+      if (j == cost.head_rank(k)) add += cost.head_time(h);
       if (j > 0) {
         if (!cost.link(order.back(), h)) continue;
         add += cost.hop_time(order.back(), h);

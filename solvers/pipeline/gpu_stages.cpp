@@ -13,9 +13,10 @@ void split_gpu_stages(const PipelineCostModel& cost, const HostFigures& h, RankP
   const int stages = h.gpu_stages;
   const double per_gpu = h.usable_bytes / h.gpus;
   int start = r.layer_start;
+  const int head_stage = cost.head_last() ? stages - 1 : 0;
   for (int k = 0; k < stages; ++k) {
     const int left = r.layer_end - start;
-    const bool head = r.holds_head && k == 0;
+    const bool head = r.holds_head && k == head_stage;
     int n = k + 1 == stages ? left : (left + stages - k - 1) / (stages - k);
     // A group over its GPUs' memory passes layers on to the groups after it.
     while (k + 1 < stages && n > 1 && cost.stage_memory(start, start + n, head) > per_gpu * h.tp)

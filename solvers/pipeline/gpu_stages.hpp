@@ -1,7 +1,8 @@
 // The GPUs inside a pipeline rank: a host of several GPUs runs its layers over gpus/tp groups of
 // tp GPUs, one group after another (vLLM's tensor x pipeline inside a node). The layers are shared
 // out evenly, the first group (which holds the embedding and head on rank 0) taking fewer when its
-// GPUs would not hold an even share.
+// GPUs would not hold an even share. Where the head is on the last rank (llama.cpp RPC), the last
+// group holds it.
 #pragma once
 
 #include <string>

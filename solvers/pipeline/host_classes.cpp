@@ -13,7 +13,7 @@ bool same_link(const SearchSpace& s, size_t a1, size_t b1, size_t a2, size_t b2)
 }
 
 bool interchangeable(const SearchSpace& s, size_t i, size_t j) {
-  if (s.pin(i) || s.pin(j)) return false;
+  if (s.pin(i) || s.pin(j) || s.can_head(i) != s.can_head(j)) return false;
   const HostFigures& a = s.cost().host(i);
   const HostFigures& b = s.cost().host(j);
   if (a.usable_bytes != b.usable_bytes || a.bandwidth != b.bandwidth || a.flops != b.flops ||

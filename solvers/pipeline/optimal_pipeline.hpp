@@ -17,7 +17,8 @@ struct OptimalOptions {
 };
 
 // `given_order`: the candidate hosts in the order the user gave them (the proportional ring).
-// result.exact: the result is proven optimal (or, when not feasible, proven infeasible).
+// result.exact: the result is proven optimal (or, when not feasible, proven infeasible). The
+// assignment is in the cost model's order (SearchSpace::to_layers).
 SearchResult solve_optimal_pipeline(const SearchSpace& space,
                                     const std::vector<size_t>& given_order,
                                     const OptimalOptions& options = {});

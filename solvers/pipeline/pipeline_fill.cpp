@@ -49,7 +49,7 @@ void fill_pipeline_plan(const PipelineCostModel& cost, const PipelineAssignment&
     r.host = h.name;
     r.layer_start = a.cuts[j];
     r.layer_end = a.cuts[j + 1];
-    r.holds_head = j == 0;
+    r.holds_head = j == e.head_rank;
     r.weight_bytes = e.weight_bytes[j];
     r.kv_bytes = e.kv_bytes[j];
     r.total_bytes = e.memory_bytes[j];

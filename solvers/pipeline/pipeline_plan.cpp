@@ -60,16 +60,17 @@ std::string explain_infeasible(const PipelineCostModel& cost, const PipelineCons
                                const std::string& backend) {
   std::string advice = fit_advice(cost);
   if (!advice.empty()) return advice;
+  const int L = cost.num_layers();
   for (const RangePin& p : c.pins) {
     const HostFigures& h = cost.host(p.host);
-    double need = cost.stage_memory(p.start, p.end, p.start == 0);
+    const bool head = cost.head_last() ? p.end == L : p.start == 0;
+    double need = cost.stage_memory(p.start, p.end, head);
     if (need > h.usable_bytes)
       return fmt::format(
           "{} needs {} for its pinned layers {}-{}{} but has {} usable ({} short); pin fewer "
           "layers",
-          h.name, format_gib(need), p.start, p.end - 1,
-          p.start == 0 ? " and the embedding/LM head" : "", format_gib(h.usable_bytes),
-          format_gib(need - h.usable_bytes));
+          h.name, format_gib(need), p.start, p.end - 1, head ? " and the embedding/LM head" : "",
+          format_gib(h.usable_bytes), format_gib(need - h.usable_bytes));
   }
   std::vector<double> caps;
   double largest = 0;
@@ -77,12 +78,14 @@ std::string explain_infeasible(const PipelineCostModel& cost, const PipelineCons
     caps.push_back(cost.host(i).usable_bytes);
     largest = std::max(largest, cost.host(i).usable_bytes);
   }
-  double head_need = cost.stage_memory(0, 1, true);
+  const int head_layer = cost.head_last() ? L - 1 : 0;
+  double head_need = cost.stage_memory(head_layer, head_layer + 1, true);
   if (head_need > largest)
     return fmt::format(
-        "rank 0 needs {} for the embedding, LM head and layer 0, but the largest host has {} ({} "
+        "{} needs {} for the embedding, LM head and layer {}, but the largest host has {} ({} "
         "short)",
-        format_gib(head_need), format_gib(largest), format_gib(head_need - largest));
+        cost.head_last() ? "the last rank" : "rank 0", format_gib(head_need), head_layer,
+        format_gib(largest), format_gib(head_need - largest));
   for (int l = 0; l < cost.num_layers(); ++l) {
     double need = cost.stage_memory(l, l + 1, false);
     if (need > largest)
@@ -196,6 +199,7 @@ StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& cl
   constraints.min_hosts = request.min_hosts;
   constraints.max_hosts = request.max_hosts;
   constraints.pins = problem.pins();
+  constraints.head_host = problem.head_host();
 
   std::vector<size_t> order(problem.size());
   for (size_t i = 0; i < order.size(); ++i)
@@ -233,7 +237,8 @@ StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& cl
   Plan plan;
   fill_pipeline_plan(cost, assignment, eval, plan);
   if (even)  // mlx-lm loads the embedding and the LM head on every rank
-    for (size_t j = 1; j < plan.ranks.size(); ++j) {
+    for (size_t j = 0; j < plan.ranks.size(); ++j) {
+      if (plan.ranks[j].holds_head) continue;
       plan.ranks[j].weight_bytes += cost.head_memory();
       plan.ranks[j].total_bytes += cost.head_memory();
     }
@@ -273,14 +278,15 @@ std::vector<BaselineInfo> pipeline_baselines(const PlanningProblem& problem,
   BaselineResult prop = proportional_baseline(cost, order);
   if (!prop.info.feasible) {
     // Without a proportional split, say why no pipeline on these hosts fits at all, if none does.
-    SearchSpace space(cost, PipelineConstraints{0, 0, {}});
+    PipelineConstraints any;
+    any.head_host = sub.head_host();
+    SearchSpace space(cost, any);
     if (!solve_optimal_pipeline(space, order).feasible) {
       BaselineInfo b;
       b.solver = "proportional";
       b.hosts = sub.request().hosts;
-      b.note = fmt::format(
-          "{} does not fit: {}", sub.model().name,
-          explain_infeasible(cost, PipelineConstraints{0, 0, {}}, sub.request().backend));
+      b.note = fmt::format("{} does not fit: {}", sub.model().name,
+                           explain_infeasible(cost, any, sub.request().backend));
       return {b};
     }
   }

@@ -4,6 +4,8 @@
 // proportional split.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
 #include <memory>
 #include <random>
 
@@ -11,6 +13,7 @@
 #include "solvers/pipeline/exact_pipeline.hpp"
 #include "solvers/pipeline/host_classes.hpp"
 #include "solvers/pipeline/optimal_pipeline.hpp"
+#include "solvers/pipeline/pipeline_fill.hpp"
 #include "solvers/pipeline/pipeline_heuristic.hpp"
 #include "solvers/pipeline/range_dp.hpp"
 #include "solvers/problem/lower_bound.hpp"
@@ -35,7 +38,8 @@ int pick(std::mt19937_64& rng, int a, int b) {
 
 // Random model, hosts and links; some hosts are exact copies of others (symmetry), some links
 // are missing, memory is often tight, and some instances carry pins or host-count limits.
-Instance random_instance(uint64_t seed, int max_hosts, int max_layers, bool constraints) {
+Instance random_instance(uint64_t seed, int max_hosts, int max_layers, bool constraints,
+                         bool head_last = false) {
   std::mt19937_64 rng(seed);
   Instance in;
   in.model = std::make_unique<ModelDesc>();
@@ -98,7 +102,7 @@ Instance random_instance(uint64_t seed, int max_hosts, int max_layers, bool cons
       links[static_cast<size_t>(b)][static_cast<size_t>(a)] = l;
     }
   }
-  in.cost = std::make_unique<PipelineCostModel>(m, hosts, links, context, 128, 2);
+  in.cost = std::make_unique<PipelineCostModel>(m, hosts, links, context, 128, 2, head_last);
   if (constraints) {
     int kind = pick(rng, 0, 3);
     if (kind == 1) in.constraints.min_hosts = pick(rng, 1, n);
@@ -297,7 +301,7 @@ TEST(pipeline_solver_test, identical_hosts_form_one_class) {
   EXPECT_EQ(c.members[0], (std::vector<size_t>{0, 1, 2, 3}));
   EXPECT_EQ(c.subset_count(), 10);
   // A pinned host is never interchangeable.
-  SearchSpace pinned(cost, PipelineConstraints{1, 0, {{1, 0, 1}}});
+  SearchSpace pinned(cost, PipelineConstraints{1, 0, {{1, 0, 1}}, {}});
   EXPECT_EQ(host_classes(pinned).size(), 3u);
 }
 
@@ -320,6 +324,137 @@ TEST(pipeline_solver_test, lower_bound_meets_a_single_memory_bound_host) {
   EXPECT_EQ(b.min_ranks, 1);
   EXPECT_DOUBLE_EQ(gap_percent(e.token_latency_s, b.token_latency_s), 0);
   EXPECT_NEAR(gap_percent(1.1, 1.0), 10.0, 1e-9);
+}
+
+// llama.cpp RPC: embedding and LM head on the last rank, and only on the main host when one is
+// set. This oracle enumerates, like tests/brute_force.hpp, every subset holding the main host,
+// every order of the others before it and every split of the layers.
+SearchResult oracle_with_head_host(const Instance& in, size_t head_host) {
+  SearchResult best;
+  const size_t n = in.cost->num_hosts();
+  for (uint64_t subset = 0; subset < (1u << n); ++subset) {
+    if (!(subset >> head_host & 1)) continue;
+    std::vector<size_t> others;
+    for (size_t h = 0; h < n; ++h)
+      if ((subset >> h & 1) && h != head_host) others.push_back(h);
+    do {
+      std::vector<size_t> order = others;
+      order.push_back(head_host);
+      const int m = static_cast<int>(order.size()), L = in.cost->num_layers();
+      if (m > L || m < std::max(1, in.constraints.min_hosts)) continue;
+      std::vector<int> cuts(order.size() + 1, 0);
+      cuts.back() = L;
+      std::function<void(int)> rec = [&](int j) {
+        if (j == m) {
+          PipelineEvaluation e = in.cost->evaluate({order, cuts});
+          if (e.feasible && e.token_latency_s < best.latency_s) {
+            best.feasible = true;
+            best.latency_s = e.token_latency_s;
+            best.assignment = {order, cuts};
+          }
+          return;
+        }
+        for (int c = cuts[static_cast<size_t>(j) - 1] + 1; c <= L - (m - j); ++c) {
+          cuts[static_cast<size_t>(j)] = c;
+          rec(j + 1);
+        }
+      };
+      rec(1);
+    } while (std::next_permutation(others.begin(), others.end()));
+  }
+  return best;
+}
+
+TEST(pipeline_solver_test, head_on_the_last_rank_equals_brute_force) {
+  int feasible = 0, multi_host = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    Instance in = random_instance(seed, 5, 7, seed % 3 == 0, true);
+    SearchResult oracle = brute_force_pipeline(*in.cost, in.constraints);
+    SearchSpace space(*in.cost, in.constraints);
+    std::vector<size_t> order(in.cost->num_hosts());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    SearchResult got = solve_optimal_pipeline(space, order);
+    ASSERT_EQ(got.feasible, oracle.feasible) << in.describe;
+    if (!oracle.feasible) continue;
+    ++feasible;
+    multi_host += oracle.assignment.order.size() > 1;
+    expect_honours_constraints(in, got);
+    PipelineEvaluation e = in.cost->evaluate(got.assignment);
+    expect_same_latency(e.token_latency_s, oracle.latency_s, in.describe);
+    EXPECT_EQ(e.head_rank, got.assignment.order.size() - 1);
+    EXPECT_EQ(e.head_s, in.cost->head_time(got.assignment.order.back()));
+    EXPECT_LE(pipeline_lower_bound(*in.cost, in.constraints.min_hosts).token_latency_s,
+              oracle.latency_s * (1 + 1e-9))
+        << in.describe;
+  }
+  EXPECT_GT(feasible, 150);
+  EXPECT_GT(multi_host, 40);
+  // Large clusters (the heuristic search) too.
+  int heuristic = 0;
+  for (uint64_t seed = 4000; seed < 4020; ++seed) {
+    Instance in = random_instance(seed, 24, 40, true, true);
+    SearchSpace space(*in.cost, in.constraints);
+    std::vector<size_t> order(in.cost->num_hosts());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    SearchResult r = solve_optimal_pipeline(space, order);
+    heuristic += !r.exact;
+    if (!r.feasible) continue;
+    expect_honours_constraints(in, r);
+    EXPECT_LE(pipeline_lower_bound(*in.cost, in.constraints.min_hosts).token_latency_s,
+              r.latency_s * (1 + 1e-9));
+  }
+  EXPECT_GT(heuristic, 2);
+}
+
+TEST(pipeline_solver_test, a_main_host_is_always_the_last_rank) {
+  int feasible = 0;
+  for (uint64_t seed = 500; seed < 700; ++seed) {
+    Instance in = random_instance(seed, 5, 6, false, true);
+    const size_t main = seed % in.cost->num_hosts();
+    in.constraints.head_host = main;
+    SearchResult oracle = oracle_with_head_host(in, main);
+    SearchSpace space(*in.cost, in.constraints);
+    std::vector<size_t> order(in.cost->num_hosts());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    SearchResult got = solve_optimal_pipeline(space, order);
+    ASSERT_EQ(got.feasible, oracle.feasible) << in.describe;
+    if (!got.feasible) continue;
+    ++feasible;
+    EXPECT_EQ(got.assignment.order.back(), main) << in.describe;
+    expect_honours_constraints(in, got);
+    expect_same_latency(got.latency_s, oracle.latency_s, in.describe);
+  }
+  EXPECT_GT(feasible, 100);
+}
+
+TEST(pipeline_solver_test, the_plan_marks_and_charges_the_head_on_its_last_rank) {
+  Instance in = random_instance(21, 1, 6, false, true);
+  HostFigures h = in.cost->host(0);
+  h.usable_bytes = 1e13;
+  LinkFigures l;
+  l.name = "tb5";
+  l.latency_s = 50e-6;
+  l.bandwidth = 6.5e9;
+  std::vector<std::vector<std::optional<LinkFigures>>> links(
+      2, std::vector<std::optional<LinkFigures>>(2, l));
+  const int L = in.model->num_layers();
+  PipelineAssignment a{{0, 1}, {0, L / 2, L}};
+  for (bool last : {false, true}) {
+    PipelineCostModel cost(*in.model, {h, h}, links, 4096, 128, 2, last);
+    PipelineEvaluation e = cost.evaluate(a);
+    Plan plan;
+    fill_pipeline_plan(cost, a, e, plan);
+    const size_t head = last ? 1 : 0, other = 1 - head;
+    EXPECT_TRUE(plan.ranks[head].holds_head);
+    EXPECT_FALSE(plan.ranks[other].holds_head);
+    EXPECT_DOUBLE_EQ(plan.ranks[head].weight_bytes,
+                     cost.weight_bytes(a.cuts[head], a.cuts[head + 1]) + cost.head_memory());
+    EXPECT_DOUBLE_EQ(plan.ranks[other].weight_bytes,
+                     cost.weight_bytes(a.cuts[other], a.cuts[other + 1]));
+  }
 }
 
 }  // namespace

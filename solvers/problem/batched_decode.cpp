@@ -55,6 +55,8 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
   for (const RankPlan& r : plan.ranks)
     total_weight += r.weight_bytes;
   max_streams_ = kMaxStreams;
+  const bool head_last =
+      plan.ranks.size() > 1 && !plan.ranks.front().holds_head && plan.ranks.back().holds_head;
   for (const RankPlan& r : plan.ranks) {
     RankCost c;
     const double part = rank_part(r, total_weight);
@@ -94,6 +96,9 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
     if (pipeline_ && r.gpu_stages.size() > 1 && c.layers > 0) {
       // The host's groups of GPUs are stages of their own: each works on its own micro-batch.
       const double L = c.layers;
+      // The head is on the first group, or on the last where the last rank holds it (llama.cpp
+      // RPC, solvers/pipeline/gpu_stages.hpp).
+      const size_t head_stage = head_last ? r.gpu_stages.size() - 1 : 0;
       for (size_t k = 0; k < r.gpu_stages.size(); ++k) {
         const auto& g = r.gpu_stages[k];
         RankCost x = c;
@@ -102,7 +107,7 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
         layer_costs(x, g.layer_start, g.layer_end);
         x.kv = c.kv * x.layers / L;
         x.stage_s = c.stage_s * x.layers / L;
-        if (k > 0) x.head_flops = x.head_read = 0;
+        if (k != head_stage) x.head_flops = x.head_read = 0;
         if (k + 1 < r.gpu_stages.size()) x.hop_latency_s = x.hop_bandwidth = 0;
         ranks_.push_back(x);
       }

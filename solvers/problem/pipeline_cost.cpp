@@ -12,14 +12,15 @@ namespace meshplan {
 PipelineCostModel::PipelineCostModel(const ModelDesc& model, std::vector<HostFigures> hosts,
                                      std::vector<std::vector<std::optional<LinkFigures>>> links,
                                      int64_t context, int64_t prompt,
-                                     double activation_bytes_per_value)
+                                     double activation_bytes_per_value, bool head_last)
     : model_(&model),
       hosts_(std::move(hosts)),
       links_(std::move(links)),
       context_(context),
       prompt_(prompt),
       num_layers_(model.num_layers()),
-      activation_bytes_(activation_bytes_per_value * model.hidden_size) {
+      activation_bytes_(activation_bytes_per_value * model.hidden_size),
+      head_last_(head_last) {
   const size_t n = hosts_.size();
   const size_t L = static_cast<size_t>(num_layers_);
   weight_prefix_.assign(L + 1, 0);
@@ -114,26 +115,28 @@ PipelineEvaluation PipelineCostModel::evaluate(const PipelineAssignment& a) cons
     throw internal_error("malformed pipeline assignment");
   }
   double total = 0, ttft = 0;
+  e.head_rank = head_rank(m);
   for (size_t j = 0; j < m; ++j) {
+    const bool head = j == e.head_rank;
     size_t h = a.order[j];
     int s = a.cuts[j], t = a.cuts[j + 1];
     double stage = stage_time(h, s, t);
     e.stage_s.push_back(stage);
-    e.weight_bytes.push_back(weight_bytes(s, t) + (j == 0 ? head_memory() : 0));
+    e.weight_bytes.push_back(weight_bytes(s, t) + (head ? head_memory() : 0));
     e.kv_bytes.push_back(kv_bytes(s, t));
-    e.memory_bytes.push_back(stage_memory(s, t, j == 0));
+    e.memory_bytes.push_back(stage_memory(s, t, head));
     total += stage;
     ttft += prefill_stage_time(h, s, t);
     if (e.memory_bytes.back() > hosts_[h].usable_bytes && e.feasible) {
       e.feasible = false;
-      e.shortfall = fmt::format("{} needs {} for layers {}-{}{} but has {} usable ({} short)",
-                                hosts_[h].name, format_gib(e.memory_bytes.back()), s, t,
-                                j == 0 ? " and the embedding/LM head" : "",
-                                format_gib(hosts_[h].usable_bytes),
-                                format_gib(e.memory_bytes.back() - hosts_[h].usable_bytes));
+      e.shortfall =
+          fmt::format("{} needs {} for layers {}-{}{} but has {} usable ({} short)", hosts_[h].name,
+                      format_gib(e.memory_bytes.back()), s, t,
+                      head ? " and the embedding/LM head" : "", format_gib(hosts_[h].usable_bytes),
+                      format_gib(e.memory_bytes.back() - hosts_[h].usable_bytes));
     }
   }
-  e.head_s = head_time(a.order[0]);
+  e.head_s = head_time(a.order[e.head_rank]);
   total += e.head_s;
   ttft += e.head_s;
   if (m >= 2) {

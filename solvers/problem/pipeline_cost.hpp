@@ -16,7 +16,8 @@ namespace meshplan {
 
 inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// Hosts in ring order with contiguous layer ranges; rank 0 holds embedding and LM head.
+// Hosts in ring order with contiguous layer ranges; the head rank (PipelineCostModel::head_rank)
+// holds embedding and LM head.
 struct PipelineAssignment {
   std::vector<size_t> order;  // indices into the cost model's hosts
   std::vector<int> cuts;      // size order.size() + 1: rank j runs [cuts[j], cuts[j+1])
@@ -32,6 +33,7 @@ struct PipelineEvaluation {
   std::vector<double> weight_bytes;
   std::vector<double> kv_bytes;
   std::vector<std::optional<LinkFigures>> hops;  // hop from rank j to j+1 (last: back to rank 0)
+  size_t head_rank = 0;                          // the rank that holds embedding and LM head
   double head_s = 0;
   double hops_s = 0;
 };
@@ -39,9 +41,11 @@ struct PipelineEvaluation {
 class PipelineCostModel {
  public:
   // `links[a][b]`: the best link between candidate hosts a and b for the chosen transport.
+  // `head_last`: the embedding and LM head live on the last rank (llama.cpp RPC: the main host,
+  // llama-server's, is the last device), not on rank 0.
   PipelineCostModel(const ModelDesc& model, std::vector<HostFigures> hosts,
                     std::vector<std::vector<std::optional<LinkFigures>>> links, int64_t context,
-                    int64_t prompt, double activation_bytes_per_value);
+                    int64_t prompt, double activation_bytes_per_value, bool head_last = false);
 
   size_t num_hosts() const { return hosts_.size(); }
   int num_layers() const { return num_layers_; }
@@ -50,6 +54,9 @@ class PipelineCostModel {
   int64_t context() const { return context_; }
   int64_t prompt() const { return prompt_; }
   double activation_bytes() const { return activation_bytes_; }  // 2h per token
+  bool head_last() const { return head_last_; }
+  // The rank of a pipeline of `ranks` ranks that holds embedding and LM head.
+  size_t head_rank(size_t ranks) const { return head_last_ && ranks > 0 ? ranks - 1 : 0; }
 
   // max(phi / F, (A + kappa * context) / BW) for one layer on one host, plus its in-host
   // all-reduces when it splits the layer over several GPUs.
@@ -81,6 +88,7 @@ class PipelineCostModel {
   int64_t prompt_;
   int num_layers_;
   double activation_bytes_;
+  bool head_last_;
   std::vector<std::vector<double>> time_prefix_;     // [host][l]: decode time of layers < l
   std::vector<std::vector<double>> prefill_prefix_;  // [host][l]
   std::vector<double> weight_prefix_;

@@ -143,9 +143,9 @@ const LinkMatrix& PlanningProblem::backend_links() const {
 
 const PipelineCostModel& PlanningProblem::pipeline_cost() const {
   if (!pipeline_cost_) {
-    pipeline_cost_ =
-        std::make_unique<PipelineCostModel>(*model_, inputs_->hosts, backend_links(),
-                                            request_.context, request_.prompt, activation_bytes_);
+    pipeline_cost_ = std::make_unique<PipelineCostModel>(*model_, inputs_->hosts, backend_links(),
+                                                         request_.context, request_.prompt,
+                                                         activation_bytes_, head_last_);
   }
   return *pipeline_cost_;
 }
@@ -163,6 +163,7 @@ PlanningProblem PlanningProblem::unconstrained() const {
   p.request_.hosts.clear();
   p.request_.min_hosts = p.request_.max_hosts = 0;
   p.activation_bytes_ = activation_bytes_;
+  p.head_last_ = head_last_;
   p.inputs_ = std::make_unique<PlanInputs>();
   p.inputs_->message_bytes = inputs_->message_bytes;
   p.inputs_->mesh_peer_s = inputs_->mesh_peer_s;
@@ -184,9 +185,10 @@ PlanningProblem PlanningProblem::subset(const std::vector<size_t>& members,
   PlanningProblem p = unconstrained();
   p.request_.solver = solver;
   PlanInputs& in = *p.inputs_;
-  for (size_t m : members) {
-    in.hosts.push_back(inputs_->hosts[m]);
-    p.request_.hosts.push_back(inputs_->hosts[m].name);
+  for (size_t k = 0; k < members.size(); ++k) {
+    in.hosts.push_back(inputs_->hosts[members[k]]);
+    p.request_.hosts.push_back(inputs_->hosts[members[k]].name);
+    if (head_host_ == members[k]) p.head_host_ = k;
   }
   p.set_links_from(*this, [&](const LinkMatrix& m) { return sub_matrix(m, members); });
   in.min_hosts = 1;
@@ -212,6 +214,76 @@ PlanningProblem PlanningProblem::for_engine(const std::string& solver, double ex
           link->latency_s += extra_hop_s;
           link->tcp_latency_s += extra_hop_s;
         }
+    return out;
+  });
+  return p;
+}
+
+namespace {
+
+// a -> main -> b, the main host reading the tensor in full and then sending it on: the times of
+// the two legs add (latency and bytes / bandwidth each).
+LinkFigures through_main(const LinkFigures& in, const LinkFigures& out, const std::string& main) {
+  LinkFigures l = in;
+  l.name = in.name == out.name ? fmt::format("{} via {}", in.name, main)
+                               : fmt::format("{}+{} via {}", in.name, out.name, main);
+  l.rdma = in.rdma && out.rdma;
+  l.thunderbolt = in.thunderbolt && out.thunderbolt;
+  l.fabric_rdma = in.fabric_rdma && out.fabric_rdma;
+  l.rdma_cable = in.rdma_cable && out.rdma_cable;
+  l.latency_s = in.latency_s + out.latency_s;
+  l.tcp_latency_s = in.tcp_latency_s + out.tcp_latency_s;
+  l.bandwidth = 1 / (1 / in.bandwidth + 1 / out.bandwidth);
+  l.tcp_bandwidth = 1 / (1 / in.tcp_bandwidth + 1 / out.tcp_bandwidth);
+  if (l.network < 0) l.network = out.network;
+  l.cable = -1;
+  l.speed_gbps = std::min(in.speed_gbps, out.speed_gbps);
+  l.generation = std::min(in.generation, out.generation);
+  return l;
+}
+
+}  // namespace
+
+PlanningProblem PlanningProblem::via_main_host(size_t main, const std::string& solver,
+                                               const RoundTrip& round_trip_s) const {
+  if (main >= size()) throw internal_error("main host out of range");
+  std::vector<size_t> members;  // the main host last: llama.cpp's last device
+  for (size_t i = 0; i < size(); ++i)
+    if (i != main) members.push_back(i);
+  members.push_back(main);
+  PlanningProblem p = subset(members, solver);
+  p.inputs_->min_hosts = inputs_->min_hosts;
+  p.inputs_->max_hosts = inputs_->max_hosts;
+  p.request_ = request_;
+  p.request_.solver = solver;
+  p.request_.hosts.clear();
+  for (size_t m : members)
+    p.request_.hosts.push_back(inputs_->hosts[m].name);
+  for (RangePin pin : pins_) {
+    pin.host =
+        static_cast<size_t>(std::find(members.begin(), members.end(), pin.host) - members.begin());
+    p.pins_.push_back(pin);
+  }
+  p.head_last_ = true;
+  p.head_host_ = members.size() - 1;
+  const std::string& main_name = inputs_->hosts[main].name;
+  p.set_links_from(*this, [&](const LinkMatrix& m) {
+    LinkMatrix out(members.size(), std::vector<std::optional<LinkFigures>>(members.size()));
+    for (size_t a = 0; a < members.size(); ++a)
+      for (size_t b = 0; b < members.size(); ++b) {
+        const size_t from = members[a], to = members[b];
+        if (a == b) continue;
+        if (from == main || to == main) {
+          out[a][b] = m[from][to];
+        } else if (m[from][main] && m[main][to]) {
+          out[a][b] = through_main(*m[from][main], *m[main][to], main_name);
+        }
+        if (out[a][b] && from != main) {  // the main host's round trip to stage `from`
+          const double rt = round_trip_s(main, from);
+          out[a][b]->latency_s += rt;
+          out[a][b]->tcp_latency_s += rt;
+        }
+      }
     return out;
   });
   return p;
@@ -250,6 +322,9 @@ PlanningProblem PlanningProblem::grouped(const std::vector<std::vector<size_t>>&
   in.hosts = std::move(figures);
   for (const HostFigures& h : in.hosts)
     p.request_.hosts.push_back(h.name);
+  for (size_t g = 0; g < groups.size(); ++g)
+    if (head_host_ && std::find(groups[g].begin(), groups[g].end(), *head_host_) != groups[g].end())
+      p.head_host_ = g;
   const double bytes = inputs_->message_bytes;
   p.set_links_from(*this, [&](const LinkMatrix& m) {
     LinkMatrix out(groups.size(), std::vector<std::optional<LinkFigures>>(groups.size()));

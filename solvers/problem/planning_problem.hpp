@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "lib/cluster/catalog.hpp"
@@ -63,9 +64,23 @@ class PlanningProblem {
   // `no_rdma` (candidate indices of hosts that cannot run RDMA, e.g. an old macOS).
   PlanningProblem for_backend(const std::string& backend, const std::vector<size_t>& no_rdma) const;
   // The same problem as an engine plans it: its pipeline solver (an engine's own split) and
-  // `extra_hop_s` added to every hop between two hosts (llama.cpp RPC's round trips), all else
-  // kept.
+  // `extra_hop_s` added to every hop between two hosts (an engine's own cost per hop), all else
+  // kept. llama.cpp RPC's problem is via_main_host's.
   PlanningProblem for_engine(const std::string& solver, double extra_hop_s) const;
+  // The same problem as llama.cpp RPC runs it with candidate `main` as the main host (where
+  // llama-server runs): `main` moves to the last candidate and must be the last rank, holding the
+  // embedding and LM head (llama-model.cpp load_tensors: the output layer goes to the last device,
+  // token_embd stays on the main host's CPU). No tensor goes from one rpc-server to another
+  // (ggml-rpc.cpp): a hop a -> b is a -> main then main -> b, each leg one of the links here
+  // (free where a or b is the main host, none without a link on both legs), and a hop leaving a
+  // remote stage a adds `round_trip_s(main, a)` (candidate indices of this problem).
+  using RoundTrip = std::function<double(size_t main, size_t stage)>;
+  PlanningProblem via_main_host(size_t main, const std::string& solver,
+                                const RoundTrip& round_trip_s) const;
+  // Where the embedding and LM head live: on the last rank instead of rank 0, and on which
+  // candidate only (none: any).
+  bool head_last() const { return head_last_; }
+  const std::optional<size_t>& head_host() const { return head_host_; }
   // The same problem with one tensor-parallel degree asked of every multi-GPU host, as
   // --tensor-degree asks it (an engine that runs one degree on every stage, vLLM's -tp).
   PlanningProblem at_one_tensor_degree(int tp) const;
@@ -94,6 +109,8 @@ class PlanningProblem {
   std::unique_ptr<PlanInputs> inputs_;  // on the heap: the paths point into it across moves
   double activation_bytes_ = 0;
   std::vector<RangePin> pins_;
+  bool head_last_ = false;
+  std::optional<size_t> head_host_;
   mutable std::unique_ptr<PipelineCostModel> pipeline_cost_;
   mutable std::unique_ptr<CollectivePaths> paths_;
 };

@@ -10,8 +10,11 @@ SearchSpace::SearchSpace(const PipelineCostModel& cost, PipelineConstraints cons
     : cost_(&cost),
       n_(cost.num_hosts()),
       L_(cost.num_layers()),
-      stride_(static_cast<size_t>(cost.num_layers()) + 1) {
+      stride_(static_cast<size_t>(cost.num_layers()) + 1),
+      reversed_(cost.head_last()),
+      head_host_(constraints.head_host) {
   const size_t L = static_cast<size_t>(L_);
+  if (head_host_ && *head_host_ >= n_) throw internal_error("head host out of range");
   min_hosts_ = std::max(1, constraints.min_hosts);
   max_hosts_ = constraints.max_hosts > 0
                    ? std::min<int>(constraints.max_hosts, static_cast<int>(n_))
@@ -22,7 +25,8 @@ SearchSpace::SearchSpace(const PipelineCostModel& cost, PipelineConstraints cons
   head_time_.resize(n_);
   for (size_t h = 0; h < n_; ++h) {
     const std::vector<double>& p = cost.time_prefix(h);
-    std::copy(p.begin(), p.end(), prefix_.begin() + static_cast<std::ptrdiff_t>(h * stride_));
+    for (size_t l = 0; l <= L; ++l)
+      prefix_[h * stride_ + l] = reversed_ ? p[L] - p[L - l] : p[l];
     overhead_[h] = cost.host(h).overhead_s;
     head_time_[h] = cost.head_time(h);
   }
@@ -34,7 +38,7 @@ SearchSpace::SearchSpace(const PipelineCostModel& cost, PipelineConstraints cons
   for (size_t a = 0; a < n_; ++a) {
     for (size_t b = 0; b < n_; ++b) {
       if (a == b) continue;
-      double t = cost.hop_time(a, b);
+      double t = reversed_ ? cost.hop_time(b, a) : cost.hop_time(a, b);
       hop_[a * n_ + b] = t;
       min_out_[a] = std::min(min_out_[a], t);
       min_in_[b] = std::min(min_in_[b], t);
@@ -49,8 +53,9 @@ SearchSpace::SearchSpace(const PipelineCostModel& cost, PipelineConstraints cons
   for (const RangePin& p : constraints.pins) {
     if (p.host >= n_ || p.start < 0 || p.end > L_ || p.start >= p.end || pin_[p.host])
       throw internal_error("malformed layer pin");
-    pin_[p.host] = std::make_pair(p.start, p.end);
-    for (int l = p.start; l < p.end; ++l) {
+    const int start = reversed_ ? L_ - p.end : p.start, end = reversed_ ? L_ - p.start : p.end;
+    pin_[p.host] = std::make_pair(start, end);
+    for (int l = start; l < end; ++l) {
       if (pinned_layer[static_cast<size_t>(l)]) throw internal_error("overlapping layer pins");
       pinned_layer[static_cast<size_t>(l)] = true;
     }
@@ -67,7 +72,7 @@ SearchSpace::SearchSpace(const PipelineCostModel& cost, PipelineConstraints cons
       int* row = &lowest_[(h * 2 + static_cast<size_t>(head)) * stride_];
       int s = 0;
       for (int e = 1; e <= L_; ++e) {
-        while (s < e && cost.stage_memory(s, e, head != 0) > R)
+        while (s < e && memory(s, e, head != 0) > R)
           ++s;
         row[e] = std::max(s, pin_floor[static_cast<size_t>(e)]);
       }
@@ -81,7 +86,7 @@ SearchSpace::SearchSpace(const PipelineCostModel& cost, PipelineConstraints cons
     for (size_t h = 0; h < n_; ++h)
       fastest = std::min(fastest, prefix(h, l + 1) - prefix(h, l));
     rest_time_[static_cast<size_t>(l)] = rest_time_[static_cast<size_t>(l) + 1] + fastest;
-    rest_memory_[static_cast<size_t>(l)] = cost.stage_memory(l, L_, false);
+    rest_memory_[static_cast<size_t>(l)] = memory(l, L_, false);
   }
 }
 
@@ -90,9 +95,21 @@ bool SearchSpace::range_ok(size_t h, int s, int e, bool head) const {
   if (head && s != 0) return false;
   if (pin_[h]) {
     return s == pin_[h]->first && e == pin_[h]->second &&
-           cost_->stage_memory(s, e, head) <= cost_->host(h).usable_bytes;
+           memory(s, e, head) <= cost_->host(h).usable_bytes;
   }
   return s >= lowest_start(h, e, head);
+}
+
+double SearchSpace::memory(int s, int e, bool head) const {
+  return reversed_ ? cost_->stage_memory(L_ - e, L_ - s, head) : cost_->stage_memory(s, e, head);
+}
+
+PipelineAssignment SearchSpace::to_layers(const PipelineAssignment& a) const {
+  if (!reversed_) return a;
+  PipelineAssignment out{{a.order.rbegin(), a.order.rend()}, {}};
+  for (auto it = a.cuts.rbegin(); it != a.cuts.rend(); ++it)
+    out.cuts.push_back(L_ - *it);
+  return out;
 }
 
 double SearchSpace::latency(const PipelineAssignment& a) const {

@@ -2,6 +2,11 @@
 // hosts' per-layer time prefix sums, the hop matrix, for every host and end layer the lowest
 // start layer whose range still fits its memory, and the user's constraints (pins, the number of
 // hosts). Search results are assignments that PipelineCostModel::evaluate() confirms.
+//
+// The searches place the embedding and LM head on rank 0. When the cost model puts them on the
+// last rank instead (llama.cpp RPC), the space shows the searches the pipeline backwards: its
+// layer l is the model's layer L-1-l and its hop a -> b the model's b -> a, so that its rank 0 is
+// the model's last rank; to_layers() turns a search's assignment back into the model's order.
 #pragma once
 
 #include <optional>
@@ -23,6 +28,8 @@ struct PipelineConstraints {
   int min_hosts = 1;
   int max_hosts = 0;  // 0: no limit
   std::vector<RangePin> pins;
+  // The one host that may hold embedding and LM head (llama.cpp RPC's main host); none: any.
+  std::optional<size_t> head_host;
 };
 
 // The outcome of a search: the best assignment found and what is known about it.
@@ -68,8 +75,15 @@ class SearchSpace {
   bool any_pins() const { return any_pins_; }
   // Whether h may run [s, e) at ring position 0 (head) or later.
   bool range_ok(size_t h, int s, int e, bool head) const;
-  // Whether h may be rank 0 at all (a pinned host only when its pin starts at layer 0).
-  bool can_head(size_t h) const { return !pin_[h] || pin_[h]->first == 0; }
+  // Whether h may be rank 0 at all: the head host if one is set, and a pinned host only when
+  // its pin starts at layer 0.
+  bool can_head(size_t h) const {
+    return (!head_host_ || *head_host_ == h) && (!pin_[h] || pin_[h]->first == 0);
+  }
+  // Whether the space runs the model's layers backwards (head on the model's last rank).
+  bool reversed() const { return reversed_; }
+  // A search's assignment in the cost model's rank and layer order.
+  PipelineAssignment to_layers(const PipelineAssignment& a) const;
 
   // Resident bytes (weights and KV) of layers [l, L), for capacity pruning.
   double rest_memory(int l) const { return rest_memory_[static_cast<size_t>(l)]; }
@@ -81,6 +95,9 @@ class SearchSpace {
   double latency(const PipelineAssignment& a) const;
 
  private:
+  // Resident bytes of the space's layers [s, e), plus the head when `head`.
+  double memory(int s, int e, bool head) const;
+
   const PipelineCostModel* cost_;
   size_t n_;
   int L_;
@@ -88,6 +105,8 @@ class SearchSpace {
   int min_hosts_;
   int max_hosts_;
   bool any_pins_ = false;
+  bool reversed_ = false;
+  std::optional<size_t> head_host_;
   std::vector<double> prefix_;
   std::vector<double> overhead_;
   std::vector<double> head_time_;

@@ -1,6 +1,7 @@
 #include "solvers/strategy/own_splits.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -10,7 +11,79 @@
 
 namespace meshplan {
 
+namespace {
+
+// The most main hosts a llama.cpp RPC plan tries: each is one pipeline search.
+constexpr size_t kMainHostCandidates = 8;
+
+// Whether a and b have a link both ways in some route's links.
+bool linked(const std::vector<PlanningProblem>& problems, size_t a, size_t b) {
+  for (const PlanningProblem& p : problems)
+    if (p.backend_links()[a][b] && p.backend_links()[b][a]) return true;
+  return false;
+}
+
+// The candidates a main host may be: those that reach the most other hosts directly first (the
+// main host needs a link to every stage), then the most memory (it holds the embedding and LM
+// head); at most kMainHostCandidates.
+std::vector<size_t> main_host_candidates(const std::vector<PlanningProblem>& problems) {
+  const PlanningProblem& p = problems.front();
+  std::vector<size_t> reach(p.size(), 0), order(p.size());
+  for (size_t a = 0; a < p.size(); ++a) {
+    order[a] = a;
+    for (size_t b = 0; b < p.size(); ++b)
+      if (a != b && linked(problems, a, b)) ++reach[a];
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (reach[a] != reach[b]) return reach[a] > reach[b];
+    return p.host(a).usable_bytes > p.host(b).usable_bytes;
+  });
+  if (order.size() > kMainHostCandidates) order.resize(kMainHostCandidates);
+  return order;
+}
+
+// Why no host can be llama.cpp RPC's main host for `hosts` (candidate indices): the host that
+// misses the fewest direct links and the hosts it misses; "" when one reaches every other.
+std::string missing_main_link(const std::vector<PlanningProblem>& problems,
+                              const std::vector<size_t>& hosts) {
+  std::vector<std::string> best_missing;
+  size_t best = 0;
+  for (size_t a : hosts) {
+    std::vector<std::string> missing;
+    for (size_t b : hosts)
+      if (a != b && !linked(problems, a, b)) missing.push_back(problems.front().host(b).name);
+    if (missing.empty()) return "";
+    if (best_missing.empty() || missing.size() < best_missing.size()) {
+      best_missing = std::move(missing);
+      best = a;
+    }
+  }
+  std::vector<std::string> names;
+  for (size_t a : hosts)
+    names.push_back(problems.front().host(a).name);
+  return fmt::format(
+      "llama.cpp RPC passes every tensor between stages through its main host (llama-server's), "
+      "which needs a direct link to every stage, and no host of {} has one ({} has no link to "
+      "{}); add that link or plan fewer hosts with --hosts",
+      fmt::join(names, ", "), problems.front().host(best).name, fmt::join(best_missing, ", "));
+}
+
+}  // namespace
+
+double rpc_round_trip_s(const Catalog& catalog, const Engine& engine, const HostFigures& main,
+                        const HostFigures& stage) {
+  (void)main;
+  (void)stage;
+  return catalog.engine_hop_s(engine.name);
+}
+
 const Outcome* OwnSplits::of(const Engine& e) {
+  if (e.kind == EngineKind::kLlamaRpc) {
+    const std::string key(name(EngineKind::kLlamaRpc));
+    auto it = splits_.find(key);
+    if (it == splits_.end()) it = splits_.emplace(key, llama_rpc_pipeline(e)).first;
+    return &it->second;
+  }
   if (e.kind == EngineKind::kVllm) {
     const std::string key(name(EngineKind::kVllm));
     auto it = splits_.find(key);
@@ -39,6 +112,70 @@ const Outcome* OwnSplits::of(const Engine& e) {
           e.title, hop_s * 1e3));
   }
   return &it->second;
+}
+
+Outcome OwnSplits::via_main_host(const Engine& e, size_t main, const std::string& solver) const {
+  std::vector<PlanningProblem> split;
+  for (const PlanningProblem& p : problems_)
+    split.push_back(p.via_main_host(main, solver, [&](size_t m, size_t stage) {
+      return rpc_round_trip_s(catalog_, e, p.host(m), p.host(stage));
+    }));
+  Outcome o = plan_pipeline_(split);
+  const std::string& main_name = problems_.front().host(main).name;
+  // A split whose last rank is another host (a solver that sets the order itself) is not one
+  // llama.cpp runs with this main host.
+  if (o.plan && o.plan->ranks.back().host != main_name) {
+    o.reason = fmt::format("the {} split does not end on the main host {}", solver, main_name);
+    o.plan.reset();
+  }
+  if (o.plan && o.plan->ranks.size() > 1) {
+    const PlanningProblem& p = problems_.front();
+    double rt = 0;
+    for (size_t j = 0; j + 1 < o.plan->ranks.size(); ++j)
+      for (size_t i = 0; i < p.size(); ++i)
+        if (p.host(i).name == o.plan->ranks[j].host)
+          rt += rpc_round_trip_s(catalog_, e, p.host(main), p.host(i));
+    o.plan->notes.push_back(fmt::format(
+        "{} runs llama-server on {}, the last rank, with the embedding and LM head; every hop "
+        "between stages goes through it, and its round trips to {} add {:.1f} ms a token",
+        e.title, main_name,
+        o.plan->ranks.size() == 2 ? std::string("the remote stage")
+                                  : fmt::format("the {} remote stages", o.plan->ranks.size() - 1),
+        rt * 1e3));
+  }
+  return o;
+}
+
+Outcome OwnSplits::llama_rpc_pipeline(const Engine& e) const {
+  Outcome best{std::string(name(StrategyKind::kPipeline)), std::nullopt, "", {}};
+  if (problems_.empty()) return best;
+  bool rejected = false;  // a split was found but a check refused it: its reason says more
+  for (size_t main : main_host_candidates(problems_)) {
+    Outcome o = via_main_host(e, main, request_.solver);
+    if (o.plan && (!best.plan || scorer_.of(o) > scorer_.of(best) * (1 + 1e-9))) {
+      scorer_.cache.clear();  // scores are cached by address; `best` is about to be replaced
+      best = std::move(o);
+    } else if (!best.plan) {
+      const bool refused = std::any_of(o.attempts.begin(), o.attempts.end(),
+                                       [](const Attempt& a) { return a.plan.has_value(); });
+      if (best.reason.empty() || (refused && !rejected)) best.reason = o.reason;
+      rejected = rejected || refused;
+    }
+  }
+  scorer_.cache.clear();
+  if (best.plan || rejected) return best;
+  // The hosts the planned pipeline needs, or every candidate.
+  std::vector<size_t> hosts;
+  for (const Outcome& o : outcomes_)
+    if (is_strategy(o.strategy, StrategyKind::kPipeline) && o.plan)
+      for (const std::string& h : plan_hosts(*o.plan))
+        for (size_t i = 0; i < problems_.front().size(); ++i)
+          if (problems_.front().host(i).name == h) hosts.push_back(i);
+  if (hosts.empty())
+    for (size_t i = 0; i < problems_.front().size(); ++i)
+      hosts.push_back(i);
+  if (std::string why = missing_main_link(problems_, hosts); !why.empty()) best.reason = why;
+  return best;
 }
 
 // vLLM runs a pipeline at one tensor-parallel degree on every stage (-tp T -pp P). When the

@@ -1,7 +1,7 @@
 // The pipeline each engine loads when it does not take the planned split: mlx-lm's equal ranges,
-// exo's placement, llama.cpp RPC's cost per hop, vLLM's one tensor-parallel degree on every stage.
-// Each kind of split is planned once, on demand, when the engine choice asks for it. Internal to
-// solvers/strategy_planner.cpp.
+// exo's placement, llama.cpp RPC's hops through its main host, vLLM's one tensor-parallel degree on
+// every stage. Each kind of split is planned once, on demand, when the engine choice asks for it.
+// Internal to solvers/strategy_planner.cpp.
 #pragma once
 
 #include <functional>
@@ -16,6 +16,13 @@
 #include "solvers/strategy/engine_choice.hpp"
 
 namespace meshplan {
+
+// What the llama.cpp RPC client adds to a token for one remote stage `stage` when `main` runs
+// llama-server: its RPC calls to that stage (send the input, compute the graph, read the output
+// back), beyond the links' own time. Today the catalog's fixed engine_hop_ms for every pair; a
+// measured round trip of the pair would go here.
+double rpc_round_trip_s(const Catalog& catalog, const Engine& engine, const HostFigures& main,
+                        const HostFigures& stage);
 
 // Plans the pipeline strategy over the routes' problems, as plan_model does.
 using PlanPipeline = std::function<Outcome(const std::vector<PlanningProblem>&)>;
@@ -37,6 +44,10 @@ class OwnSplits {
 
  private:
   Outcome vllm_pipeline() const;
+  // llama.cpp RPC's pipeline: the best over the candidate main hosts of the main host's problem
+  // (PlanningProblem::via_main_host), or no plan saying which link no main host has.
+  Outcome llama_rpc_pipeline(const Engine& e) const;
+  Outcome via_main_host(const Engine& e, size_t main, const std::string& solver) const;
 
   const Catalog& catalog_;
   const PlanRequest& request_;

@@ -133,5 +133,52 @@ TEST(strategy_planner_test, bad_requests_are_input_errors) {
   EXPECT_NE(std::string(e.what()).find("--min-hosts 9"), std::string::npos) << e.what();
 }
 
+// llama.cpp RPC (ggml-org/llama.cpp ggml/src/ggml-rpc/ggml-rpc.cpp, src/llama-model.cpp
+// load_tensors): llama-server's host is the last device and holds the output layer and the
+// embeddings, and every tensor between stages goes through it, so it needs a cable to each stage
+// but the stages need no ring.
+PlanRequest llama_rpc(int min_hosts) {
+  PlanRequest r;
+  r.engine = "llama-rpc";
+  r.backend = "ring";  // Thunderbolt cables only
+  r.min_hosts = min_hosts;
+  return r;
+}
+
+TEST(strategy_planner_test, llama_rpc_runs_a_star_from_its_hub) {
+  Plan p = plan_model(example("thunderbolt4-star-3.yaml"), Catalog::builtin(),
+                      model("llama-3.1-8b"), llama_rpc(3), SteadyClock());
+  ASSERT_EQ(p.ranks.size(), 3u);
+  EXPECT_EQ(p.ranks[2].host, "mini-hub");
+  EXPECT_TRUE(p.ranks[2].holds_head);
+  EXPECT_FALSE(p.ranks[0].holds_head || p.ranks[1].holds_head);
+  ASSERT_TRUE(p.ranks[0].hop_to_next);
+  EXPECT_EQ(p.ranks[0].hop_to_next->kind, "tb4 via mini-hub");
+  // Remote stage -> main host and main host -> remote stage: one leg each.
+  EXPECT_EQ(p.ranks[1].hop_to_next->kind, "tb4");
+  EXPECT_GT(p.ranks[1].hop_to_next->latency_s, p.ranks[2].hop_to_next->latency_s + 3.9e-3);
+}
+
+TEST(strategy_planner_test, llama_rpc_names_the_link_no_main_host_has) {
+  const Cluster ring = load_cluster(R"(hosts:
+  - {name: a, chip: m4-pro-20c, memory: 64GiB}
+  - {name: b, chip: m4-pro-20c, memory: 64GiB}
+  - {name: c, chip: m4-pro-20c, memory: 64GiB}
+  - {name: d, chip: m4-pro-20c, memory: 64GiB}
+links:
+  - {topology: ring, kind: tb5, hosts: all}
+)",
+                                    "ring4.yaml", Catalog::builtin());
+  Error e = error_of([&] {
+    plan_model(ring, Catalog::builtin(), model("llama-3.1-8b"), llama_rpc(4), SteadyClock());
+  });
+  EXPECT_EQ(e.kind(), ErrorKind::kFailed) << e.what();
+  EXPECT_NE(std::string(e.what()).find("a has no link to c"), std::string::npos) << e.what();
+  // Three of them: the middle one of the three runs llama-server.
+  Plan p = plan_model(ring, Catalog::builtin(), model("llama-3.1-8b"), llama_rpc(3), SteadyClock());
+  ASSERT_EQ(p.ranks.size(), 3u);
+  EXPECT_TRUE(p.ranks[2].holds_head);
+}
+
 }  // namespace
 }  // namespace meshplan::strategy_planner_test
