@@ -157,6 +157,27 @@ std::string beside_prediction(std::string table, const std::string& lines) {
   return table;
 }
 
+// The plan file (-o, --json) and the table, with what `meshplan measure` recorded in the cluster
+// for this model, engine and hosts beside the prediction.
+void write_plan(const PlanOptions& o, AppContext& ctx, const Plan& plan, const ModelDesc& model,
+                const Cluster& cluster) {
+  const PlanRequestArgs& a = o.args;
+  std::string measured;
+  for (const std::string& line : measured_lines(cluster, plan))
+    measured += line + "\n";
+  ojson plan_json = plan_to_json(plan, model);
+  if (!measured.empty()) plan_json["measured"] = measured_json(cluster, plan);
+  std::string json = plan_json.dump(2) + "\n";
+  if (!o.output.empty()) write_output(ctx, o.output, json);
+  if (o.json)
+    ctx.console.data(json);
+  else if (o.output != "-")
+    ctx.console.data(beside_prediction(render_plan(plan), measured) +
+                     render_engine_verdicts(plan, cluster, ctx.catalog) +
+                     (find_engine(plan.engine) ? launch_line(a.cluster, o.output)
+                                               : no_engine_line(plan, cluster, ctx.catalog)));
+}
+
 int run_plan(const PlanOptions& o, AppContext& ctx) {
   // -v says where the wall time went: loading the inputs, then the planner's own steps.
   const double began = ctx.clock.now_seconds();
@@ -213,21 +234,7 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   // -v: the figures behind the prediction, per candidate host.
   for (const HostInfo& h : plan.hosts)
     ctx.console.info(plan_host_line(h));
-  // What `meshplan measure` recorded in the cluster for this model, engine and hosts.
-  std::string measured;
-  for (const std::string& line : measured_lines(cluster, plan))
-    measured += line + "\n";
-  ojson plan_json = plan_to_json(plan, model);
-  if (!measured.empty()) plan_json["measured"] = measured_json(cluster, plan);
-  std::string json = plan_json.dump(2) + "\n";
-  if (!o.output.empty()) write_output(ctx, o.output, json);
-  if (o.json)
-    ctx.console.data(json);
-  else if (o.output != "-")
-    ctx.console.data(beside_prediction(render_plan(plan), measured) +
-                     render_engine_verdicts(plan, cluster, ctx.catalog) +
-                     (find_engine(plan.engine) ? launch_line(a.cluster, o.output)
-                                               : no_engine_line(plan, cluster, ctx.catalog)));
+  write_plan(o, ctx, plan, model, cluster);
   step("output");
   std::string spent;
   for (const auto& [name, s] : timings)

@@ -129,13 +129,18 @@ nlohmann::json LlamaCluster::plan_and_emit(const std::string& name,
   return nlohmann::json::parse(read_text(dir + "/plan.json"));
 }
 
-Launched LlamaCluster::launch(const std::string& launch_dir, EngineProcesses& processes,
-                              int tokens) {
+Launched LlamaCluster::launch(const std::string& launch_dir, EngineProcesses& processes, int tokens,
+                              const std::vector<std::string>& main_args) {
   Launched out;
   for (const LaunchLine& l : launch_lines(read_text(launch_dir + "/llama-rpc.sh"))) {
     std::vector<std::string> words = l.words;
     const bool main = words.at(0) == "llama-server";
-    if (main) words.push_back("-v");
+    if (main) {
+      words.insert(words.end(), main_args.begin(), main_args.end());
+      words.push_back("-v");
+    }
+    // One thread per rpc-server, whatever this machine's cores: the hosts share them.
+    if (words.at(0) == "rpc-server") words.insert(words.end(), {"-t", "1"});
     std::string log = processes.start(farm_.host(l.host).netns, session_, words, launch_dir);
     if (main) {
       out.main_host = l.host;

@@ -67,9 +67,11 @@ class LlamaCluster {
                                const std::string& cluster = "") const;
 
   // Starts the lines of `launch_dir`/llama-rpc.sh on their hosts, rpc-servers first as LAUNCH.md
-  // says (llama-server with -v, for its placement log), waits for the endpoint and asks it for
-  // `tokens` tokens.
-  Launched launch(const std::string& launch_dir, EngineProcesses& processes, int tokens = 8);
+  // says (each with -t 1; llama-server with -v, for its placement log), waits for the endpoint and
+  // asks it for `tokens` tokens.
+  // `main_args` go after llama-server's own.
+  Launched launch(const std::string& launch_dir, EngineProcesses& processes, int tokens = 8,
+                  const std::vector<std::string>& main_args = {});
   // The host whose namespace holds IPv4 `address` (127.0.0.1: `main`).
   std::string host_of(const std::string& address, const std::string& main) const;
 

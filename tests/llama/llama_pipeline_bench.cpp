@@ -3,7 +3,9 @@
 // (tests/llama/llama_cluster.hpp). Not a test: timings depend on the machine; it prints, per N,
 // the plan's decode tokens/s, the measured one, and the ratio one host / N hosts both ways.
 //
-//   build/tests/meshplan_llama_pipeline_bench [TOKENS]   (root, after tests/llama/sid_chroot.sh)
+//   build/tests/meshplan_llama_pipeline_bench [TOKENS [LLAMA-SERVER-ARGS...]]
+//   (root, after tests/llama/sid_chroot.sh; e.g. `128 -t 1` runs llama-server on one thread)
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -23,13 +25,15 @@ struct Point {
   double measured = 0;
 };
 
-Point run(testing::LlamaCluster& cluster, int hosts, int tokens) {
+Point run(testing::LlamaCluster& cluster, int hosts, int tokens,
+          const std::vector<std::string>& main_args) {
   const std::string name = "bench-" + std::to_string(hosts);
   std::vector<std::string> args = {"--strategy",          "pipeline",    "--min-hosts",
                                    std::to_string(hosts), "--max-hosts", std::to_string(hosts)};
   json plan = cluster.plan_and_emit(name, args);
   testing::EngineProcesses processes;
-  testing::Launched l = cluster.launch(cluster.work() + "/" + name + "/launch", processes, 8);
+  testing::Launched l =
+      cluster.launch(cluster.work() + "/" + name + "/launch", processes, 8, main_args);
   if (l.answer.find("\"tokens_predicted\":8") == std::string::npos)
     throw std::runtime_error("the launch over " + std::to_string(hosts) +
                              " hosts does not answer: " + l.answer);
@@ -52,6 +56,7 @@ Point run(testing::LlamaCluster& cluster, int hosts, int tokens) {
 
 int main(int argc, char** argv) {
   const int tokens = argc > 1 ? std::atoi(argv[1]) : 128;
+  const std::vector<std::string> main_args(argv + std::min(argc, 2), argv + argc);
   if (std::string why = meshplan::testing::llama_unavailable_reason(); !why.empty()) {
     std::fprintf(stderr, "llama_pipeline_bench: %s\n", why.c_str());
     return 2;
@@ -60,7 +65,7 @@ int main(int argc, char** argv) {
     meshplan::testing::LlamaCluster cluster;
     std::vector<meshplan::llama_pipeline_bench::Point> points;
     for (int n = 1; n <= 3; ++n)
-      points.push_back(meshplan::llama_pipeline_bench::run(cluster, n, tokens));
+      points.push_back(meshplan::llama_pipeline_bench::run(cluster, n, tokens, main_args));
     std::printf("%-6s %12s %12s %18s %18s %10s\n", "hosts", "predicted", "measured",
                 "1/N predicted", "1/N measured", "deviation");
     for (const auto& p : points) {
