@@ -170,24 +170,24 @@ std::vector<LevelResult> measure_levels(const MeasureArgs& a, const LoadOptions&
 
 // The endpoint of a one-copy plan as launched by `emit`: its serving host's management address and
 // its engine's HTTP port.
-std::string endpoint_of_plan(const MeasureArgs& a, AppContext& ctx) {
-  if (a.plan.empty() || a.cluster.empty())
+std::string endpoint_of_plan(const MeasureArgs& a, AppContext& ctx,
+                             const std::optional<Cluster>& cluster) {
+  if (a.plan.empty() || !cluster)
     throw input_error(
         "measure needs --url http://HOST:PORT, or --plan PLAN and -c CLUSTER to ask the host "
         "the plan's engine answers on");
-  Cluster cluster = read_cluster_arg(ctx, a.cluster);
   auto plan = read_plan_arg(ctx, a.plan);
-  TopologyContext topo(cluster, ctx.catalog);
+  TopologyContext topo(*cluster, ctx.catalog);
   const std::string backend(name(MlxBackend::kAuto));
   CheckReport report = check_plan_against_cluster(topo, backend, plan);
-  EmitInput input{cluster, topo, report, plan, backend, {}, {}, {}};
+  EmitInput input{*cluster, topo, report, plan, backend, {}, {}, {}};
   return plan_endpoint_url(input);
 }
 
 int run_measure_command(const MeasureArgs& a, AppContext& ctx) {
   check_args(a);
   LoadOptions load;
-  load.url = parse_http_url(a.url.empty() ? endpoint_of_plan(a, ctx) : a.url);
+  if (!a.url.empty()) load.url = parse_http_url(a.url);
   load.timeout_s = a.timeout_s;
   load.request.api = parse_completion_api(a.api);
   load.request.model = a.model;
@@ -197,6 +197,7 @@ int run_measure_command(const MeasureArgs& a, AppContext& ctx) {
   if (!a.plan.empty()) plan = read_plan_prediction(parse_document(read_input(ctx, a.plan), a.plan));
   std::optional<Cluster> cluster;
   if (!a.cluster.empty()) cluster = read_cluster_arg(ctx, a.cluster);
+  if (a.url.empty()) load.url = parse_http_url(endpoint_of_plan(a, ctx, cluster));
   std::vector<int> levels = a.concurrency.empty() ? std::vector<int>{plan ? plan->concurrency : 1}
                                                   : parse_levels(a.concurrency);
   load.request.prompt_tokens =

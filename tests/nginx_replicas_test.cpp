@@ -140,8 +140,7 @@ TEST(nginx_replicas_test, nginx_shares_the_requests_by_the_plans_weights) {
     ASSERT_NE(at, std::string::npos);
     rewritten.replace(at, from.size(), "server 127.0.0.1:" + std::to_string(port) + " ");
   }
-  int listen_port = 0;
-  ::close(listen_loopback(listen_port));
+  const int listen_port = free_loopback_port();
   const std::string listen = "listen 8100;";
   const size_t at = rewritten.find(listen);
   ASSERT_NE(at, std::string::npos) << conf;
@@ -151,14 +150,7 @@ TEST(nginx_replicas_test, nginx_shares_the_requests_by_the_plans_weights) {
   ::chmod(dir.c_str(), 0755);
   std::ofstream(dir + "/nginx.conf") << rewritten;
   // As the checklist says (nginx -p DIR -c nginx.conf), in the foreground so that its PID is ours.
-  pid_t nginx = ::fork();
-  if (nginx == 0) {
-    ::execl(kNginx, kNginx, "-p", dir.c_str(), "-c", "nginx.conf", "-g", "daemon off;",
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  ASSERT_GT(nginx, 0);
-  started.pids.push_back(nginx);
+  NginxProcess nginx(dir);
   std::string first;
   for (int i = 0; i < 100 && first.empty(); ++i) {
     first = get(listen_port, "/v1/models");

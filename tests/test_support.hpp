@@ -1,6 +1,8 @@
 // Helpers shared by the tests: paths to fixtures and examples, running the real binary.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -40,5 +42,21 @@ std::string run_recorded(const std::string& dir, const std::string& script,
 // The lines of README.md's sh block under `<!-- session: NAME -->`, blank lines left out;
 // throws when there is none.
 std::vector<std::string> readme_session_lines(const std::string& name);
+
+// A TCP port of 127.0.0.1 that nothing listens on now.
+int free_loopback_port();
+
+// This machine's nginx (/usr/sbin/nginx) in the root namespace, in the foreground with
+// `-p DIR -c nginx.conf` as LAUNCH.md says; stopped by its PID when destroyed.
+class NginxProcess {
+ public:
+  explicit NginxProcess(const std::string& dir);
+  ~NginxProcess();
+  NginxProcess(const NginxProcess&) = delete;
+  NginxProcess& operator=(const NginxProcess&) = delete;
+
+ private:
+  pid_t pid_ = -1;
+};
 
 }  // namespace meshplan::testing

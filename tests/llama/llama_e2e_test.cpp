@@ -8,9 +8,6 @@
 // stopped by its PID.
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -179,21 +176,6 @@ TEST(llama_e2e_test, without_one_cable_the_main_host_is_the_one_that_reaches_eve
   expect_placement_as_planned(plan, l);
 }
 
-// A listening port on 127.0.0.1 nobody uses now.
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
-}
-
 // A copy on each host behind nginx: every replica's launch started on its host, nginx (this
 // machine's, in the root namespace, which reaches every host) with the emitted nginx.conf, and
 // requests through it answered by every replica.
@@ -231,7 +213,7 @@ TEST(llama_e2e_test, replicas_behind_nginx_each_answer_their_share) {
   const std::string listen = "listen 8100;";
   const size_t at = conf.find(listen);
   ASSERT_NE(at, std::string::npos) << conf;
-  const int port = free_port();
+  const int port = testing::free_loopback_port();
   conf.replace(at, listen.size(), "listen 127.0.0.1:" + std::to_string(port) + ";");
   const std::string nginx_dir = temp_dir();
   std::ofstream(nginx_dir + "/nginx.conf") << conf;

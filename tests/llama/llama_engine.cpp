@@ -107,26 +107,6 @@ void EngineProcesses::stop_all() {
   started_.clear();
 }
 
-NginxProcess::NginxProcess(const std::string& dir) {
-  pid_ = ::fork();
-  if (pid_ == 0) {
-    int fd = ::open((dir + "/nginx.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      ::dup2(fd, 1);
-      ::dup2(fd, 2);
-    }
-    ::execl("/usr/sbin/nginx", "nginx", "-p", dir.c_str(), "-c", "nginx.conf", "-g", "daemon off;",
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-}
-
-NginxProcess::~NginxProcess() {
-  if (pid_ <= 0) return;
-  ::kill(pid_, SIGTERM);
-  ::waitpid(pid_, nullptr, 0);
-}
-
 LlamaPlacement parse_llama_log(const std::string& log) {
   static const std::regex device(R"(using device (\S+) \(([0-9.]+:[0-9]+)\))");
   static const std::regex layer(R"(layer +([0-9]+) assigned to device (\S+?),)");

@@ -47,19 +47,6 @@ class EngineProcesses {
   std::vector<Started> started_;
 };
 
-// This machine's nginx (/usr/sbin/nginx) in the root namespace, in the foreground with
-// `-p DIR -c nginx.conf` as LAUNCH.md says; stopped by its PID when destroyed.
-class NginxProcess {
- public:
-  explicit NginxProcess(const std::string& dir);
-  ~NginxProcess();
-  NginxProcess(const NginxProcess&) = delete;
-  NginxProcess& operator=(const NginxProcess&) = delete;
-
- private:
-  pid_t pid_ = -1;
-};
-
 // What llama-server's -v log says: "using device RPCk (ADDR:PORT)" and "layer N assigned to
 // device DEV" (llama.cpp src/llama.cpp, src/llama-model.cpp).
 struct LlamaPlacement {
