@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "lib/cluster/catalog.hpp"
 #include "tests/test_support.hpp"
 
 namespace meshplan::llama_rpc_plan_cli_test {
@@ -74,13 +75,15 @@ TEST(llama_rpc_plan_cli_test, hops_are_two_legs_and_a_round_trip_per_remote_stag
   for (const auto& r : ranks)
     hops_ms += r["hop_to_next"]["ms"].get<double>();
   EXPECT_NEAR(p["predicted"]["hops_ms"].get<double>(), hops_ms, 1e-2);
-  // Every pair of these Macs has the same cable: rank 0 -> 1 is two legs, 1 -> main one leg,
-  // both with the 4 ms round trip of the catalog's engine_hop_ms; main -> rank 0 one leg only.
+  // Every pair of these Macs has the same links: rank 0 -> 1 is two legs, 1 -> main one leg,
+  // both with the main host's calls to the stage (the catalog's engine_hop_ms on the round trip
+  // of the 10 GbE link the plan prices, twice its 150 us); main -> rank 0 one leg only.
+  const double calls_ms = Catalog::builtin().engine_hop("llama-rpc").on(300e-6) * 1e3;
   const double leg_ms = ranks[2]["hop_to_next"]["ms"].get<double>();
   EXPECT_LT(leg_ms, 0.5);
   // The file rounds to the microsecond.
-  EXPECT_NEAR(ranks[1]["hop_to_next"]["ms"].get<double>(), leg_ms + 4.0, 2e-3);
-  EXPECT_NEAR(ranks[0]["hop_to_next"]["ms"].get<double>(), 2 * leg_ms + 4.0, 2e-3);
+  EXPECT_NEAR(ranks[1]["hop_to_next"]["ms"].get<double>(), leg_ms + calls_ms, 2e-3);
+  EXPECT_NEAR(ranks[0]["hop_to_next"]["ms"].get<double>(), 2 * leg_ms + calls_ms, 2e-3);
 }
 
 TEST(llama_rpc_plan_cli_test, other_engines_keep_the_head_on_rank_0) {

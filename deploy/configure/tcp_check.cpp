@@ -17,7 +17,9 @@ namespace meshplan {
 namespace {
 
 // SO_REUSEADDR as MLX's ring sets it: a port left in TIME_WAIT by an earlier check is free, one a
-// process listens on is not. The child keeps the sockets open until stopped or `life` passes.
+// process listens on is not; port 0 takes a free one, printed after the one asked for. The child
+// keeps the sockets open until stopped or `life` passes, and echoes what each connection sends
+// (the round trips of `calibrate`).
 constexpr const char* kListener = R"(import os, select, socket, sys, time
 args = sys.argv[1:]
 life = float(args.pop())
@@ -29,7 +31,7 @@ for i in range(0, len(args), 2):
         s.bind((args[i], int(args[i + 1])))
         s.listen(16)
         socks.append(s)
-        print("@@bound %s %s" % (args[i], args[i + 1]))
+        print("@@bound %s %s %d" % (args[i], args[i + 1], s.getsockname()[1]))
     except OSError as e:
         s.close()
         print("@@busy %s %s %s" % (args[i], args[i + 1], e.strerror or e))
@@ -45,26 +47,64 @@ null = os.open(os.devnull, os.O_RDWR)
 for fd in (0, 1, 2):
     os.dup2(null, fd)
 end = time.time() + life
+conns = []
 while time.time() < end:
-    ready, _, _ = select.select(socks, [], [], max(0.0, end - time.time()))
+    ready, _, _ = select.select(socks + conns, [], [], max(0.0, end - time.time()))
     for s in ready:
+        if s in socks:
+            try:
+                c = s.accept()[0]
+                c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                conns.append(c)
+            except OSError:
+                pass
+            continue
         try:
-            s.accept()[0].close()
+            d = s.recv(4096)
+            if d:
+                s.sendall(d)
         except OSError:
-            pass
+            d = b""
+        if not d:
+            s.close()
+            conns.remove(s)
 )";
 
-constexpr const char* kConnector = R"(import socket, sys
+// With a count of round trips, a 64-byte request echoed back that many times after ten to warm up,
+// one at a time as an RPC client sends them (TCP_NODELAY); the median in microseconds.
+constexpr const char* kConnector = R"(import socket, sys, time
 t = float(sys.argv[1])
 a = sys.argv[2:]
-for i in range(0, len(a), 2):
+for i in range(0, len(a), 3):
+    k = i // 3
     try:
-        socket.create_connection((a[i], int(a[i + 1])), t).close()
-        print("@@tcp %d ok" % (i // 2))
+        s = socket.create_connection((a[i], int(a[i + 1])), t)
+        n = int(a[i + 2])
+        if not n:
+            s.close()
+            print("@@tcp %d ok" % k)
+            continue
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        s.settimeout(t)
+        times = []
+        for j in range(n + 10):
+            t0 = time.perf_counter()
+            s.sendall(b"m" * 64)
+            got = 0
+            while got < 64:
+                d = s.recv(64 - got)
+                if not d:
+                    raise OSError("the listener closed the connection")
+                got += len(d)
+            if j >= 10:
+                times.append(time.perf_counter() - t0)
+        s.close()
+        times.sort()
+        print("@@tcp %d ok %.1f" % (k, times[len(times) // 2] * 1e6))
     except socket.timeout:
-        print("@@tcp %d fail timed out after %gs" % (i // 2, t))
+        print("@@tcp %d fail timed out after %gs" % (k, t))
     except OSError as e:
-        print("@@tcp %d fail %s" % (i // 2, e.strerror or e))
+        print("@@tcp %d fail %s" % (k, e.strerror or e))
     sys.stdout.flush()
 )";
 
@@ -85,7 +125,7 @@ bool to_number(std::string_view text, long& out) {
 }
 
 std::string endpoint(const TcpProbe& p) {
-  return fmt::format("{}:{}", p.address, p.port);
+  return p.port ? fmt::format("{}:{}", p.address, p.port) : p.address;  // 0: any free port
 }
 
 }  // namespace
@@ -101,7 +141,7 @@ std::string tcp_listen_script(const std::vector<const TcpProbe*>& probes, int li
 std::string tcp_connect_script(const std::vector<const TcpProbe*>& probes, int timeout_s) {
   std::vector<std::string> args{std::to_string(timeout_s)};
   for (const auto* p : probes)
-    args.insert(args.end(), {p->address, std::to_string(p->port)});
+    args.insert(args.end(), {p->address, std::to_string(p->port), std::to_string(p->round_trips)});
   return python_run(kConnector, args);
 }
 
@@ -119,17 +159,27 @@ TcpLines parse_tcp_lines(const std::string& output) {
     if (tag == "@@nopython") {
       out.no_python = true;
     } else if (tag == "@@bound" || tag == "@@busy") {
-      if (first.empty() || !to_number(second, number) || number <= 0 || number > 65535) continue;
+      if (first.empty() || !to_number(second, number) || number < 0 || number > 65535) continue;
+      long actual = number;  // what port 0 took
+      if (tag == "@@bound" && !rest.empty() &&
+          (!to_number(rest, actual) || actual <= 0 || actual > 65535))
+        continue;
+      if (tag == "@@bound" && actual == 0) continue;
       if (tag == "@@bound")
-        out.bound.emplace_back(first, static_cast<int>(number));
+        out.bound.push_back({first, static_cast<int>(number), static_cast<int>(actual)});
       else
         out.busy.push_back({{first, static_cast<int>(number)}, rest});
     } else if (tag == "@@pid") {
       if (to_number(first, number) && number > 1) out.pids.push_back(number);
     } else if (tag == "@@tcp" && to_number(first, number) && number >= 0) {
-      if (second == "ok")
+      if (second == "ok") {
         out.results.emplace_back(static_cast<size_t>(number), "");
-      else if (second == "fail")
+        double us = 0;
+        auto [p, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), us);
+        if (!rest.empty() && ec == std::errc() && p == rest.data() + rest.size() && us > 0 &&
+            us < 1e7)
+          out.round_trips_us.emplace_back(static_cast<size_t>(number), us);
+      } else if (second == "fail")
         out.results.emplace_back(static_cast<size_t>(number), rest.empty() ? "failed" : rest);
     }
   }
@@ -161,7 +211,7 @@ struct TcpCheckRun {
 
   std::mutex mutex;
   TcpCheckResult result;
-  std::set<size_t> listening;                           // probes whose address:port was bound
+  std::map<size_t, int> listening;  // probes whose address:port was bound: the port taken
   std::map<const HostTarget*, std::vector<long>> pids;  // listeners to stop, per host
 
   // The probes grouped by the host `host_of` names.
@@ -210,8 +260,8 @@ void start_listeners(TcpCheckRun& run) {
     run.pids[target] = lines.pids;
     for (size_t i : list) {
       const TcpProbe& p = run.probes[i];
-      for (const auto& [address, port] : lines.bound)
-        if (address == p.address && port == p.port) run.listening.insert(i);
+      for (const TcpBound& b : lines.bound)
+        if (b.address == p.address && b.port == p.port) run.listening[i] = b.actual;
       for (const auto& [where, why] : lines.busy)
         if (where.first == p.address && where.second == p.port && !p.what.empty())
           run.result.findings.push_back(
@@ -239,12 +289,19 @@ void try_connections(TcpCheckRun& run) {
   parallel_for(connectors.size(), run.jobs, [&](size_t k) {
     const auto& [target, all] = connectors[k];
     std::vector<size_t> list;
-    std::vector<const TcpProbe*> mine;
+    std::vector<TcpProbe> taken;  // on the port each listener took
     {
       std::lock_guard<std::mutex> lock(run.mutex);
       for (size_t i : all)
-        if (run.listening.count(i)) list.push_back(i), mine.push_back(&run.probes[i]);
+        if (auto it = run.listening.find(i); it != run.listening.end()) {
+          list.push_back(i);
+          taken.push_back(run.probes[i]);
+          taken.back().port = it->second;
+        }
     }
+    std::vector<const TcpProbe*> mine;
+    for (const TcpProbe& p : taken)
+      mine.push_back(&p);
     if (mine.empty()) return;
     ExecResult e =
         run.executor.run(*target, "/bin/sh -s", tcp_connect_script(mine, run.connect_timeout_s));
@@ -257,10 +314,12 @@ void try_connections(TcpCheckRun& run) {
           "TCP connections from {} not tried: python3 is not on the host", target->name));
       return;
     }
+    for (const auto& [index, us] : lines.round_trips_us)
+      if (index < list.size()) result.round_trip_us[list[index]] = us;
     std::set<size_t> answered;
     for (const auto& [index, why] : lines.results) {
       if (index >= list.size() || !answered.insert(index).second) continue;
-      const TcpProbe& p = run.probes[list[index]];
+      const TcpProbe& p = taken[index];
       ++result.tried;
       if (why.empty()) {
         ++result.opened;
@@ -286,8 +345,8 @@ void try_connections(TcpCheckRun& run) {
     for (size_t i = 0; i < list.size(); ++i)
       if (!answered.count(i))
         result.findings.push_back(
-            {run.probes[list[i]].connect_host, "",
-             fmt::format("the TCP test to {} printed no result", endpoint(run.probes[list[i]])),
+            {taken[i].connect_host, "",
+             fmt::format("the TCP test to {} printed no result", endpoint(taken[i])),
              "check that python3 runs on the host"});
   });
 }

@@ -94,17 +94,48 @@ TEST(tcp_check_test, a_refused_connection_is_a_finding_on_the_connecting_host) {
   EXPECT_EQ(lines.results[0].second, "Connection refused");
 }
 
+TEST(tcp_check_test, times_round_trips_on_a_port_the_listener_picks) {
+  // calibrate's probes: port 0, the listener takes a free one and echoes; the connector times
+  // requests one at a time. On loopback a round trip between two processes takes microseconds.
+  TcpProbe p{"a", "b", "127.0.0.1", 0};
+  p.round_trips = 50;
+  std::vector<TcpProbe> probes{p, {"a", "b", "127.0.0.1", free_port()}};
+  testing::LocalShellExecutor ex(testing::temp_dir());
+  TcpCheckResult r = run_tcp_check(probes, hosts_a_and_b(), ex, 4, 3);
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].problem;
+  EXPECT_EQ(r.opened, 2u);
+  ASSERT_EQ(r.round_trip_us.count(0), 1u);
+  EXPECT_GT(r.round_trip_us[0], 1.0);
+  EXPECT_LT(r.round_trip_us[0], 50000.0);
+  EXPECT_EQ(r.round_trip_us.count(1), 0u) << "a plain probe only opens its connection";
+}
+
+TEST(tcp_check_test, an_address_the_host_does_not_hold_is_named_without_a_port) {
+  TcpProbe p{"a", "b", "192.0.2.77", 0};
+  p.round_trips = 10;
+  testing::LocalShellExecutor ex(testing::temp_dir());
+  TcpCheckResult r = run_tcp_check({p}, hosts_a_and_b(), ex, 4, 3);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].problem.substr(0, 45), "cannot listen on 192.0.2.77 (Cannot assign re");
+  EXPECT_TRUE(r.round_trip_us.empty());
+  EXPECT_EQ(r.tried, 0u);
+}
+
 TEST(tcp_check_test, parses_the_script_lines_and_ignores_what_is_not_one) {
   TcpLines l = parse_tcp_lines(
       "@@bound 10.0.0.2 32324\n@@busy 10.0.0.2 32325 Address already in use\n@@pid 4242\n"
       "@@tcp 0 ok\n@@tcp 1 fail Permission denied\n@@tcp x ok\n@@bound 10.0.0.2 99999\n"
-      "@@pid -3\nnoise\n@@tcp 2 fail\n");
-  ASSERT_EQ(l.bound.size(), 1u);
-  EXPECT_EQ(l.bound[0], (std::pair<std::string, int>{"10.0.0.2", 32324}));
+      "@@pid -3\nnoise\n@@tcp 2 fail\n@@bound 10.0.0.3 0 40123\n@@bound 10.0.0.3 0\n"
+      "@@bound 10.0.0.3 0 x\n@@tcp 3 ok 53.5\n@@tcp 4 ok -1\n@@tcp 5 ok 1e9\n");
+  ASSERT_EQ(l.bound.size(), 2u);
+  EXPECT_EQ(l.bound[0], (TcpBound{"10.0.0.2", 32324, 32324}));
+  EXPECT_EQ(l.bound[1], (TcpBound{"10.0.0.3", 0, 40123})) << "port 0: the port it took";
+  ASSERT_EQ(l.round_trips_us.size(), 1u) << "only a positive, sane round trip";
+  EXPECT_EQ(l.round_trips_us[0], (std::pair<size_t, double>{3, 53.5}));
   ASSERT_EQ(l.busy.size(), 1u);
   EXPECT_EQ(l.busy[0].second, "Address already in use");
   EXPECT_EQ(l.pids, (std::vector<long>{4242}));
-  ASSERT_EQ(l.results.size(), 3u);
+  ASSERT_EQ(l.results.size(), 6u);
   EXPECT_EQ(l.results[0].second, "");
   EXPECT_EQ(l.results[1].second, "Permission denied");
   EXPECT_EQ(l.results[2].second, "failed");

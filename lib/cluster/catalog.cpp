@@ -100,7 +100,10 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
     }
     c.jaccl_mesh_peer_s_ = d.at("jaccl_mesh").at("peer_us").get<double>() * 1e-6;
     for (auto& [engine, h] : d.at("engine_hop_ms").items())
-      if (engine != "note") c.engine_hop_s_[engine] = h.at("value").get<double>() * 1e-3;
+      if (engine != "note")
+        c.engine_hop_[engine] = {h.at("round_trips").get<double>(),
+                                 h.at("stage_ms").get<double>() * 1e-3};
+    c.loopback_round_trip_s_ = d.at("loopback_round_trip_us").at("value").get<double>() * 1e-6;
     c.activation_bytes_ = d.at("activation_bytes").at("value").get<double>();
     auto rule = [](const nlohmann::json& j) {
       return MemoryRule{j.at("reserve_min_GiB").get<double>() * kGiB, j.at("reserve_fraction"),
@@ -231,9 +234,9 @@ double Catalog::moe_layer_overhead_s(std::string_view vendor) const {
   return it == vendor_moe_layer_overhead_s_.end() ? 0 : it->second;
 }
 
-double Catalog::engine_hop_s(std::string_view engine) const {
-  auto it = engine_hop_s_.find(std::string(engine));
-  return it == engine_hop_s_.end() ? 0 : it->second;
+Catalog::EngineHop Catalog::engine_hop(std::string_view engine) const {
+  auto it = engine_hop_.find(std::string(engine));
+  return it == engine_hop_.end() ? EngineHop{} : it->second;
 }
 
 double Catalog::stage_overhead_s(std::string_view vendor) const {

@@ -127,10 +127,18 @@ class Catalog {
   // A JACCL mesh all-reduce is one exchange with every peer at once: the link's latency once,
   // and this for each peer (posting and completing a send and a receive, and the sum).
   double jaccl_mesh_peer_s() const { return jaccl_mesh_peer_s_; }
-  // What an engine adds to every hop between hosts of a pipeline (llama.cpp RPC's round trips
-  // per remote stage); 0 for an engine without a figure.
-  double engine_hop_s(std::string_view engine) const;
-  const std::map<std::string, double>& engine_hops() const { return engine_hop_s_; }
+  // What an engine adds to every hop between hosts of a pipeline (llama.cpp RPC's calls per
+  // remote stage): `round_trips` times the link's call round trip (LinkFigures::call_round_trip_s)
+  // and `stage_s` of processing; zero for an engine without a figure.
+  struct EngineHop {
+    double round_trips = 0;
+    double stage_s = 0;
+    double on(double call_round_trip_s) const { return round_trips * call_round_trip_s + stage_s; }
+  };
+  EngineHop engine_hop(std::string_view engine) const;
+  // A small request's round trip between two processes of one host over 127.0.0.1.
+  double loopback_round_trip_s() const { return loopback_round_trip_s_; }
+  const std::map<std::string, EngineHop>& engine_hops() const { return engine_hop_; }
   double activation_bytes() const { return activation_bytes_; }
   const MemoryRule& unified_memory_rule() const { return unified_rule_; }
   const MemoryRule& discrete_memory_rule() const { return discrete_rule_; }
@@ -155,7 +163,8 @@ class Catalog {
   std::map<std::string, double> vendor_layer_overhead_s_;
   std::map<std::string, double> vendor_moe_layer_overhead_s_;
   double jaccl_mesh_peer_s_ = 0;
-  std::map<std::string, double> engine_hop_s_;
+  std::map<std::string, EngineHop> engine_hop_;
+  double loopback_round_trip_s_ = 0;
   double activation_bytes_ = 2;
   MemoryRule unified_rule_;
   MemoryRule discrete_rule_;

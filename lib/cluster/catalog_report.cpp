@@ -194,9 +194,11 @@ std::string catalog_table(const Catalog& c) {
       nvidia.flops * 100, nvidia.decode_flops * 100, wired.fraction * 100,
       wired.small_fraction * 100, format_gib(wired.small_max_bytes), c.stage_overhead_s() * 1e3,
       c.stage_overhead_s("nvidia") * 1e3, c.jaccl_mesh_peer_s() * 1e6);
-  for (const auto& [engine, hop_s] : c.engine_hops())
-    out += fmt::format("Engine {} adds {:.1f} ms to every hop between hosts of a pipeline.\n",
-                       engine, hop_s * 1e3);
+  for (const auto& [engine, hop] : c.engine_hops())
+    out += fmt::format(
+        "Engine {} adds {:g} round trips of the link and {:.2f} ms to every hop between hosts of a "
+        "pipeline.\n",
+        engine, hop.round_trips, hop.stage_s * 1e3);
   return out;
 }
 

@@ -129,7 +129,12 @@ struct Cable {
   bool rdma = false;  // RDMA over Thunderbolt 5, RoCE or InfiniBand (true unless said for IB)
   std::optional<double> latency_us;      // overrides the kind's default
   std::optional<double> bandwidth_gbps;  // gigabits per second, overrides the kind's default
-  std::string measured;  // "2026-11-25" when latency/bandwidth were measured (check --measure)
+  // A small request's round trip between processes over TCP on this cable (calibrate): what each
+  // RPC call costs beyond the data. Stands for the TCP latency (half of it) where latency_us
+  // was not measured.
+  std::optional<double> round_trip_us;
+  // "2026-11-25" when latency, bandwidth or round trip were measured (check --measure, calibrate)
+  std::string measured;
   bool operator==(const Cable&) const = default;
 };
 

@@ -112,8 +112,8 @@ void read_generator(const DocNode& n, Cluster* cluster) {
 
 // A cable {a, b, kind}: two ports, or two interfaces for a direct network cable.
 void read_cable(const DocNode& n, const Catalog& catalog, Cluster* cluster) {
-  n.check_keys(
-      {"a", "b", "kind", "speed_gbps", "rdma", "latency_us", "bandwidth_gbps", "measured"});
+  n.check_keys({"a", "b", "kind", "speed_gbps", "rdma", "latency_us", "bandwidth_gbps",
+                "round_trip_us", "measured"});
   Cable c;
   c.a = read_endpoint(n.at("a"), *cluster);
   c.b = read_endpoint(n.at("b"), *cluster);
@@ -146,10 +146,12 @@ void read_cable(const DocNode& n, const Catalog& catalog, Cluster* cluster) {
   }
   if (auto* v = n.find("latency_us")) c.latency_us = read_positive(*v, "latency in microseconds");
   if (auto* v = n.find("bandwidth_gbps")) c.bandwidth_gbps = read_positive(*v, "bandwidth in Gb/s");
+  if (auto* v = n.find("round_trip_us"))
+    c.round_trip_us = read_positive(*v, "round trip in microseconds");
   if (auto* v = n.find("measured")) {
     c.measured = read_date(*v);
-    if (!c.latency_us && !c.bandwidth_gbps)
-      v->fail("measured needs latency_us or bandwidth_gbps beside it");
+    if (!c.latency_us && !c.bandwidth_gbps && !c.round_trip_us)
+      v->fail("measured needs latency_us, bandwidth_gbps or round_trip_us beside it");
   }
   cluster->cables.push_back(std::move(c));
 }

@@ -144,6 +144,7 @@ ojson cluster_to_json(const Cluster& cluster) {
     l["rdma"] = c.rdma;
     if (c.latency_us) l["latency_us"] = json_number(*c.latency_us);
     if (c.bandwidth_gbps) l["bandwidth_gbps"] = json_number(*c.bandwidth_gbps);
+    if (c.round_trip_us) l["round_trip_us"] = json_number(*c.round_trip_us);
     if (!c.measured.empty()) l["measured"] = c.measured;
     links.push_back(l);
   }

@@ -189,6 +189,8 @@ HostFigures host_figures(const Host& host, const Catalog& catalog) {
   f.name = host.name;
   const ChipSpec* chip = host.chip.empty() ? nullptr : catalog.find_chip(host.chip);
   std::string vendor = chip ? chip->vendor : (host.gpus.empty() ? "apple" : "nvidia");
+  f.cpu_only = host.gpus.empty() &&
+               (host.os.kind == "linux" || (host.os.kind.empty() && chip && vendor != "apple"));
 
   // Discrete GPUs: the host acts as one stage with the GPUs' summed memory, bandwidth and FLOP/s,
   // its layers split tensor-parallel over them (the in-host all-reduces come on top).

@@ -17,6 +17,9 @@ struct HostFigures {
   double flops = 0;          // F_i: effective FLOP/s of a decode step's products
   double prefill_flops = 0;  // effective FLOP/s of a prompt's (prompt-sized) products
   double overhead_s = 0;     // o: per pipeline stage per token
+  // No GPU and not a Mac (host_platform's CPU host, as the llama-rpc writer decides it): engines
+  // run its layers on its CPU, llama.cpp's main host through an rpc-server of its own.
+  bool cpu_only = false;
   // Per layer, whatever its share of the bytes: the kernels' minimum times (launches inside a
   // CUDA graph, norms, small products), which tensor parallelism does not divide.
   double layer_overhead_s = 0;

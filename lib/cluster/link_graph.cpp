@@ -75,13 +75,16 @@ LinkFigures cable_figures(const Cluster& cluster, size_t cable_index, const Cata
   f.name = link_figures_name(c.kind, f.rdma);
   f.latency_s = c.latency_us ? *c.latency_us * 1e-6 : d.latency_s;
   f.bandwidth = c.bandwidth_gbps ? *c.bandwidth_gbps * 1e9 / 8 : d.bandwidth;
+  // A measured round trip stands for the latency where none was measured: half of it each way.
+  if (c.round_trip_us && !c.latency_us && !f.rdma) f.latency_s = *c.round_trip_us * 0.5e-6;
   f.tcp_latency_s = f.latency_s;
   f.tcp_bandwidth = f.bandwidth;
   if (f.rdma) {
     const LinkDefaults& tcp = catalog.link_defaults(c.kind, false);
-    f.tcp_latency_s = tcp.latency_s;
+    f.tcp_latency_s = c.round_trip_us ? *c.round_trip_us * 0.5e-6 : tcp.latency_s;
     f.tcp_bandwidth = tcp.bandwidth;
   }
+  if (c.round_trip_us) f.round_trip_s = *c.round_trip_us * 1e-6;
   f.cable = static_cast<int>(cable_index);
   f.speed_gbps = c.speed_gbps;
   if (f.thunderbolt) {

@@ -22,6 +22,9 @@ struct LinkFigures {
   double bandwidth = 0;      // bytes/s
   double tcp_latency_s = 0;  // the same link used over TCP (differs from the above for RDMA)
   double tcp_bandwidth = 0;
+  // A small request's round trip between processes over TCP, measured by calibrate (0: not
+  // measured; twice tcp_latency_s stands for it).
+  double round_trip_s = 0;
   int cable = -1;           // index into cluster.cables, or -1
   int network = -1;         // index into cluster.networks, or -1
   double speed_gbps = 0;    // the cable's link speed, 0 when unknown
@@ -33,6 +36,9 @@ struct LinkFigures {
 
   // One-way time to move `bytes`.
   double hop_time(double bytes) const { return latency_s + bytes / bandwidth; }
+  // What one RPC call costs on it beyond its data: the measured round trip, else twice the TCP
+  // latency.
+  double call_round_trip_s() const { return round_trip_s > 0 ? round_trip_s : 2 * tcp_latency_s; }
 };
 
 // Which links a backend may use.

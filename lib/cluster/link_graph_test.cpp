@@ -50,5 +50,24 @@ TEST(link_graph_test, a_roce_cable_is_fabric_rdma) {
   EXPECT_FALSE(links[1].fabric_rdma);
 }
 
+// calibrate's round trip is what an RPC call costs on the cable, and half of it its TCP latency
+// where the file measured none; a measured latency stays.
+TEST(link_graph_test, a_measured_round_trip_prices_calls_and_stands_for_the_latency) {
+  Cluster c = load(
+      "  - {a: a, b: b, kind: 10gbe, round_trip_us: 40, measured: 2026-11-27}\n"
+      "  - {a: a, b: b, kind: 25gbe, latency_us: 12, round_trip_us: 40}\n"
+      "  - {a: a, b: b, kind: 1gbe}\n");
+  LinkGraph g(c, Catalog::builtin());
+  std::vector<LinkFigures> links = g.links(0, 1);
+  ASSERT_EQ(links.size(), 3u);
+  EXPECT_DOUBLE_EQ(links[0].latency_s, 20e-6);
+  EXPECT_DOUBLE_EQ(links[0].tcp_latency_s, 20e-6);
+  EXPECT_DOUBLE_EQ(links[0].call_round_trip_s(), 40e-6);
+  EXPECT_DOUBLE_EQ(links[1].latency_s, 12e-6);
+  EXPECT_DOUBLE_EQ(links[1].call_round_trip_s(), 40e-6);
+  // Not measured: twice the kind's TCP latency (1 GbE: 250 us).
+  EXPECT_DOUBLE_EQ(links[2].call_round_trip_s(), 500e-6);
+}
+
 }  // namespace
 }  // namespace meshplan::link_graph_test

@@ -152,6 +152,12 @@ std::string format_percent(double share) {
   return fmt::format("{:.1f} %", share * 100);
 }
 
+std::string format_duration(double s) {
+  if (s >= 1.0) return fmt::format("{:.2f} s", s);
+  if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
+  return fmt::format("{:.0f} us", s * 1e6);
+}
+
 std::string format_rate(double value, std::string_view unit) {
   const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
   int p = 0;

@@ -32,6 +32,8 @@ std::string format_percent(double share);
 // A rate with a decimal prefix and three significant digits: format_rate(3.01e12, "B/s") is
 // "3.01 TB/s", format_rate(4.06e9, "FLOP/s") "4.06 GFLOP/s".
 std::string format_rate(double value, std::string_view unit);
+// A time as a report shows it: "46.90 ms", "1.23 s", "50 us".
+std::string format_duration(double seconds);
 
 // Sorted integers as runs: {0,1,2,3,7,9,10} -> "0-3, 7, 9-10".
 std::string format_ranges(const std::vector<int>& sorted);

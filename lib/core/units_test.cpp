@@ -49,5 +49,11 @@ TEST(units_test, formatting) {
   EXPECT_EQ(format_bytes(12), "12 B");
 }
 
+TEST(units_test, durations_read_in_the_unit_that_fits) {
+  EXPECT_EQ(format_duration(1.234), "1.23 s");
+  EXPECT_EQ(format_duration(0.0469), "46.90 ms");
+  EXPECT_EQ(format_duration(50e-6), "50 us");
+}
+
 }  // namespace
 }  // namespace meshplan::units_test

@@ -12,12 +12,6 @@
 
 namespace meshplan {
 
-std::string format_duration(double s) {
-  if (s >= 1.0) return fmt::format("{:.2f} s", s);
-  if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
-  return fmt::format("{:.0f} us", s * 1e6);
-}
-
 // "0-31, 40, 42-45".
 
 namespace {

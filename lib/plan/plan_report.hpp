@@ -9,6 +9,5 @@
 namespace meshplan {
 
 std::string render_plan(const Plan& plan);
-std::string format_duration(double seconds);  // "46.9 ms", "1.23 s", "50 us"
 
 }  // namespace meshplan

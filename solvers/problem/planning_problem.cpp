@@ -266,6 +266,8 @@ PlanningProblem PlanningProblem::via_main_host(size_t main, const std::string& s
   }
   p.head_last_ = true;
   p.head_host_ = members.size() - 1;
+  // What the main host's own stage adds to a token (llama.cpp's rpc-server of a CPU host).
+  p.inputs_->hosts.back().overhead_s += round_trip_s(main, main);
   const std::string& main_name = inputs_->hosts[main].name;
   p.set_links_from(*this, [&](const LinkMatrix& m) {
     LinkMatrix out(members.size(), std::vector<std::optional<LinkFigures>>(members.size()));

@@ -73,7 +73,8 @@ class PlanningProblem {
   // token_embd stays on the main host's CPU). No tensor goes from one rpc-server to another
   // (ggml-rpc.cpp): a hop a -> b is a -> main then main -> b, each leg one of the links here
   // (free where a or b is the main host, none without a link on both legs), and a hop leaving a
-  // remote stage a adds `round_trip_s(main, a)` (candidate indices of this problem).
+  // remote stage a adds `round_trip_s(main, a)` (candidate indices of this problem); the main
+  // host's own stage adds `round_trip_s(main, main)` to a token.
   using RoundTrip = std::function<double(size_t main, size_t stage)>;
   PlanningProblem via_main_host(size_t main, const std::string& solver,
                                 const RoundTrip& round_trip_s) const;

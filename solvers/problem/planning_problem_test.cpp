@@ -14,6 +14,7 @@ namespace meshplan::planning_problem_test {
 namespace {
 
 constexpr double kRoundTrip = 4e-3;
+constexpr double kLocal = 1e-3;  // the main host's own stage
 
 struct Star {
   // mini-hub joined to mbp-m4-max and studio-m2-ultra by Thunderbolt 4; Wi-Fi between all.
@@ -41,7 +42,17 @@ double hop_s(const PlanningProblem& p, const std::string& a, const std::string& 
 }
 
 PlanningProblem via(const PlanningProblem& p, const std::string& main) {
-  return p.via_main_host(index_of(p, main), "optimal", [](size_t, size_t) { return kRoundTrip; });
+  return p.via_main_host(index_of(p, main), "optimal",
+                         [](size_t m, size_t stage) { return m == stage ? kLocal : kRoundTrip; });
+}
+
+TEST(planning_problem_test, the_main_host_pays_its_own_stage_once_a_token) {
+  Star star;
+  PlanningProblem plain = star.problem("auto");
+  PlanningProblem p = via(plain, "mini-hub");
+  EXPECT_DOUBLE_EQ(p.host(2).overhead_s,
+                   plain.host(index_of(plain, "mini-hub")).overhead_s + kLocal);
+  EXPECT_DOUBLE_EQ(p.host(0).overhead_s, plain.host(index_of(plain, "mbp-m4-max")).overhead_s);
 }
 
 TEST(planning_problem_test, the_main_host_is_the_last_candidate_and_holds_the_head) {

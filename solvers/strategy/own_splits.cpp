@@ -70,11 +70,12 @@ std::string missing_main_link(const std::vector<PlanningProblem>& problems,
 
 }  // namespace
 
-double rpc_round_trip_s(const Catalog& catalog, const Engine& engine, const HostFigures& main,
-                        const HostFigures& stage) {
-  (void)main;
-  (void)stage;
-  return catalog.engine_hop_s(engine.name);
+double rpc_round_trip_s(const Catalog& catalog, const Engine& engine, const PlanningProblem& p,
+                        size_t main, size_t stage) {
+  const Catalog::EngineHop hop = catalog.engine_hop(engine.name);
+  if (main == stage) return p.host(main).cpu_only ? hop.on(catalog.loopback_round_trip_s()) : 0;
+  const auto& link = p.backend_links()[main][stage];
+  return link ? hop.on(link->call_round_trip_s()) : 0;
 }
 
 const Outcome* OwnSplits::of(const Engine& e) {
@@ -96,7 +97,8 @@ const Outcome* OwnSplits::of(const Engine& e) {
   if (request_.solver != "optimal" || !request_.pins.empty()) solver.clear();
   if (solver == "proportional" && (request_.min_hosts > 0 || request_.max_hosts > 0))
     solver.clear();
-  const double hop_s = catalog_.engine_hop_s(e.name);
+  // Engines other than llama.cpp RPC price no link of their own: their processing only.
+  const double hop_s = catalog_.engine_hop(e.name).stage_s;
   if (solver.empty() && hop_s == 0) return nullptr;
   const std::string key = fmt::format("{}/{}", solver, hop_s);
   auto it = splits_.find(key);
@@ -118,7 +120,7 @@ Outcome OwnSplits::via_main_host(const Engine& e, size_t main, const std::string
   std::vector<PlanningProblem> split;
   for (const PlanningProblem& p : problems_)
     split.push_back(p.via_main_host(main, solver, [&](size_t m, size_t stage) {
-      return rpc_round_trip_s(catalog_, e, p.host(m), p.host(stage));
+      return rpc_round_trip_s(catalog_, e, p, m, stage);
     }));
   Outcome o = plan_pipeline_(split);
   const std::string& main_name = problems_.front().host(main).name;
@@ -134,7 +136,7 @@ Outcome OwnSplits::via_main_host(const Engine& e, size_t main, const std::string
     for (size_t j = 0; j + 1 < o.plan->ranks.size(); ++j)
       for (size_t i = 0; i < p.size(); ++i)
         if (p.host(i).name == o.plan->ranks[j].host)
-          rt += rpc_round_trip_s(catalog_, e, p.host(main), p.host(i));
+          rt += rpc_round_trip_s(catalog_, e, p, main, i);
     o.plan->notes.push_back(fmt::format(
         "{} runs llama-server on {}, the last rank, with the embedding and LM head; every hop "
         "between stages goes through it, and its round trips to {} add {:.1f} ms a token",
@@ -142,6 +144,14 @@ Outcome OwnSplits::via_main_host(const Engine& e, size_t main, const std::string
         o.plan->ranks.size() == 2 ? std::string("the remote stage")
                                   : fmt::format("the {} remote stages", o.plan->ranks.size() - 1),
         rt * 1e3));
+  }
+  if (o.plan) {
+    const PlanningProblem& p = problems_.front();
+    if (const double local = rpc_round_trip_s(catalog_, e, p, main, main); local > 0)
+      o.plan->notes.push_back(fmt::format(
+          "{} has no accelerator: llama-server reaches its CPU through an rpc-server of its own on "
+          "127.0.0.1, whose calls add {:.1f} ms a token",
+          main_name, local * 1e3));
   }
   return o;
 }

@@ -18,11 +18,14 @@
 namespace meshplan {
 
 // What the llama.cpp RPC client adds to a token for one remote stage `stage` when `main` runs
-// llama-server: its RPC calls to that stage (send the input, compute the graph, read the output
-// back), beyond the links' own time. Today the catalog's fixed engine_hop_ms for every pair; a
-// measured round trip of the pair would go here.
-double rpc_round_trip_s(const Catalog& catalog, const Engine& engine, const HostFigures& main,
-                        const HostFigures& stage);
+// llama-server: its RPC calls to that stage (the inputs, the graph, the output read back), beyond
+// the links' own time: the catalog's round trips per stage on their link's call round trip (what
+// calibrate measured on the cable, else twice its TCP latency) and its processing per stage.
+// Candidate indices of `p`; 0 without a link between them. With stage == main: the main host's
+// own stage, which on a CPU host is an rpc-server of its own on 127.0.0.1 (the catalog's
+// loopback round trip), and nothing on a host whose accelerator llama-server drives itself.
+double rpc_round_trip_s(const Catalog& catalog, const Engine& engine, const PlanningProblem& p,
+                        size_t main, size_t stage);
 
 // Plans the pipeline strategy over the routes' problems, as plan_model does.
 using PlanPipeline = std::function<Outcome(const std::vector<PlanningProblem>&)>;

@@ -222,9 +222,9 @@ void note_rejected(Plan& chosen, const std::vector<Outcome>& outcomes, const Bac
     chosen.notes.push_back(fmt::format("RDMA cables are not used: {}", fmt::join(blocked, "; ")));
 }
 
-// Cables between the plan's hosts whose figures were measured (check --live --measure) are used
-// instead of the catalog's defaults for their kind, and hosts' figures measured by calibrate
-// instead of their chip's; the plan says so.
+// Cables between the plan's hosts whose figures were measured (check --live --measure, calibrate)
+// are used instead of the catalog's defaults for their kind, and hosts' figures measured by
+// calibrate instead of their chip's; the plan says so.
 void note_measured_links(Plan& plan, const Cluster& cluster) {
   auto used = [&](const std::string& host) {
     for (const HostInfo& h : plan.hosts)
@@ -238,6 +238,9 @@ void note_measured_links(Plan& plan, const Cluster& cluster) {
     if (c.latency_us) figures = fmt::format("latency {:.1f} us", *c.latency_us);
     if (c.bandwidth_gbps)
       figures += fmt::format("{}{:.1f} Gb/s", figures.empty() ? "" : ", ", *c.bandwidth_gbps);
+    if (c.round_trip_us)
+      figures +=
+          fmt::format("{}round trip {:.1f} us", figures.empty() ? "" : ", ", *c.round_trip_us);
     links.push_back(
         fmt::format("{} - {} {} (measured {})", c.a.host, c.b.host, figures, c.measured));
   }

@@ -1,6 +1,6 @@
 // Three Linux hosts for llama.cpp: network namespaces with their own sshd (each management link
 // reaching only this machine) cabled in a triangle, a tiny random-weight Llama, and README.md's
-// Linux session run on them as written (discover, calibrate, setup --apply, plan, emit all) in a
+// Linux session run on them as written (discover, setup --apply, calibrate, plan, emit all) in a
 // folder inside the llama.cpp chroot, so that the paths the session writes are the engine's too.
 // What `setup --apply` did is undone and the namespaces removed when it is destroyed. Shared by
 // the end-to-end tests and the pipeline benchmark of tests/llama/.

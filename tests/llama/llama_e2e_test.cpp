@@ -1,11 +1,12 @@
 // llama.cpp runs what meshplan plans: three Linux hosts (network namespaces with their own sshd,
 // each management link reaching only this machine) joined in a triangle of cables, Debian sid's
 // llama.cpp in a chroot (tests/llama/sid_chroot.sh). Each test goes the way a user does:
-// discover, calibrate, setup --apply (a /30 on every cable), plan, emit all, then the lines of the
+// discover, setup --apply (a /30 on every cable), calibrate, plan, emit all, then the lines of the
 // emitted launch started as written, in LAUNCH.md's order, on the hosts they name; a completion
 // asked of the endpoint; llama.cpp's own log read back for where every layer went. Placements and
 // answers are asserted, never timings. The namespaces are removed afterwards and every process is
 // stopped by its PID.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -92,6 +93,21 @@ TEST(llama_e2e_test, the_readme_session_runs_every_layer_where_planned_over_thre
   EXPECT_NE(l.answer.find("\"tokens_predicted\":8"), std::string::npos) << l.answer;
   expect_placement_as_planned(plan, l);
   expect_cable_addresses(read_text(cluster->work() + "/launch/llama-rpc.sh"));
+
+  // calibrate timed each cable's round trip on the addresses setup gave them, and the plan
+  // priced the rpc-servers' calls with them.
+  json calibrated = json::parse(read_text(cluster->cluster_file()));
+  std::string notes;
+  for (const auto& n : plan["notes"])
+    notes += n.get<std::string>() + "\n";
+  ASSERT_EQ(calibrated["links"].size(), 3u);
+  for (const auto& link : calibrated["links"]) {
+    ASSERT_TRUE(link.contains("round_trip_us")) << link.dump();
+    const double us = link["round_trip_us"].get<double>();
+    EXPECT_GT(us, 1.0) << link.dump();
+    EXPECT_LT(us, 10000.0) << link.dump();
+    EXPECT_NE(notes.find(fmt::format("round trip {:.1f} us", us)), std::string::npos) << notes;
+  }
 
   // The README's measure line against the running endpoint: both levels measured, written into
   // the cluster file, and printed by the next plan beside its prediction.
