@@ -60,6 +60,7 @@ TEST(llama_rpc_plan_cli_test, the_main_host_is_the_last_rank_and_holds_the_head)
   auto r = run_meshplan({"plan", "-c", kM3, "-m", "llama-3.1-8b", "--min-hosts", "3", "--strategy",
                          "pipeline", "--engine", "llama-rpc"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("over 3 hosts, engine llama-rpc, context"), std::string::npos) << r.out;
   const size_t mark = r.out.find(" +head");
   ASSERT_NE(mark, std::string::npos) << r.out;
   EXPECT_EQ(r.out.find(" +head", mark + 1), std::string::npos) << r.out;

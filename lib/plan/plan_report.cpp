@@ -7,6 +7,7 @@
 
 #include "lib/core/text_table.hpp"
 #include "lib/core/units.hpp"
+#include "lib/plan/engine_kind.hpp"
 #include "lib/plan/plan_serving.hpp"
 #include "lib/plan/strategy_kind.hpp"
 
@@ -60,13 +61,19 @@ std::string plan_headline(const Plan& plan) {
           "Shape lines compare it); the plan over the hosts:\n",
           plan.model_name, fmt::join(s.prefill_hosts, ", "), fmt::join(s.decode_hosts, ", "),
           s.end_to_end_s, plan.output_tokens);
+  // MLX's backend (ring, jaccl) is what mlx-lm and exo run on; other engines bring their own
+  // transport, named by the engine.
+  const auto engine = find_engine_kind(plan.engine);
+  const std::string runs_on = engine && *engine != EngineKind::kMlxLm && *engine != EngineKind::kExo
+                                  ? fmt::format("engine {}", name(*engine))
+                                  : "backend " + plan.backend;
   out += fmt::format(
-      "{} ({} layers, {}) as {} over {} host{}, backend {}, context {} tokens\n\n", plan.model_name,
+      "{} ({} layers, {}) as {} over {} host{}, {}, context {} tokens\n\n", plan.model_name,
       plan.num_layers, format_gib(static_cast<double>(plan.total_bytes)),
       is_strategy(plan.strategy, StrategyKind::kPipeline) ? "a pipeline"
       : is_strategy(plan.strategy, StrategyKind::kHybrid) ? "a pipeline of tensor-parallel groups"
                                                           : plan.strategy + " parallel",
-      plan.ranks.size(), plan.ranks.size() == 1 ? "" : "s", plan.backend, plan.context);
+      plan.ranks.size(), plan.ranks.size() == 1 ? "" : "s", runs_on, plan.context);
   return out;
 }
 
