@@ -38,20 +38,16 @@ LinkRoundTripReport measure_link_round_trips(const std::vector<LiveLink>& links,
       report.measured.push_back({probed[i]->cable, probed[i]->name(), it->second});
       continue;
     }
-    // Why not: the finding on this cable's ends (an address not configured yet, a firewall).
-    std::string why;
-    for (const LiveFinding& f : r.findings)
-      if (f.problem.find(probes[i].address + " ") != std::string::npos ||
-          f.problem.find(probes[i].address + ":") != std::string::npos)
-        why = f.problem.substr(0, f.problem.find("; "));
-    if (why.empty() &&
+    // Why not: an address not configured yet, a firewall; a host that failed is reported alone.
+    auto why = r.failed.find(i);
+    if (why == r.failed.end() &&
         std::any_of(r.failures.begin(), r.failures.end(), [&](const LiveHostFailure& f) {
           return f.host == probes[i].listen_host || f.host == probes[i].connect_host;
         }))
-      continue;  // the host's failure is reported on its own
+      continue;
     report.notes.push_back(fmt::format(
         "{}: round trip not measured ({}); is the address configured (meshplan setup --apply)?",
-        probed[i]->name(), why.empty() ? "no answer" : why));
+        probed[i]->name(), why == r.failed.end() ? "no answer" : why->second));
   }
   std::sort(report.measured.begin(), report.measured.end(),
             [](const LinkRoundTrip& a, const LinkRoundTrip& b) { return a.cable < b.cable; });

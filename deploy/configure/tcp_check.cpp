@@ -262,8 +262,10 @@ void start_listeners(TcpCheckRun& run) {
       const TcpProbe& p = run.probes[i];
       for (const TcpBound& b : lines.bound)
         if (b.address == p.address && b.port == p.port) run.listening[i] = b.actual;
-      for (const auto& [where, why] : lines.busy)
-        if (where.first == p.address && where.second == p.port && !p.what.empty())
+      for (const auto& [where, why] : lines.busy) {
+        if (where.first != p.address || where.second != p.port) continue;
+        run.result.failed[i] = fmt::format("cannot listen on {} ({})", endpoint(p), why);
+        if (!p.what.empty())
           run.result.findings.push_back(
               {p.listen_host, "",
                fmt::format("cannot listen on {} ({}); the launch needs it for {}", endpoint(p), why,
@@ -271,7 +273,7 @@ void start_listeners(TcpCheckRun& run) {
                fmt::format("stop the process that holds the port (an earlier launch?): `lsof -nP "
                            "-iTCP:{} -sTCP:LISTEN` names it",
                            p.port)});
-        else if (where.first == p.address && where.second == p.port)
+        else
           run.result.findings.push_back(
               {p.listen_host, "",
                fmt::format("cannot listen on {} ({}); a launch's rank needs it", endpoint(p), why),
@@ -279,6 +281,7 @@ void start_listeners(TcpCheckRun& run) {
                            "stop it: `lsof -nP -iTCP:{} -sTCP:LISTEN` names it; or launch with "
                            "another --starting-port",
                            p.port)});
+      }
     }
   });
 }
@@ -325,6 +328,8 @@ void try_connections(TcpCheckRun& run) {
         ++result.opened;
         continue;
       }
+      result.failed[list[index]] = fmt::format("cannot open a TCP connection to {} at {} ({})",
+                                               p.listen_host, endpoint(p), why);
       if (!p.what.empty()) {
         result.findings.push_back({p.connect_host, "",
                                    fmt::format("cannot open a TCP connection to {} at {} for {} "
@@ -343,11 +348,14 @@ void try_connections(TcpCheckRun& run) {
                        p.port, p.listen_host, p.connect_host)});
     }
     for (size_t i = 0; i < list.size(); ++i)
-      if (!answered.count(i))
+      if (!answered.count(i)) {
+        result.failed[list[i]] =
+            fmt::format("the TCP test to {} printed no result", endpoint(taken[i]));
         result.findings.push_back(
             {taken[i].connect_host, "",
              fmt::format("the TCP test to {} printed no result", endpoint(taken[i])),
              "check that python3 runs on the host"});
+      }
   });
 }
 

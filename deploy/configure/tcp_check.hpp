@@ -31,6 +31,7 @@ struct TcpCheckResult {
   std::vector<std::string> notes;  // hosts without python3
   size_t tried = 0, opened = 0;
   std::map<size_t, double> round_trip_us;  // per probe index with round_trips: the median
+  std::map<size_t, std::string> failed;    // per probe index: why it did not open, in a phrase
 };
 
 TcpCheckResult run_tcp_check(const std::vector<TcpProbe>& probes,
