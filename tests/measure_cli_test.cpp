@@ -99,7 +99,7 @@ class SseServer {
   }
 
   void serve(int c) {
-    const int open = ++open_;
+    int open = ++open_;
     for (int m = most_open_; open > m && !most_open_.compare_exchange_weak(m, open);) {
     }
     std::string path, body;
@@ -109,13 +109,15 @@ class SseServer {
         std::lock_guard<std::mutex> lock(mutex_);
         requests_.emplace_back(path, request);
       }
-      respond(c, request);
+      respond(c, request, &open);
     }
-    --open_;
+    if (open) --open_;
     ::close(c);
   }
 
-  void respond(int c, const json& request) {
+  // `*open` is cleared, and the count lowered, before the stream's last chunk: the client may
+  // start its next request as soon as that chunk arrives, before this thread returns.
+  void respond(int c, const json& request, int* open) {
     if (answer_ == Answer::kSilent) {  // keeps the connection open, says nothing
       while (!stop_) {
         pollfd p{c, POLLIN, 0};
@@ -155,6 +157,8 @@ class SseServer {
                     : json{{"index", 0}, {"text", ""}, {"finish_reason", "length"}};
     json last{{"choices", {end}},
               {"timings", {{"predicted_n", tokens}, {"predicted_per_second", 123.4}}}};
+    --open_;
+    *open = 0;
     send_chunk(c, "data: " + last.dump() + "\n\n");
     send_chunk(c, "data: [DONE]\n\n");
     send_all(c, "0\r\n\r\n");
