@@ -78,8 +78,9 @@ void add_plan_request_options(CLI::App* sub, PlanRequestArgs& a) {
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--pin", a.pins, "Fix a host's layers: HOST=FIRST-LAST (inclusive), repeatable");
   sub->add_option("--concurrency", a.request.concurrency,
-                  "Streams decoded together per replica (default: 1, or the best that fits for "
-                  "--objective throughput)")
+                  "Requests in flight in total, shared by the replicas (each finished one "
+                  "replaced at once); default: 1, or as many as serve the most with --objective "
+                  "throughput")
       ->check(CLI::Range(1, 4096));
 }
 
@@ -87,14 +88,20 @@ void add_serving_options(CLI::App* sub, PlanRequestArgs& a) {
   sub->add_option("--objective", a.request.objective,
                   "latency (time per token of one stream) or throughput (aggregate tokens/s)")
       ->check(CLI::IsMember({"latency", "throughput"}));
-  sub->add_option("--min-stream-tps", a.request.min_stream_tps,
-                  "With --objective throughput: tokens/s every stream must get at least");
-  sub->add_option("--output-tokens", a.output_tokens,
+  sub->add_option("--rate", a.serving.rate,
+                  "The load as requests arriving a second (Poisson), instead of --concurrency");
+  sub->add_option("--ttft-ms", a.serving.ttft_ms,
+                  "Target: the mean time to first token under the load, in ms");
+  sub->add_option("--tpot-ms", a.serving.tpot_ms,
+                  "Target: the mean time per output token under the load, in ms");
+  sub->add_option("--min-stream-tps", a.serving.min_stream_tps,
+                  "Target: tokens/s every stream gets at least (--tpot-ms 1000/X)");
+  sub->add_option("--output-tokens", a.serving.output_tokens,
                   "Tokens generated per request, for end-to-end times of the serving shapes (256)");
 }
 
 void serving_request(const PlanRequestArgs& a, PlanRequest& request) {
-  apply_serving_flags(a.output_tokens, request);
+  apply_serving_flags(a.serving, request);
 }
 
 void model_request(const PlanRequestArgs& a, PlanRequest& request) {

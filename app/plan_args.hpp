@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "solvers/problem/plan_request.hpp"
+#include "solvers/problem/request_flags.hpp"
 
 namespace meshplan {
 
@@ -19,7 +20,7 @@ struct PlanRequestArgs {
   std::string context = "4096";
   std::string prompt = "512";
   std::string headroom;
-  std::string output_tokens;
+  ServingFlags serving;  // --rate, --ttft-ms, --tpot-ms, --min-stream-tps, --output-tokens
   std::string expert_load;
   PlanRequest request;
   PlanRequestArgs() {

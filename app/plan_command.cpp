@@ -48,6 +48,8 @@ Examples:
   meshplan plan -c cluster.yaml -m deepseek-v3.1-4bit --strategy expert --expert-load load.json
   meshplan plan -c cluster.yaml -m llama-3.1-405b-4bit --strategy hybrid --backend jaccl-ring
   meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --pin studio-1=0-39 --max-hosts 3
+  meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --objective throughput --concurrency 32
+  meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --rate 0.5 --ttft-ms 2000 --tpot-ms 50
   meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --objective throughput --strategy routed
   meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --strategy routed --profile measured.yaml
 
@@ -63,13 +65,16 @@ bound beyond.
 Prints one row per rank (host, layer range, weight and KV bytes, usable bytes, stage time), then
 the predicted decode tokens/s, time per token and time to first token, the lower bound, and the
 speed-up over the memory-proportional split and the best single host. --json prints the plan
-file (meshplan.plan/1); -o writes it atomically. A model that does not fit exits with 1 and names
+file (meshplan.plan/2); -o writes it atomically. A model that does not fit exits with 1 and names
 the host and the bytes missing.
 
-Serving: --concurrency N decodes N streams per replica (weights read once per step, each stream
-its own KV) and reports per-stream and aggregate tokens/s, the streams' KV and the most that fit.
---objective throughput maximises aggregate tokens/s (with --min-stream-tps X, every stream gets at
-least X) and may split the hosts into replicas; --workload FILE places several models (docs/workload-file.md);
+Serving: --concurrency N keeps N requests in flight in total (each finished one replaced at
+once; replicas share them), --rate R has them arrive R a second instead; each request's mean TTFT
+and time per token under that load are predicted (prefills hold the others' decode), with the
+streams' KV and the most that fit. --objective throughput maximises aggregate tokens/s and may
+split the hosts into replicas; --ttft-ms X and --tpot-ms Y (--min-stream-tps Z is --tpot-ms
+1000/Z) are targets every request's means meet, or exit 1 says which is missed and by how much;
+--workload FILE places several models (docs/workload-file.md);
 with any of these, the plan also compares serving shapes by end-to-end time per request, among them
 prefill on one host and decode on another (it pays for prompts of 8192 tokens and more).
 

@@ -16,7 +16,7 @@ struct ProfileOptions {
   std::string quant;
   std::string hosts;
   std::string context = "4096";
-  int concurrency = 1;
+  int streams = 1;
   bool json = false;
   std::string output;
 };
@@ -27,12 +27,12 @@ constexpr const char* kProfileHelp =
 
 Examples:
   meshplan profile -c examples/clusters/mac-studio-m3-ultra-x4.yaml -m llama-3.3-70b-4bit
-  meshplan profile -c examples/clusters/ethernet-5-node.yaml -m llama-3.3-70b-4bit --concurrency 8 --context 32k
+  meshplan profile -c examples/clusters/ethernet-5-node.yaml -m llama-3.3-70b-4bit --streams 8 --context 32k
   meshplan profile -c examples/clusters/ethernet-5-node.yaml -m qwen3-32b-4bit --hosts studio-1,studio-2 --json
   meshplan profile -c examples/clusters/mac-mini-m4-pro-x4.yaml -m llama-3.1-8b-4bit -o profile.yaml
   meshplan profile -c examples/clusters/mac-studio-m3-ultra-x4.yaml -m llama-3.1-8b --quant 8bit
 
-For every host (or those of --hosts), entry k is the aggregate decode tokens/s of --concurrency
+For every host (or those of --hosts), entry k is the aggregate decode tokens/s of --streams
 streams while the host holds k average layers of the model at --context, without the embedding
 and LM head; the list ends at the most layers whose weights and KV fit in the host's usable
 memory. A host that cannot hold one layer is left out, with a note on stderr. The output is the
@@ -48,12 +48,12 @@ int run_profile(const ProfileOptions& o, AppContext& ctx) {
   const std::string model_id = o.quant.empty() ? o.model : model.name;
   Cluster cluster = read_cluster_arg(ctx, o.cluster);
   CostModelProfile p =
-      cost_model_profile(cluster, ctx.catalog, model, model_id, hosts, context, o.concurrency);
+      cost_model_profile(cluster, ctx.catalog, model, model_id, hosts, context, o.streams);
   for (const std::string& line : p.left_out)
     ctx.console.warn(line);
   if (p.profile.hosts.empty())
     throw failure("no host can hold one layer of {} with {} stream(s) at context {}", model_id,
-                  o.concurrency, context);
+                  o.streams, context);
   std::string text = write_throughput_profile(p.profile, o.json);
   if (o.output.empty())
     ctx.console.data(text);
@@ -75,7 +75,7 @@ void add_profile_command(CLI::App& app, AppContext& ctx) {
   sub->add_option("--quant", o->quant,
                   "Quantization, overriding the model name's (4bit, 8bit, bf16, ...); the profile "
                   "then names the model with it");
-  sub->add_option("--concurrency", o->concurrency, "Streams decoded together (1 to 4096)")
+  sub->add_option("--streams", o->streams, "Streams each host decodes together (1 to 4096)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   sub->add_option("--context", o->context,

@@ -21,7 +21,7 @@ TEST(cli_test, plan_json_covers_every_layer_once_within_memory) {
       {"plan", "-c", kM3, "-m", "deepseek-v3.1-4bit", "--strategy", "pipeline", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json plan = json::parse(r.out);
-  EXPECT_EQ(plan["schema"], "meshplan.plan/1");
+  EXPECT_EQ(plan["schema"], "meshplan.plan/2");
   EXPECT_EQ(plan["model"]["name"], "deepseek-v3.1-4bit");
   EXPECT_EQ(plan["model"]["layers"], 61);
   int next = 0;

@@ -266,13 +266,13 @@ TEST(launchers_cli_test, emit_list_names_every_format_and_all) {
 // Bad input exits 2 (1 for a backend the plan does not fit), names what is wrong, writes nothing.
 TEST(launchers_cli_test, bad_input_names_the_problem_and_writes_nothing) {
   std::string dir = temp_dir();
-  write(dir + "/stranger.json", R"({"schema": "meshplan.plan/1", "backend": "ethernet",
+  write(dir + "/stranger.json", R"({"schema": "meshplan.plan/2", "backend": "ethernet",
     "ranks": [{"rank": 0, "host": "node-a", "layers": [0, 4]},
               {"rank": 1, "host": "node-z", "layers": [4, 8]}]})");
-  write(dir + "/rdma.json", R"({"schema": "meshplan.plan/1", "backend": "jaccl",
+  write(dir + "/rdma.json", R"({"schema": "meshplan.plan/2", "backend": "jaccl",
     "ranks": [{"rank": 0, "host": "node-a", "layers": [0, 4]},
               {"rank": 1, "host": "node-b", "layers": [4, 8]}]})");
-  write(dir + "/tensor.json", R"({"schema": "meshplan.plan/1", "backend": "ethernet",
+  write(dir + "/tensor.json", R"({"schema": "meshplan.plan/2", "backend": "ethernet",
     "strategy": "tensor", "ranks": [{"rank": 0, "host": "node-a", "layers": [0, 8]},
               {"rank": 1, "host": "node-b", "layers": [0, 8]}]})");
   struct Case {

@@ -79,7 +79,7 @@ TEST(profile_accuracy_test, tables_within_35_percent_of_published_decode_through
                                        cluster_path,
                                        "-m",
                                        model_arg(c),
-                                       "--concurrency",
+                                       "--streams",
                                        std::to_string(n),
                                        "--context",
                                        std::to_string(c["context"].get<int>())};

@@ -26,7 +26,7 @@ TEST(profile_command_test, writes_a_table_per_host_that_the_profile_reader_reads
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ThroughputProfile p = parse_throughput_profile(r.out, "stdout.yaml");
   EXPECT_EQ(p.model, "llama-3.3-70b-4bit");
-  EXPECT_EQ(p.concurrency, 1);
+  EXPECT_EQ(p.streams_per_host, 1);
   ASSERT_EQ(p.hosts.size(), 5u) << r.out;
   for (const auto& [host, t] : p.hosts) {
     ASSERT_FALSE(t.empty()) << host;
@@ -40,11 +40,11 @@ TEST(profile_command_test, writes_a_table_per_host_that_the_profile_reader_reads
   EXPECT_EQ(p.hosts.at("mini-m4-pro").size(), 80u);
   EXPECT_GT(p.hosts.at("studio-1")[0], p.hosts.at("mini-m4-pro")[0]);
   // More streams: more aggregate tokens/s, fewer layers in memory at a long context.
-  r = run_meshplan({"profile", "-c", kFive, "-m", "llama-3.3-70b-4bit", "--concurrency", "16",
+  r = run_meshplan({"profile", "-c", kFive, "-m", "llama-3.3-70b-4bit", "--streams", "16",
                     "--context", "32k", "--hosts", "mini-m4-pro"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ThroughputProfile busy = parse_throughput_profile(r.out, "stdout.yaml");
-  EXPECT_EQ(busy.concurrency, 16);
+  EXPECT_EQ(busy.streams_per_host, 16);
   ASSERT_EQ(busy.hosts.size(), 1u);
   const auto& t16 = busy.hosts.at("mini-m4-pro");
   EXPECT_GT(t16[0], p.hosts.at("mini-m4-pro")[0]);
@@ -52,9 +52,9 @@ TEST(profile_command_test, writes_a_table_per_host_that_the_profile_reader_reads
 }
 
 TEST(profile_command_test, json_holds_the_same_tables) {
-  auto y = run_meshplan({"profile", "-c", kFive, "-m", "qwen3-32b-4bit", "--concurrency", "4"});
-  auto j = run_meshplan(
-      {"profile", "-c", kFive, "-m", "qwen3-32b-4bit", "--concurrency", "4", "--json"});
+  auto y = run_meshplan({"profile", "-c", kFive, "-m", "qwen3-32b-4bit", "--streams", "4"});
+  auto j =
+      run_meshplan({"profile", "-c", kFive, "-m", "qwen3-32b-4bit", "--streams", "4", "--json"});
   ASSERT_EQ(j.exit_code, 0) << j.err;
   nlohmann::json doc = nlohmann::json::parse(j.out);
   EXPECT_EQ(doc["schema"], kProfileSchema);
@@ -62,7 +62,7 @@ TEST(profile_command_test, json_holds_the_same_tables) {
   ThroughputProfile a = parse_throughput_profile(y.out, "p.yaml");
   ThroughputProfile b = parse_throughput_profile(j.out, "p.json");
   EXPECT_EQ(a.hosts, b.hosts);
-  EXPECT_EQ(b.concurrency, 4);
+  EXPECT_EQ(b.streams_per_host, 4);
 }
 
 TEST(profile_command_test, output_file_is_written_atomically) {
@@ -89,9 +89,9 @@ TEST(profile_command_test, output_file_is_written_atomically) {
 
 TEST(profile_command_test, bad_arguments_exit_2) {
   for (const char* n : {"0", "-1", "-8", "4097", "many"}) {
-    auto r = run_meshplan({"profile", "-c", kFive, "-m", "llama-3.1-8b-4bit", "--concurrency", n});
+    auto r = run_meshplan({"profile", "-c", kFive, "-m", "llama-3.1-8b-4bit", "--streams", n});
     EXPECT_EQ(r.exit_code, 2) << n << ": " << r.err;
-    EXPECT_NE(r.err.find("--concurrency"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--streams"), std::string::npos) << r.err;
     EXPECT_EQ(r.out, "");
   }
   auto r = run_meshplan({"profile", "-c", kFive, "-m", "llama-3.1-8b-4bit", "--context", "lots"});
@@ -111,7 +111,7 @@ TEST(profile_command_test, hosts_without_room_for_a_layer_are_left_out_with_a_no
   // 405B at 128K tokens: a layer with the KV of 240 streams is about 122 GiB, more than the
   // laptops and the mini hold, less than a studio.
   auto r = run_meshplan({"profile", "-c", kFive, "-m", "llama-3.1-405b-4bit", "--context", "128k",
-                         "--concurrency", "240"});
+                         "--streams", "240"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ThroughputProfile p = parse_throughput_profile(r.out, "stdout.yaml");
   EXPECT_EQ(p.hosts.size(), 2u) << r.out;
@@ -121,7 +121,7 @@ TEST(profile_command_test, hosts_without_room_for_a_layer_are_left_out_with_a_no
   EXPECT_EQ(r.out.find("mini-m4-pro"), std::string::npos);
   // No host at all: exit 1 and nothing on stdout.
   r = run_meshplan({"profile", "-c", kFive, "-m", "llama-3.1-405b-4bit", "--context", "128k",
-                    "--concurrency", "4000"});
+                    "--streams", "4000"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find("no host can hold one layer"), std::string::npos) << r.err;

@@ -41,15 +41,37 @@ void expect_conserved(const json& routing, double aggregate) {
   EXPECT_NEAR(exited, aggregate, 0.01);
 }
 
-TEST(RoutedPlan, FlowIsConservedAndBeatsItsBaselines) {
+// Four requests on five hosts that each hold a copy: the hosts are busy four fifths of the time
+// and every route carries that share.
+TEST(RoutedPlan, FewerRequestsThanHostsLeaveThemIdleForTheirShare) {
   RunResult r = run_meshplan({"plan", "-c", kFive, "-m", "llama-3.3-70b-4bit", "--strategy",
                               "routed", "--concurrency", "4", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json p = json::parse(r.out);
+  RunResult eight = run_meshplan({"plan", "-c", kFive, "-m", "llama-3.3-70b-4bit", "--strategy",
+                                  "routed", "--concurrency", "8", "--json"});
+  ASSERT_EQ(eight.exit_code, 0) << eight.err;
+  json q = json::parse(eight.out);
+  ASSERT_EQ(q["serving"]["requests_in_flight"], 5);
+  EXPECT_EQ(p["serving"]["requests_in_flight"], 4);
+  const double aggregate = p["serving"]["aggregate_tokens_per_s"];
+  EXPECT_NEAR(aggregate, q["serving"]["aggregate_tokens_per_s"].get<double>() * 4 / 5, 0.01);
+  expect_conserved(p["routing"], aggregate);
+}
+
+TEST(RoutedPlan, FlowIsConservedAndBeatsItsBaselines) {
+  RunResult r = run_meshplan({"plan", "-c", kFive, "-m", "llama-3.3-70b-4bit", "--strategy",
+                              "routed", "--concurrency", "8", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json p = json::parse(r.out);
   EXPECT_EQ(p["strategy"], "routed");
   const double aggregate = p["serving"]["aggregate_tokens_per_s"];
   EXPECT_GT(aggregate, 0);
-  EXPECT_EQ(p["serving"]["concurrency"], 4);
+  // Eight requests in flight in all at most, each host batching the streams that pass it.
+  EXPECT_LE(p["serving"]["requests_in_flight"].get<int>(), 8);
+  EXPECT_GE(p["serving"]["requests_in_flight"].get<int>(), 5) << "a stream on each of five hosts";
+  EXPECT_GE(p["routing"]["streams_per_host"].get<int>(), 1);
+  EXPECT_LE(p["routing"]["streams_per_host"].get<int>(), 8);
   EXPECT_GE(p["serving"]["bound"]["aggregate_tokens_per_s"].get<double>(), aggregate);
   expect_conserved(p["routing"], aggregate);
   // Ranges of the hosts cover every layer.

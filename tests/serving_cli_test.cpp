@@ -44,7 +44,9 @@ TEST(serving_cli_test, aggregate_rises_with_concurrency_until_compute_binds) {
     auto args = base;
     args.insert(args.end(), {"--concurrency", std::to_string(n)});
     json s = plan(args)["serving"];
-    ASSERT_EQ(s["concurrency"], n);
+    ASSERT_EQ(s["requests_in_flight"], n);
+    EXPECT_EQ(s["load"]["kind"], "closed");
+    EXPECT_EQ(s["load"]["requests_in_flight"], n);
     EXPECT_GT(num(s["aggregate_tokens_per_s"]), last_aggregate * 1.2) << n;
     EXPECT_LE(num(s["stream_tokens_per_s"]), last_stream) << n;
     EXPECT_NEAR(num(s["aggregate_tokens_per_s"]), n * num(s["stream_tokens_per_s"]),
@@ -54,18 +56,21 @@ TEST(serving_cli_test, aggregate_rises_with_concurrency_until_compute_binds) {
     last_aggregate = num(s["aggregate_tokens_per_s"]);
     last_stream = num(s["stream_tokens_per_s"]);
   }
-  // One stream is the plan's own prediction.
+  // One request at a time is the plan's own prediction: its prefill, then its tokens.
   json one =
       plan({"-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-a", "--concurrency", "1"});
   EXPECT_NEAR(num(one["serving"]["stream_tokens_per_s"]),
               num(one["predicted"]["decode_tokens_per_s"]), 1e-3);
+  EXPECT_NEAR(num(one["serving"]["ttft_ms"]), num(one["predicted"]["ttft_ms"]), 1e-3);
+  EXPECT_NEAR(num(one["serving"]["tpot_ms"]), 1000 / num(one["predicted"]["decode_tokens_per_s"]),
+              1e-2);
   // Asked for the best: more streams stop helping once the GPU's FLOPs run out, long before the
   // memory does; the plan says so and stays under its bound.
   json best = plan(
       {"-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-a", "--objective", "throughput"});
   json s = best["serving"];
   EXPECT_EQ(s["bound_by"], "compute");
-  EXPECT_LT(s["concurrency"].get<int>(), s["max_concurrency"].get<int>());
+  EXPECT_LT(s["requests_in_flight"].get<int>(), s["max_requests_in_flight"].get<int>());
   EXPECT_GT(num(s["aggregate_tokens_per_s"]), last_aggregate);
   EXPECT_LE(num(s["aggregate_tokens_per_s"]), num(s["bound"]["aggregate_tokens_per_s"]));
 }
@@ -75,7 +80,7 @@ TEST(serving_cli_test, memory_binds_at_a_long_context_and_limits_concurrency) {
                  "--objective", "throughput"});
   json s = p["serving"];
   EXPECT_EQ(s["bound_by"], "memory");
-  EXPECT_EQ(s["concurrency"], s["max_concurrency"]);
+  EXPECT_EQ(s["requests_in_flight"], s["max_requests_in_flight"]);
   // The streams' KV and the weights fit in the host's usable memory, one more stream would not.
   const json& r = p["ranks"][0];
   const double kv_one = num(r["kv_bytes"]);
@@ -85,10 +90,10 @@ TEST(serving_cli_test, memory_binds_at_a_long_context_and_limits_concurrency) {
   // Asking for more than fits fails and names the host and the limit.
   auto over = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-b",
                             "--context", "128k", "--concurrency",
-                            std::to_string(s["max_concurrency"].get<int>() + 1)});
+                            std::to_string(s["max_requests_in_flight"].get<int>() + 1)});
   EXPECT_EQ(over.exit_code, 1);
   EXPECT_NE(over.err.find("studio-b"), std::string::npos) << over.err;
-  EXPECT_NE(over.err.find("at most " + std::to_string(s["max_concurrency"].get<int>())),
+  EXPECT_NE(over.err.find("at most " + std::to_string(s["max_requests_in_flight"].get<int>())),
             std::string::npos)
       << over.err;
 }
@@ -98,32 +103,115 @@ TEST(serving_cli_test, min_stream_tps_keeps_every_stream_above_the_floor) {
                     "throughput"})["serving"];
   json floor = plan({"-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-a", "--objective",
                      "throughput", "--min-stream-tps", "9.5"})["serving"];
-  EXPECT_GE(num(floor["stream_tokens_per_s"]), 9.5);
-  EXPECT_LT(floor["concurrency"].get<int>(), free["concurrency"].get<int>());
+  // --min-stream-tps 9.5 is --tpot-ms 105.26: every request's tokens, other requests' prefills
+  // included, come that fast or faster.
+  EXPECT_LE(num(floor["tpot_ms"]), 1000 / 9.5 + 1e-3);
+  EXPECT_NEAR(num(floor["targets"]["tpot_ms"]), 1000 / 9.5, 1e-3);
+  EXPECT_LT(floor["requests_in_flight"].get<int>(), free["requests_in_flight"].get<int>());
   EXPECT_LT(num(floor["aggregate_tokens_per_s"]), num(free["aggregate_tokens_per_s"]));
+  json same = plan({"-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-a", "--tpot-ms",
+                    std::to_string(1000 / 9.5)})["serving"];
+  EXPECT_EQ(same["requests_in_flight"], floor["requests_in_flight"]);
   auto none = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.3-70b-4bit", "--objective",
                             "throughput", "--min-stream-tps", "500"});
   EXPECT_EQ(none.exit_code, 1);
-  EXPECT_NE(none.err.find("--min-stream-tps 500"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("against --tpot-ms 2 ("), std::string::npos) << none.err;
+  auto both = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.3-70b-4bit", "--tpot-ms", "50",
+                            "--min-stream-tps", "20"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("give one"), std::string::npos) << both.err;
+}
+
+// The same load stated as arrivals: the rate a closed loop of 4 finishes keeps about 4 in
+// flight, with the same means; arrivals beyond what the host finishes fail naming its most.
+TEST(serving_cli_test, a_rate_is_the_load_its_closed_loop_finishes) {
+  const std::vector<std::string> base = {"-c",      kAir,      "-m", "llama-3.3-70b-4bit",
+                                         "--hosts", "studio-a"};
+  auto args = base;
+  args.insert(args.end(), {"--concurrency", "4"});
+  json closed = plan(args)["serving"];
+  const double rate = num(closed["requests_per_s"]);
+  args = base;
+  args.insert(args.end(), {"--rate", std::to_string(rate)});
+  json open = plan(args)["serving"];
+  EXPECT_EQ(open["load"]["kind"], "poisson");
+  EXPECT_NEAR(num(open["load"]["rate_per_s"]), rate, 1e-6);
+  EXPECT_EQ(open["requests_in_flight"].get<int>(), 4);
+  EXPECT_NEAR(num(open["tpot_ms"]), num(closed["tpot_ms"]), num(closed["tpot_ms"]) * 0.01);
+  EXPECT_NEAR(num(open["ttft_ms"]), num(closed["ttft_ms"]), num(closed["ttft_ms"]) * 0.01);
+  args = base;
+  args.insert(args.end(), {"--rate", "50"});
+  args.insert(args.begin(), "plan");
+  auto over = run_meshplan(args);
+  EXPECT_EQ(over.exit_code, 1);
+  EXPECT_NE(over.err.find("--rate 50: one copy on studio-a finishes at most"), std::string::npos)
+      << over.err;
+  auto both = run_meshplan(
+      {"plan", "-c", kAir, "-m", "llama-3.3-70b-4bit", "--rate", "1", "--concurrency", "4"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("two ways to state the load"), std::string::npos) << both.err;
+}
+
+// Targets without a load: as many requests as keep both means within them, and one more would
+// not; a target nothing meets says which and by how much.
+TEST(serving_cli_test, targets_choose_the_most_requests_that_meet_them) {
+  const std::vector<std::string> base = {"-c",      kAir,      "-m", "llama-3.3-70b-4bit",
+                                         "--hosts", "studio-a"};
+  auto args = base;
+  args.insert(args.end(), {"--ttft-ms", "6000", "--tpot-ms", "150"});
+  json s = plan(args)["serving"];
+  EXPECT_EQ(s["objective"], "throughput") << "a target implies it";
+  EXPECT_LE(num(s["ttft_ms"]), 6000);
+  EXPECT_LE(num(s["tpot_ms"]), 150);
+  EXPECT_EQ(num(s["targets"]["ttft_ms"]), 6000);
+  const int n = s["requests_in_flight"].get<int>();
+  ASSERT_GT(n, 1);
+  auto more = base;
+  more.insert(more.begin(), "plan");
+  more.insert(more.end(),
+              {"--ttft-ms", "6000", "--tpot-ms", "150", "--concurrency", std::to_string(n + 1)});
+  auto r = run_meshplan(more);
+  EXPECT_EQ(r.exit_code, 1) << "one more request misses a target";
+  EXPECT_NE(r.err.find("% over)"), std::string::npos) << r.err;
+  auto never = run_meshplan(
+      {"plan", "-c", kAir, "-m", "llama-3.3-70b-4bit", "--hosts", "studio-a", "--ttft-ms", "100"});
+  EXPECT_EQ(never.exit_code, 1);
+  EXPECT_NE(never.err.find("a mean time to first token of "), std::string::npos) << never.err;
+  EXPECT_NE(never.err.find("against --ttft-ms 100 ("), std::string::npos) << never.err;
 }
 
 TEST(serving_cli_test, replicas_beat_one_pipeline_for_throughput_and_lose_for_latency) {
-  // Both hosts hold the model; at one stream per copy two copies serve more than one.
-  json thr = plan(
-      {"-c", kPair, "-m", "llama-3.3-70b-4bit", "--objective", "throughput", "--concurrency", "1"});
-  json lat = plan({"-c", kPair, "-m", "llama-3.3-70b-4bit", "--objective", "latency"});
+  // Both hosts hold the model. 32 requests in flight in all: shared by two copies they serve more
+  // than in one copy over both hosts (or on the faster one alone).
+  json thr = plan({"-c", kPair, "-m", "llama-3.3-70b-4bit", "--objective", "throughput",
+                   "--concurrency", "32"});
+  json lat = plan(
+      {"-c", kPair, "-m", "llama-3.3-70b-4bit", "--objective", "latency", "--concurrency", "32"});
   ASSERT_EQ(thr["replicas"].size(), 2u);
   EXPECT_FALSE(lat.contains("replicas"));
-  double shares = 0, sum = 0;
+  EXPECT_EQ(thr["serving"]["requests_in_flight"], 32) << "the load in total, not per copy";
+  EXPECT_EQ(lat["serving"]["requests_in_flight"], 32);
+  double shares = 0, sum = 0, rate = 0;
+  int in_flight = 0;
   for (const auto& r : thr["replicas"]) {
     shares += num(r["request_share"]);
     sum += num(r["aggregate_tokens_per_s"]);
+    rate += num(r["requests_per_s"]);
+    in_flight += r["requests_in_flight"].get<int>();
+    // The balancer's weight is the replica's part of the requests finished a second.
     EXPECT_NEAR(num(r["request_share"]),
-                num(r["aggregate_tokens_per_s"]) / num(thr["serving"]["aggregate_tokens_per_s"]),
-                1e-3);
+                num(r["requests_per_s"]) / num(thr["serving"]["requests_per_s"]), 2e-3);
   }
+  EXPECT_EQ(in_flight, 32);
   EXPECT_NEAR(shares, 1.0, 1e-3);
   EXPECT_NEAR(sum, num(thr["serving"]["aggregate_tokens_per_s"]), 1e-2);
+  EXPECT_NEAR(rate, num(thr["serving"]["requests_per_s"]), 1e-3);
+  // Two requests in flight: the faster host batches both for nearly the price of one, more than
+  // one request on each copy serves.
+  json two = plan(
+      {"-c", kPair, "-m", "llama-3.3-70b-4bit", "--objective", "throughput", "--concurrency", "2"});
+  EXPECT_FALSE(two.contains("replicas"));
+  EXPECT_EQ(two["serving"]["requests_in_flight"], 2);
   // Throughput: the replicas beat one copy of the latency plan (its baseline).
   EXPECT_GT(num(thr["serving"]["aggregate_tokens_per_s"]),
             num(lat["serving"]["aggregate_tokens_per_s"]) * 1.3);
@@ -134,9 +222,6 @@ TEST(serving_cli_test, replicas_beat_one_pipeline_for_throughput_and_lose_for_la
     EXPECT_GT(num(b["speedup"]), 1.3);
   }
   EXPECT_TRUE(found);
-  // Latency: a request sent to the slower replica waits longer per token than on the one plan.
-  EXPECT_LT(num(thr["serving"]["stream_tokens_per_s"]),
-            num(lat["serving"]["stream_tokens_per_s"]) * 0.9);
 }
 
 TEST(serving_cli_test, two_models_on_the_studio_air_fabric_each_where_it_fits_best) {
@@ -279,7 +364,8 @@ TEST(serving_cli_test, plain_plans_have_no_serving_keys) {
   EXPECT_FALSE(p.contains("shapes"));
   auto r = run_meshplan({"plan", "-c", kAir, "-m", "llama-3.3-70b-4bit", "--concurrency", "4"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Serving (latency): 4 streams per replica"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Serving (latency): 4 requests in flight in all"), std::string::npos)
+      << r.out;
 }
 
 }  // namespace

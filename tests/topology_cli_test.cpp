@@ -139,7 +139,7 @@ TEST(topology_cli_test, dot_plan_labels_tensor_shares_and_expert_sets) {
 TEST(topology_cli_test, dot_plan_errors_name_the_position) {
   std::string bad = write_temp(
       "plan.json",
-      R"({"schema": "meshplan.plan/1", "ranks": [{"host": "m3-ultra-1", "layers": [5]}]})");
+      R"({"schema": "meshplan.plan/2", "ranks": [{"host": "m3-ultra-1", "layers": [5]}]})");
   auto r = run_meshplan(
       {"dot", "-c", source_path("examples/clusters/mac-studio-m3-ultra-x4.yaml"), "--plan", bad});
   EXPECT_EQ(r.exit_code, 2);

@@ -113,7 +113,7 @@ const std::string kSparks =
     testing::read_text(testing::source_path("tests/fixtures/clusters/spark-pair-roce-cable.yaml"));
 
 // The plan `meshplan plan` makes for them: its all-reduce priced on the 200gbe cable.
-constexpr const char* kSparkPlan = R"({"schema": "meshplan.plan/1", "strategy": "tensor",
+constexpr const char* kSparkPlan = R"({"schema": "meshplan.plan/2", "strategy": "tensor",
   "backend": "ring", "transport": "network", "engine": "vllm",
   "ranks": [{"rank": 0, "host": "spark-1", "layers": [0, 80], "share": 0.5},
             {"rank": 1, "host": "spark-2", "layers": [0, 80], "share": 0.5}]})";

@@ -61,13 +61,16 @@ PlanPrediction read_plan_prediction(const DocNode& root) {
   p.total_tps = p.stream_tps;
   if (const DocNode* serving = root.find("serving")) {
     serving->require_object();
-    const DocNode& c = serving->at("concurrency");
-    const int64_t streams = c.as_int();
-    if (streams < 1) c.fail("expected the streams per replica, at least 1");
-    const size_t copies = std::max<size_t>(1, ranks.replicas.size());
-    p.concurrency = static_cast<int>(streams * static_cast<int64_t>(copies));
-    p.stream_tps = number_at(*serving, "stream_tokens_per_s");
-    p.total_tps = number_at(*serving, "aggregate_tokens_per_s");
+    // The requests in flight over every replica, each request's means under that load, and the
+    // output tokens/s in all: what measure's closed loop sees.
+    const DocNode& c = serving->at("requests_in_flight");
+    const int64_t in_flight = c.as_int();
+    if (in_flight < 1) c.fail("expected the requests in flight over every replica, at least 1");
+    p.concurrency = static_cast<int>(in_flight);
+    const double tpot_ms = number_at(*serving, "tpot_ms");
+    if (tpot_ms > 0) p.stream_tps = 1000 / tpot_ms;
+    if (serving->find("ttft_ms")) p.ttft_ms = number_at(*serving, "ttft_ms");
+    p.total_tps = number_at(*serving, "output_tokens_per_s");
   }
   return p;
 }
@@ -116,8 +119,8 @@ std::vector<MeasuredServing> measured_for(const Cluster& cluster, const std::str
 
 std::optional<double> predicted_stream_tps(const Plan& plan, int concurrency) {
   if (plan.serving) {
-    const int copies = std::max<int>(1, static_cast<int>(plan.replicas.size()));
-    if (concurrency == plan.serving->concurrency * copies) return plan.serving->stream_tokens_per_s;
+    if (concurrency == plan.serving->requests_in_flight && plan.serving->tpot_s > 0)
+      return 1 / plan.serving->tpot_s;
     return std::nullopt;
   }
   if (concurrency == 1) return plan.predicted.decode_tokens_per_s;

@@ -28,7 +28,7 @@ struct PlanPrediction {
   double ttft_ms = 0;
 };
 
-// A plan file (meshplan.plan/1); input errors name the position. A workload plan is refused:
+// A plan file (meshplan.plan/2); input errors name the position. A workload plan is refused:
 // each of its models is served and measured on its own.
 PlanPrediction read_plan_prediction(const DocNode& root);
 

@@ -7,7 +7,7 @@
 namespace meshplan::measured_serving_test {
 namespace {
 
-constexpr const char* kPlan = R"({"schema": "meshplan.plan/1",
+constexpr const char* kPlan = R"({"schema": "meshplan.plan/2",
   "model": {"name": "llama-3.3-70b-4bit", "layers": 80}, "prompt": 512, "engine": "llama-rpc",
   "ranks": [{"rank": 0, "host": "gpu-2", "layers": [0, 40]},
             {"rank": 1, "host": "gpu-1", "layers": [40, 80]}],
@@ -58,16 +58,20 @@ TEST(measured_serving_test, a_plan_predicts_one_stream_unless_it_serves_more) {
   EXPECT_DOUBLE_EQ(p.total_tps, 40);
   EXPECT_DOUBLE_EQ(p.ttft_ms, 310.5);
   std::string serving = kPlan;
-  serving.insert(serving.size() - 1, R"(, "serving": {"concurrency": 8,
-    "stream_tokens_per_s": 21.5, "aggregate_tokens_per_s": 344},
+  serving.insert(serving.size() - 1, R"(, "serving": {"requests_in_flight": 16,
+    "ttft_ms": 900, "tpot_ms": 50, "stream_tokens_per_s": 21.5, "aggregate_tokens_per_s": 344,
+    "output_tokens_per_s": 300},
     "replicas": [{"hosts": ["gpu-1"], "strategy": "pipeline", "backend": "none",
       "request_share": 0.5, "ranks": [{"rank": 0, "host": "gpu-1", "layers": [0, 80]}]},
      {"hosts": ["gpu-2"], "strategy": "pipeline", "backend": "none", "request_share": 0.5,
       "ranks": [{"rank": 0, "host": "gpu-2", "layers": [0, 80]}]}])");
   PlanPrediction s = read(serving);
-  EXPECT_EQ(s.concurrency, 16) << "8 streams in each of two replicas";
-  EXPECT_DOUBLE_EQ(s.stream_tps, 21.5);
-  EXPECT_DOUBLE_EQ(s.total_tps, 344);
+  // What measure's closed loop of 16 sees: each request's means under that load, and the output
+  // tokens/s in all, prefills included.
+  EXPECT_EQ(s.concurrency, 16) << "the requests in flight over both replicas";
+  EXPECT_DOUBLE_EQ(s.stream_tps, 20);
+  EXPECT_DOUBLE_EQ(s.ttft_ms, 900);
+  EXPECT_DOUBLE_EQ(s.total_tps, 300);
 }
 
 TEST(measured_serving_test, plan_files_without_a_prediction_are_refused_with_the_position) {
@@ -79,7 +83,7 @@ TEST(measured_serving_test, plan_files_without_a_prediction_are_refused_with_the
                 .find("a workload plan holds several models"),
             std::string::npos);
   EXPECT_NE(error_of(R"({"schema": "meshplan.cluster/1", "hosts": []})")
-                .find("expected a plan file (schema \"meshplan.plan/1\")"),
+                .find("expected a plan file (schema \"meshplan.plan/2\")"),
             std::string::npos);
 }
 

@@ -223,10 +223,10 @@ Cluster read_cluster(const DocNode& root, const Catalog& catalog) {
   // Another meshplan file where a cluster is expected: say which, rather than "unknown key".
   std::string schema =
       root.find("schema") && root.find("schema")->is_string() ? root.find("schema")->text() : "";
-  if (schema == "meshplan.plan/1" ||
+  if (schema.rfind("meshplan.plan/", 0) == 0 ||
       (schema.empty() && root.find("ranks") && root.find("predicted")))
     root.fail(
-        "this is a plan file (meshplan.plan/1), not a cluster file; give the cluster file "
+        "this is a plan file (meshplan.plan/2), not a cluster file; give the cluster file "
         "with -c and the plan with --plan");
   if (schema == "meshplan.check/1" ||
       (schema.empty() && root.find("backends") && root.find("chosen")))

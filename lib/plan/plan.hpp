@@ -1,4 +1,4 @@
-// A placement plan (meshplan.plan/1): who runs what, with the figures used to predict its speed,
+// A placement plan (meshplan.plan/2): who runs what, with the figures used to predict its speed,
 // its lower bound, baselines and the alternatives considered.
 #pragma once
 
@@ -11,7 +11,7 @@
 
 namespace meshplan {
 
-inline constexpr const char* kPlanSchema = "meshplan.plan/1";
+inline constexpr const char* kPlanSchema = "meshplan.plan/2";
 
 struct HopInfo {
   std::string kind;  // link figures name: "tb5-rdma", "10gbe", ...
@@ -129,18 +129,24 @@ struct HostInfo {
   std::string gpu_link;
 };
 
-// Batched decode (--concurrency, --objective): N streams per replica share each step's weight
-// reads; each reads its own KV.
+// Serving under a load (--concurrency, --rate, --objective, --ttft-ms, --tpot-ms): the requests
+// in flight over every replica, each replica's streams decoded together (one step reads its
+// weights once for all of them, and each stream's KV), prefills holding the decode meanwhile.
 struct ServingInfo {
   std::string objective;  // "latency" or "throughput"
-  double min_stream_tps = 0;
-  int concurrency = 1;      // streams per replica
-  int max_concurrency = 1;  // the most streams whose KV fits on every rank
-  std::string bound_by;     // what stops more streams helping: memory, compute or bandwidth
-  double step_s = 0;        // one decode step of all streams of a replica
-  double stream_tokens_per_s = 0;
-  double aggregate_tokens_per_s = 0;        // over every replica
-  double kv_bytes = 0;                      // KV of all streams of one replica at the context
+  std::string load;       // "closed" (requests in flight, each finished one replaced) or "poisson"
+  double ttft_target_s = 0, tpot_target_s = 0;  // 0: none
+  int requests_in_flight = 1;      // over every replica (poisson: the mean, rounded up)
+  int max_requests_in_flight = 1;  // the most whose KV fits beside the weights, every replica
+  double requests_per_s = 0;       // finished (closed) or arriving (poisson), every replica
+  int64_t prompt_tokens = 0, output_tokens = 0;
+  std::string bound_by;            // what stops more requests helping: memory, compute or bandwidth
+  double step_s = 0;               // one decode step of a replica's streams (the slowest replica's)
+  double stream_tokens_per_s = 0;  // one stream while decoding: 1 / step
+  double aggregate_tokens_per_s = 0;  // decode tokens/s over every replica
+  double output_tokens_per_s = 0;     // requests_per_s x output tokens
+  double ttft_s = 0, tpot_s = 0;      // mean per request under the load (the slowest replica's)
+  double kv_bytes = 0;                // KV of the streams of one replica at the context
   double bound_aggregate_tokens_per_s = 0;  // upper bound: every candidate's FLOP/s and bandwidth
   std::string bound_method;
 };
@@ -150,10 +156,12 @@ struct ReplicaInfo {
   std::vector<std::string> hosts;
   std::string strategy;
   std::string backend;
-  int concurrency = 1;
+  int requests_in_flight = 1;  // its part of the load
+  double requests_per_s = 0;
+  double ttft_s = 0, tpot_s = 0;
   double stream_tokens_per_s = 0;
   double aggregate_tokens_per_s = 0;
-  double request_share = 0;  // by capacity: its aggregate over the sum
+  double request_share = 0;  // its requests a second over every replica's: the balancer's weight
   std::vector<RankPlan> ranks;
 };
 
@@ -187,7 +195,7 @@ struct RoutedLinkInfo {
   double capacity = 0;  // bandwidth over one token's activations
 };
 struct RoutingInfo {
-  int streams = 1;  // concurrent streams per host the tables are for
+  int streams = 1;  // streams each host decodes together, as its table was made for
   std::vector<RoutedHostInfo> hosts;
   std::vector<RoutedLinkInfo> links;
   bool optimal = false;

@@ -279,6 +279,10 @@ PlanRanks read_plan_ranks(const DocNode& root) {
   root.require_object();
   if (auto* s = root.find("schema"); s && s->as_string() == kWorkloadPlanSchema)
     return read_workload_ranks(root);
+  else if (s && s->as_string() == "meshplan.plan/1")
+    s->fail(
+        "a plan of an earlier meshplan (meshplan.plan/1, whose serving figures counted "
+        "--concurrency per replica); plan again to write meshplan.plan/2");
   else if (s && s->as_string() != kPlanSchema)
     s->fail(fmt::format("expected schema \"{}\" or \"{}\", got \"{}\"", kPlanSchema,
                         kWorkloadPlanSchema, s->text()));

@@ -1,4 +1,4 @@
-// The part of a plan file (meshplan.plan/1) that configuration needs: which host is which rank
+// The part of a plan file (meshplan.plan/2) that configuration needs: which host is which rank
 // and its layer range [start, end). Read through DocNode so that errors name the position.
 #pragma once
 

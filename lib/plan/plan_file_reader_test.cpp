@@ -12,7 +12,7 @@ PlanRanks read(const std::string& text) {
 }
 
 TEST(plan_file_reader_test, reads_ranks_in_order_with_their_layers) {
-  PlanRanks p = read(R"({"schema": "meshplan.plan/1", "strategy": "pipeline", "backend": "ring",
+  PlanRanks p = read(R"({"schema": "meshplan.plan/2", "strategy": "pipeline", "backend": "ring",
     "ranks": [{"rank": 0, "host": "a", "layers": [0, 20]}, {"rank": 1, "host": "b",
     "layers": [20, 32]}]})");
   EXPECT_EQ(p.strategy, "pipeline");
@@ -61,7 +61,7 @@ TEST(plan_file_reader_test, errors_name_the_position_and_the_expected_form) {
   EXPECT_NE(no_model.find("plan.json"), std::string::npos) << no_model;
   EXPECT_NE(no_model.find("model"), std::string::npos) << no_model;
   std::string other = message(R"({"schema": "meshplan.check/1", "ranks": []})");
-  EXPECT_NE(other.find("expected schema \"meshplan.plan/1\" or \"meshplan.workload-plan/1\""),
+  EXPECT_NE(other.find("expected schema \"meshplan.plan/2\" or \"meshplan.workload-plan/1\""),
             std::string::npos)
       << other;
 }
@@ -71,7 +71,7 @@ std::string replica_plan(const std::string& second_share = "0.4",
                          const std::string& second_ranks =
                              R"([{"rank": 0, "host": "c", "layers": [0, 20], "holds_head": false},
                                  {"rank": 1, "host": "d", "layers": [20, 32], "holds_head": true}])") {
-  return R"({"schema": "meshplan.plan/1", "strategy": "pipeline", "backend": "ring",
+  return R"({"schema": "meshplan.plan/2", "strategy": "pipeline", "backend": "ring",
     "engine": "mlx-lm",
     "ranks": [{"rank": 0, "host": "a", "layers": [0, 16]}, {"rank": 1, "host": "b",
       "layers": [16, 32]}],
@@ -106,7 +106,7 @@ TEST(plan_file_reader_test, a_serving_plan_reads_each_replica_with_its_hosts_ran
   EXPECT_EQ(*p.replicas[1].ranks[1].layers, (std::pair<int, int>{20, 32}));
   EXPECT_EQ(launch_replicas(p).size(), 2u);
   // Older plans name no engine and have no replicas.
-  PlanRanks old = read(R"({"schema": "meshplan.plan/1", "ranks": [{"host": "a"}]})");
+  PlanRanks old = read(R"({"schema": "meshplan.plan/2", "ranks": [{"host": "a"}]})");
   EXPECT_EQ(old.engine, "");
   EXPECT_TRUE(launch_replicas(old).empty());
 }
@@ -130,20 +130,20 @@ TEST(plan_file_reader_test, replica_errors_name_the_position_and_the_expected_fo
   std::string order = message_of(replica_plan("0.4", R"([{"rank": 1, "host": "c",
       "layers": [0, 32]}, {"rank": 0, "host": "d", "layers": [0, 32]}])"));
   EXPECT_NE(order.find("expected rank 0"), std::string::npos) << order;
-  std::string twice = message_of(R"({"schema": "meshplan.plan/1", "ranks": [{"host": "a"}],
+  std::string twice = message_of(R"({"schema": "meshplan.plan/2", "ranks": [{"host": "a"}],
     "replicas": [{"hosts": ["a"], "strategy": "pipeline", "backend": "none", "request_share": 0.5,
       "ranks": [{"host": "a", "layers": [0, 4]}]}, {"hosts": ["a"], "strategy": "pipeline",
       "backend": "none", "request_share": 0.5, "ranks": [{"host": "a", "layers": [0, 4]}]}]})");
   EXPECT_NE(twice.find("disjoint replicas; host a is in two"), std::string::npos) << twice;
   std::string engine =
-      message_of(R"({"schema": "meshplan.plan/1", "engine": "ollama", "ranks": [{"host": "a"}]})");
+      message_of(R"({"schema": "meshplan.plan/2", "engine": "ollama", "ranks": [{"host": "a"}]})");
   EXPECT_NE(engine.find("/engine"), std::string::npos) << engine;
   EXPECT_NE(engine.find("mlx-lm, exo, llama-rpc or vllm"), std::string::npos) << engine;
 }
 
 TEST(plan_file_reader_test, a_routed_plan_of_whole_copies_launches_a_replica_per_host_by_flow) {
   auto routed = [](const std::string& second_layers) {
-    return read(R"({"schema": "meshplan.plan/1", "strategy": "routed", "backend": "none",
+    return read(R"({"schema": "meshplan.plan/2", "strategy": "routed", "backend": "none",
       "ranks": [{"host": "a"}, {"host": "b"}],
       "routing": {"hosts": [
         {"host": "a", "layers": [0, 80], "flow_tokens_per_s": 30, "entry_tokens_per_s": 30,

@@ -1,4 +1,4 @@
-// The plan file (meshplan.plan/1) with the stable keys of SPEC section 2.3, plus the figures it
+// The plan file (meshplan.plan/2) with the stable keys of SPEC section 2.3, plus the figures it
 // used (per layer and per host), so that anyone can recompute the prediction by hand.
 #pragma once
 

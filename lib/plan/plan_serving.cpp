@@ -24,13 +24,30 @@ std::string joined(const std::vector<std::string>& v) {
 ojson serving_json(const ServingInfo& s) {
   ojson x;
   x["objective"] = s.objective;
-  if (s.min_stream_tps > 0) x["min_stream_tokens_per_s"] = json_number(s.min_stream_tps);
-  x["concurrency"] = s.concurrency;
-  x["max_concurrency"] = s.max_concurrency;
+  ojson load{{"kind", s.load}};
+  if (s.load == "poisson")
+    load["rate_per_s"] = json_number(std::round(s.requests_per_s * 1e6) / 1e6);
+  else
+    load["requests_in_flight"] = s.requests_in_flight;
+  load["prompt_tokens"] = s.prompt_tokens;
+  load["output_tokens"] = s.output_tokens;
+  x["load"] = load;
+  if (s.ttft_target_s > 0 || s.tpot_target_s > 0) {
+    ojson t = ojson::object();
+    if (s.ttft_target_s > 0) t["ttft_ms"] = json_ms(s.ttft_target_s);
+    if (s.tpot_target_s > 0) t["tpot_ms"] = json_ms(s.tpot_target_s);
+    x["targets"] = t;
+  }
+  x["requests_in_flight"] = s.requests_in_flight;
+  x["max_requests_in_flight"] = s.max_requests_in_flight;
+  x["requests_per_s"] = json_number(std::round(s.requests_per_s * 1e6) / 1e6);
+  if (s.ttft_s > 0) x["ttft_ms"] = json_ms(s.ttft_s);
+  x["tpot_ms"] = json_ms(s.tpot_s);
   x["bound_by"] = s.bound_by;
   x["step_ms"] = json_ms(s.step_s);
   x["stream_tokens_per_s"] = tps(s.stream_tokens_per_s);
   x["aggregate_tokens_per_s"] = tps(s.aggregate_tokens_per_s);
+  x["output_tokens_per_s"] = tps(s.output_tokens_per_s);
   x["kv_bytes"] = json_number(std::round(s.kv_bytes));
   x["bound"] = ojson{{"aggregate_tokens_per_s", tps(s.bound_aggregate_tokens_per_s)},
                      {"method", s.bound_method}};
@@ -42,7 +59,10 @@ ojson replica_json(const ReplicaInfo& r) {
   x["hosts"] = r.hosts;
   x["strategy"] = r.strategy;
   x["backend"] = r.backend;
-  x["concurrency"] = r.concurrency;
+  x["requests_in_flight"] = r.requests_in_flight;
+  x["requests_per_s"] = json_number(std::round(r.requests_per_s * 1e6) / 1e6);
+  x["ttft_ms"] = json_ms(r.ttft_s);
+  x["tpot_ms"] = json_ms(r.tpot_s);
   x["stream_tokens_per_s"] = tps(r.stream_tokens_per_s);
   x["aggregate_tokens_per_s"] = tps(r.aggregate_tokens_per_s);
   x["request_share"] = json_number(std::round(r.request_share * 10000) / 10000);
@@ -115,11 +135,29 @@ std::string render_serving(const Plan& plan) {
   std::string out;
   if (plan.serving) {
     const ServingInfo& s = *plan.serving;
+    const std::string load =
+        s.load == "poisson"
+            ? fmt::format(
+                  "{:g} requests a second arriving (Poisson), up to {} in flight on "
+                  "average",
+                  std::round(s.requests_per_s * 1e6) / 1e6, s.requests_in_flight)
+            : fmt::format("{} request{} in flight in all", s.requests_in_flight,
+                          s.requests_in_flight == 1 ? "" : "s");
+    out += fmt::format("Serving ({}): {}, prompts of {} tokens and {} out\n", s.objective, load,
+                       s.prompt_tokens, s.output_tokens);
     out += fmt::format(
-        "Serving ({}): {} stream{} per replica, {:.1f} tokens/s each, {:.1f} tokens/s in all; KV "
-        "{} for the streams; at most {} fit; bound by {}\n",
-        s.objective, s.concurrency, s.concurrency == 1 ? "" : "s", s.stream_tokens_per_s,
-        s.aggregate_tokens_per_s, format_gib(s.kv_bytes), s.max_concurrency, s.bound_by);
+        "Each request: {}{} a token ({:.1f} tokens/s while decoding); {:.2f} requests a second, "
+        "{:.1f} tokens/s in all while decoding\n",
+        s.ttft_s > 0 ? "TTFT " + format_duration(s.ttft_s) + ", " : std::string(),
+        format_duration(s.tpot_s), s.stream_tokens_per_s, s.requests_per_s,
+        s.aggregate_tokens_per_s);
+    if (s.ttft_target_s > 0 || s.tpot_target_s > 0)
+      out +=
+          fmt::format("Targets met:{}{}\n",
+                      s.ttft_target_s > 0 ? " TTFT " + format_duration(s.ttft_target_s) : "",
+                      s.tpot_target_s > 0 ? " per token " + format_duration(s.tpot_target_s) : "");
+    out += fmt::format("KV {} for the streams; at most {} in flight fit; bound by {}\n",
+                       format_gib(s.kv_bytes), s.max_requests_in_flight, s.bound_by);
     out += fmt::format("Upper bound: {:.1f} tokens/s in all ({})\n", s.bound_aggregate_tokens_per_s,
                        s.bound_method);
   }
@@ -135,8 +173,10 @@ std::string render_serving(const Plan& plan) {
   for (size_t i = 0; i < plan.replicas.size(); ++i) {
     const ReplicaInfo& r = plan.replicas[i];
     out += fmt::format(
-        "Replica {}: {} ({}), {} streams, {:.1f} tokens/s in all, {:.0f} % of the requests\n",
-        i + 1, joined(r.hosts), r.strategy, r.concurrency, r.aggregate_tokens_per_s,
+        "Replica {}: {} ({}), {} request{} in flight, {:.1f} tokens/s in all, {} a token, {:.0f} % "
+        "of the requests\n",
+        i + 1, joined(r.hosts), r.strategy, r.requests_in_flight,
+        r.requests_in_flight == 1 ? "" : "s", r.aggregate_tokens_per_s, format_duration(r.tpot_s),
         r.request_share * 100);
   }
   for (const ShapeInfo& s : plan.shapes) {

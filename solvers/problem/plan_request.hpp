@@ -20,6 +20,9 @@ struct LayerPin {
   int end = 0;
 };
 
+// Tokens generated per request when --output-tokens is not given.
+inline constexpr int64_t kDefaultOutputTokens = 256;
+
 struct PlanRequest {
   std::string strategy = std::string(name(StrategyKind::kPipeline));
   std::string solver =
@@ -45,15 +48,20 @@ struct PlanRequest {
   // 0 = the fastest degree per kind of host.
   int tensor_degree = 0;
   std::optional<ExpertLoad> expert_load;  // per-layer expert frequencies; empty = uniform
-  // Serving (solvers/serving_planner.hpp): streams decoded together per replica (0 = not given:
-  // one stream, or the best that fits for the throughput objective), what is optimised, the
-  // least tokens/s every stream must get, and the tokens generated per request.
+  // Serving (solvers/serving/serving_planner.hpp, docs/serving.md): the load, either requests in
+  // flight in total over every replica (a closed loop; 0 = not given: one, or as many as fit for
+  // the throughput objective) or requests arriving a second (Poisson; 0 = not given); what is
+  // optimised; the mean time to first token and per output token every request must see (0 =
+  // no target); the tokens generated per request.
   int concurrency = 0;
+  double rate = 0;
   std::string objective;  // "" (latency, today's plan), "latency", "throughput"
-  double min_stream_tps = 0;
+  double ttft_target_s = 0;
+  double tpot_target_s = 0;
   int64_t output_tokens = 0;  // 0 = not given (kDefaultOutputTokens)
   bool serving() const {
-    return concurrency > 0 || !objective.empty() || min_stream_tps > 0 || output_tokens > 0;
+    return concurrency > 0 || rate > 0 || !objective.empty() || ttft_target_s > 0 ||
+           tpot_target_s > 0 || output_tokens > 0;
   }
 };
 

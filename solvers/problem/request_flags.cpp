@@ -1,5 +1,7 @@
 #include "solvers/problem/request_flags.hpp"
 
+#include <cmath>
+
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
 #include "lib/plan/strategy_kind.hpp"
@@ -71,11 +73,32 @@ void parse_headroom(const std::string& text, PlanRequest& r) {
   r.headroom_bytes = *bytes;
 }
 
-void apply_serving_flags(const std::string& output_tokens, PlanRequest& request) {
-  if (request.min_stream_tps < 0)
-    throw input_error("--min-stream-tps {}: expected tokens/s, 0 or more", request.min_stream_tps);
-  if (request.min_stream_tps > 0 && request.objective.empty()) request.objective = "throughput";
-  if (!output_tokens.empty()) request.output_tokens = token_count("--output-tokens", output_tokens);
+void apply_serving_flags(const ServingFlags& f, PlanRequest& request) {
+  auto positive = [](const char* flag, double v, const char* form) {
+    if (!(v >= 0) || std::isinf(v)) throw input_error("{} {}: expected {}, above 0", flag, v, form);
+  };
+  positive("--rate", f.rate, "requests a second");
+  positive("--ttft-ms", f.ttft_ms, "milliseconds");
+  positive("--tpot-ms", f.tpot_ms, "milliseconds");
+  positive("--min-stream-tps", f.min_stream_tps, "tokens/s");
+  if (f.tpot_ms > 0 && f.min_stream_tps > 0)
+    throw input_error(
+        "--tpot-ms {} and --min-stream-tps {} say the same thing (--min-stream-tps X is "
+        "--tpot-ms 1000/X); give one",
+        f.tpot_ms, f.min_stream_tps);
+  if (f.rate > 0 && request.concurrency > 0)
+    throw input_error(
+        "--rate {} and --concurrency {} are two ways to state the load (requests arriving a "
+        "second, or requests in flight); give one",
+        f.rate, request.concurrency);
+  request.rate = f.rate;
+  request.ttft_target_s = f.ttft_ms / 1000;
+  request.tpot_target_s = f.min_stream_tps > 0 ? 1 / f.min_stream_tps : f.tpot_ms / 1000;
+  if ((request.ttft_target_s > 0 || request.tpot_target_s > 0 || request.rate > 0) &&
+      request.objective.empty())
+    request.objective = "throughput";
+  if (!f.output_tokens.empty())
+    request.output_tokens = token_count("--output-tokens", f.output_tokens);
 }
 
 void apply_request_flags(const RequestFlags& f, PlanRequest& request) {

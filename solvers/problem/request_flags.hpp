@@ -1,6 +1,6 @@
 // The plan request's flags as a user writes them (`plan`, `advise`, `profile`): token counts
 // ("32k"), headroom ("10%", "0.1", "8GiB"), layer pins ("host=0-20"), and the rules that join
-// them (--min-stream-tps implies the throughput objective, --strategy routed plans for it).
+// them (a latency target implies the throughput objective, --strategy routed plans for it).
 #pragma once
 
 #include <cstdint>
@@ -26,8 +26,18 @@ LayerPin parse_pin(const std::string& text);
 // "10%", "0.1" (a fraction of each host's usable memory) or "8GiB" (bytes per host).
 void parse_headroom(const std::string& text, PlanRequest& request);
 
-// --min-stream-tps and --output-tokens into the request (before a workload is read).
-void apply_serving_flags(const std::string& output_tokens, PlanRequest& request);
+// The serving flags as written: the load and its latency targets.
+struct ServingFlags {
+  std::string output_tokens;  // "" : not given
+  double rate = 0;            // --rate, requests a second
+  double ttft_ms = 0;         // --ttft-ms
+  double tpot_ms = 0;         // --tpot-ms
+  double min_stream_tps = 0;  // --min-stream-tps, another spelling of --tpot-ms
+};
+
+// The serving flags into the request (before a workload is read): --min-stream-tps X is
+// --tpot-ms 1000/X, and a target or a rate implies the throughput objective.
+void apply_serving_flags(const ServingFlags& flags, PlanRequest& request);
 // The rest: context, prompt, headroom, hosts, pins, and the objective --strategy routed needs.
 void apply_request_flags(const RequestFlags& flags, PlanRequest& request);
 

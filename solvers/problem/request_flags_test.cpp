@@ -61,10 +61,38 @@ TEST(request_flags_test, routed_plans_for_throughput_and_a_minimum_implies_it) {
   EXPECT_NE(input_error_of([&] { apply_request_flags({}, r); }).find("not latency"),
             std::string::npos);
   PlanRequest s;
-  s.min_stream_tps = 5;
-  apply_serving_flags("1k", s);
+  ServingFlags f;
+  f.output_tokens = "1k";
+  f.min_stream_tps = 5;
+  apply_serving_flags(f, s);
   EXPECT_EQ(s.objective, "throughput");
   EXPECT_EQ(s.output_tokens, 1024);
+  EXPECT_DOUBLE_EQ(s.tpot_target_s, 0.2) << "--min-stream-tps 5 is --tpot-ms 200";
+}
+
+TEST(request_flags_test, a_load_is_stated_one_way_and_a_target_one_way) {
+  PlanRequest r;
+  ServingFlags f;
+  f.tpot_ms = 50;
+  f.min_stream_tps = 20;
+  EXPECT_NE(input_error_of([&] { apply_serving_flags(f, r); }).find("give one"), std::string::npos);
+  r.concurrency = 8;
+  ServingFlags g;
+  g.rate = 2;
+  EXPECT_NE(input_error_of([&] { apply_serving_flags(g, r); }).find("two ways to state the load"),
+            std::string::npos);
+  ServingFlags bad;
+  bad.ttft_ms = -1;
+  EXPECT_NE(input_error_of([&] { apply_serving_flags(bad, r); }).find("--ttft-ms -1: expected"),
+            std::string::npos);
+  PlanRequest s;
+  ServingFlags ok;
+  ok.rate = 1.5;
+  ok.ttft_ms = 2000;
+  apply_serving_flags(ok, s);
+  EXPECT_EQ(s.objective, "throughput");
+  EXPECT_DOUBLE_EQ(s.rate, 1.5);
+  EXPECT_DOUBLE_EQ(s.ttft_target_s, 2);
 }
 
 }  // namespace

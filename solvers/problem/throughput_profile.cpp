@@ -135,7 +135,11 @@ std::vector<std::string> host_names(const Cluster& cluster) {
 ThroughputProfile parse_throughput_profile(std::string_view text, const std::string& where) {
   DocNode root = parse_document(text, where);
   root.require_object();
-  root.check_keys({"schema", "model", "concurrency", "hosts", "chips"});
+  if (const DocNode* old = root.find("concurrency"))
+    old->fail(
+        "\"concurrency\" is gone from profiles: give streams_per_host, the streams each host "
+        "decoded together when its table was measured");
+  root.check_keys({"schema", "model", "streams_per_host", "hosts", "chips"});
   if (const DocNode* s = root.find("schema"); s && s->as_string() != kProfileSchema)
     s->fail(fmt::format("expected \"{}\"", kProfileSchema));
   ThroughputProfile p;
@@ -143,10 +147,11 @@ ThroughputProfile parse_throughput_profile(std::string_view text, const std::str
   p.model = model.as_string();
   if (p.model.empty() || !writable_text(p.model))
     model.fail("expected the model the figures were measured with (a name or folder)");
-  if (const DocNode* c = root.find("concurrency")) {
+  if (const DocNode* c = root.find("streams_per_host")) {
     int64_t v = c->as_int();
-    if (v < 1 || v > 4096) c->fail("expected the streams the figures were measured at, 1 to 4096");
-    p.concurrency = static_cast<int>(v);
+    if (v < 1 || v > 4096)
+      c->fail("expected the streams each host decoded together for its table, 1 to 4096");
+    p.streams_per_host = static_cast<int>(v);
   }
   if (const DocNode* h = root.find("hosts")) read_tables(*h, p.hosts);
   if (const DocNode* c = root.find("chips")) read_tables(*c, p.chips);
@@ -162,8 +167,8 @@ std::string write_throughput_profile(const ThroughputProfile& profile, bool json
     auto q = [](const std::string& s) { return nlohmann::json(s).dump(); };
     out +=
         fmt::format("{{\n  \"schema\": {},\n  \"model\": {}", q(kProfileSchema), q(profile.model));
-    if (profile.concurrency > 0)
-      out += fmt::format(",\n  \"concurrency\": {}", profile.concurrency);
+    if (profile.streams_per_host > 0)
+      out += fmt::format(",\n  \"streams_per_host\": {}", profile.streams_per_host);
     for (const auto& [key, tables] :
          {std::pair{"hosts", &profile.hosts}, {"chips", &profile.chips}}) {
       if (tables->empty()) continue;
@@ -182,7 +187,8 @@ std::string write_throughput_profile(const ThroughputProfile& profile, bool json
       fmt::format("# {}: aggregate decode tokens/s per host while holding k = 1, 2, ... layers\n",
                   kProfileSchema);
   out += fmt::format("model: {}\n", yaml_string(profile.model));
-  if (profile.concurrency > 0) out += fmt::format("concurrency: {}\n", profile.concurrency);
+  if (profile.streams_per_host > 0)
+    out += fmt::format("streams_per_host: {}\n", profile.streams_per_host);
   for (const auto& [key, tables] :
        {std::pair{"hosts", &profile.hosts}, {"chips", &profile.chips}}) {
     if (tables->empty()) continue;
@@ -283,10 +289,10 @@ CostModelProfile cost_model_profile(const Cluster& cluster, const Catalog& catal
   request.hosts = hosts;
   CostModelProfile out;
   out.profile.model = model_id;
-  out.profile.concurrency = std::max(1, streams);
+  out.profile.streams_per_host = std::max(1, streams);
   const std::vector<size_t> candidates = candidate_hosts(cluster, request);
   if (candidates.empty()) throw input_error("the cluster has no hosts");
-  const AverageLayer a = average_layer(model, context, out.profile.concurrency);
+  const AverageLayer a = average_layer(model, context, out.profile.streams_per_host);
   for (size_t i : candidates) {
     const Host& host = cluster.hosts[i];
     HostFigures f = host_figures(host, catalog);
@@ -295,8 +301,8 @@ CostModelProfile cost_model_profile(const Cluster& cluster, const Catalog& catal
       out.left_out.push_back(fmt::format(
           "{}: left out, it cannot hold one layer of {} ({} of weights and KV for {} stream{} at "
           "context {}; usable {})",
-          host.name, model_id, format_gib(a.weight + out.profile.concurrency * a.kv),
-          out.profile.concurrency, out.profile.concurrency == 1 ? "" : "s", context,
+          host.name, model_id, format_gib(a.weight + out.profile.streams_per_host * a.kv),
+          out.profile.streams_per_host, out.profile.streams_per_host == 1 ? "" : "s", context,
           format_gib(f.usable_bytes)));
       continue;
     }

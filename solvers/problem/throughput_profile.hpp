@@ -21,8 +21,8 @@ namespace meshplan {
 inline constexpr const char* kProfileSchema = "meshplan.profile/1";
 
 struct ThroughputProfile {
-  std::string model;    // the model id or folder the figures were measured with
-  int concurrency = 0;  // streams the figures were measured at; 0 = not stated
+  std::string model;         // the model id or folder the figures were measured with
+  int streams_per_host = 0;  // streams each host decoded together for its table; 0 = not stated
   std::map<std::string, std::vector<double>> hosts;  // by host name
   std::map<std::string, std::vector<double>> chips;  // by catalog chip / GPU key
 };

@@ -25,7 +25,7 @@ std::string parse_error(const std::string& text, const std::string& file = "prof
 TEST(throughput_profile_test, reads_hosts_and_chips_from_yaml_and_json) {
   ThroughputProfile p = parse_throughput_profile(R"(
 model: llama-3.3-70b-4bit
-concurrency: 8
+streams_per_host: 8
 hosts:
   studio-1:
     tokens_per_s: [2485.5, 1145.0, 763.5]
@@ -34,14 +34,14 @@ chips:
 )",
                                                  "p.yaml");
   EXPECT_EQ(p.model, "llama-3.3-70b-4bit");
-  EXPECT_EQ(p.concurrency, 8);
+  EXPECT_EQ(p.streams_per_host, 8);
   ASSERT_EQ(p.hosts.size(), 1u);
   EXPECT_EQ(p.hosts.at("studio-1"), (std::vector<double>{2485.5, 1145.0, 763.5}));
   EXPECT_EQ(p.chips.at("m4-pro-20c"), (std::vector<double>{900, 450}));
   ThroughputProfile j = parse_throughput_profile(
       R"({"schema": "meshplan.profile/1", "model": "m", "chips": {"h100-sxm": {"tokens_per_s": [5]}}})",
       "p.json");
-  EXPECT_EQ(j.concurrency, 0);
+  EXPECT_EQ(j.streams_per_host, 0);
   EXPECT_TRUE(j.hosts.empty());
   EXPECT_EQ(j.chips.at("h100-sxm"), std::vector<double>{5});
 }
@@ -61,8 +61,9 @@ TEST(throughput_profile_test, errors_name_the_file_the_key_and_the_expected_form
       {"model: m\nhosts: {a: {tokens_per_s: [fast]}}\n", "expected a number"},
       {"model: m\nhosts: {a: {tokens_per_sec: [1]}}\n", "tokens_per_s"},
       {"model: m\nhsots: {a: {tokens_per_s: [1]}}\n", "did you mean \"hosts\""},
-      {"model: m\nconcurrency: 0\nhosts: {a: {tokens_per_s: [1]}}\n", "/concurrency"},
-      {"schema: meshplan.plan/1\nmodel: m\nhosts: {a: {tokens_per_s: [1]}}\n", "/schema"},
+      {"model: m\nstreams_per_host: 0\nhosts: {a: {tokens_per_s: [1]}}\n", "/streams_per_host"},
+      {"model: m\nconcurrency: 8\nhosts: {a: {tokens_per_s: [1]}}\n", "give streams_per_host"},
+      {"schema: meshplan.plan/2\nmodel: m\nhosts: {a: {tokens_per_s: [1]}}\n", "/schema"},
       {"model: m\nhosts: [a]\n", "/hosts"},
       {"model: m\nhosts: {\"-oProxyCommand=x\": {tokens_per_s: [1]}}\n", "host name or chip key"},
       {"model: m\nchips: {\"a b\": {tokens_per_s: [1]}}\n", "host name or chip key"},
@@ -84,7 +85,7 @@ TEST(throughput_profile_test, errors_name_the_file_the_key_and_the_expected_form
 TEST(throughput_profile_test, written_profiles_read_back_in_both_formats) {
   ThroughputProfile p;
   p.model = "~/models/Llama 3: 70B #4";  // a folder YAML would split unless quoted
-  p.concurrency = 4;
+  p.streams_per_host = 4;
   p.hosts["studio-1"] = {2485.5, 1145.0, 763.5, 0.000123456789};
   p.hosts["true"] = {1e7};  // names YAML would read as a boolean, a number or null
   p.hosts["1e5"] = {3};
@@ -94,7 +95,7 @@ TEST(throughput_profile_test, written_profiles_read_back_in_both_formats) {
     std::string text = write_throughput_profile(p, json);
     ThroughputProfile back = parse_throughput_profile(text, json ? "p.json" : "p.yaml");
     EXPECT_EQ(back.model, p.model) << text;
-    EXPECT_EQ(back.concurrency, p.concurrency);
+    EXPECT_EQ(back.streams_per_host, p.streams_per_host);
     ASSERT_EQ(back.hosts.size(), p.hosts.size()) << text;
     for (const auto& [name, table] : p.hosts) {
       ASSERT_EQ(back.hosts.at(name).size(), table.size()) << name;
@@ -228,7 +229,7 @@ TEST(throughput_profile_test, cost_model_profile_leaves_out_hosts_without_room_f
   // more than the 128 GiB laptops and the 64 GiB mini hold, less than the 192 GiB studios.
   CostModelProfile p = cost_model_profile(c, Catalog::builtin(), m, "tiny-4bit", {}, 100000, 1500);
   EXPECT_EQ(p.profile.model, "tiny-4bit");
-  EXPECT_EQ(p.profile.concurrency, 1500);
+  EXPECT_EQ(p.profile.streams_per_host, 1500);
   EXPECT_EQ(p.profile.hosts.size(), 2u);
   EXPECT_TRUE(p.profile.hosts.count("studio-1"));
   ASSERT_EQ(p.left_out.size(), 3u);

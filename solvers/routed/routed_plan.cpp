@@ -64,6 +64,22 @@ Built build(const Cluster& cluster, const PlanningProblem& problem, const ModelD
   return b;
 }
 
+// The requests the routes keep in flight: a host with a batch of `streams` busy for the share
+// flow / capacity of its time holds that share of a batch, each request counted once over the
+// model's layers (a copy of the whole model holding `streams`, a pipeline of k hosts the same).
+double routed_in_flight(const RoutedInstance& in, const RoutedLayout& layout, const RoutedFlow& f,
+                        int streams) {
+  double n = 0;
+  for (size_t i = 0; i < in.hosts.size(); ++i) {
+    if (f.host[i] <= 1e-12 || !layout[i].used()) continue;
+    const double capacity = range_capacity(in, i, layout[i]);
+    if (capacity <= 0) continue;
+    n += streams * f.host[i] / capacity * (layout[i].end - layout[i].start) /
+         static_cast<double>(in.layers);
+  }
+  return n;
+}
+
 // The slowest chain a stream may take: each host on it works through a batch of `streams` in
 // streams / capacity seconds, one after another.
 double slowest_chain_s(const RoutedInstance& in, const RoutedLayout& layout, const RoutedFlow& f,
@@ -96,9 +112,25 @@ int choose_streams(const Cluster& cluster, const PlanningProblem& problem, const
                    const PlanRequest& request, const RoutedRequest& routed, const Clock& clock,
                    double start) {
   const PlanInputs& in = problem.inputs();
-  int streams = request.concurrency;
-  if (streams <= 0 && routed.profile && routed.profile->concurrency > 0)
-    streams = routed.profile->concurrency;
+  if (request.concurrency > 0) {
+    // The streams per host whose starting layout keeps at most the requests asked in flight.
+    int best = 1;
+    for (int n = 1; n <= request.concurrency; n = n < 16 ? n + 1 : n * 2) {
+      Built b = build(cluster, problem, model, request, routed, n);
+      Chains c = best_pipeline(b.instance, std::vector<bool>(in.size(), true));
+      Chains r = greedy_replicas(b.instance);
+      if (r.tokens_per_s > c.tokens_per_s) c = r;
+      if (c.tokens_per_s <= 0) break;
+      RoutedFlow f = routed_max_flow(b.instance, c.layout);
+      const double in_flight = routed_in_flight(b.instance, c.layout, f, n);
+      if (n > 1 && in_flight > request.concurrency * 1.0001) break;
+      best = n;
+    }
+    return best;
+  }
+  int streams = 0;
+  if (routed.profile && routed.profile->streams_per_host > 0)
+    streams = routed.profile->streams_per_host;
   if (streams <= 0) {
     double best = -1;
     streams = 1;
@@ -110,11 +142,11 @@ int choose_streams(const Cluster& cluster, const PlanningProblem& problem, const
       Chains c = best_pipeline(b.instance, std::vector<bool>(in.size(), true));
       Chains r = greedy_replicas(b.instance);
       if (r.tokens_per_s > c.tokens_per_s) c = r;
-      // Streams beyond --min-stream-tps on the starting layout are not worth trying.
-      if (request.min_stream_tps > 0 && c.tokens_per_s > 0) {
+      // Streams beyond --tpot-ms on the starting layout are not worth trying.
+      if (request.tpot_target_s > 0 && c.tokens_per_s > 0) {
         RoutedFlow f = routed_max_flow(b.instance, c.layout);
         const double chain = slowest_chain_s(b.instance, c.layout, f, n);
-        if (chain > 0 && 1 / chain + 1e-12 < request.min_stream_tps) break;
+        if (chain > request.tpot_target_s * (1 + 1e-12)) break;
       }
       const double f = c.tokens_per_s;
       if (f > best * 1.005) {
@@ -232,22 +264,46 @@ void predict_routed(Plan& plan, const RoutedInstance& ri, const RoutedSolution& 
                                                                     : "the search found");
   ServingInfo sv;
   sv.objective = "throughput";
-  sv.min_stream_tps = request.min_stream_tps;
-  sv.concurrency = streams;
-  sv.max_concurrency = streams;
+  sv.load = request.rate > 0 ? "poisson" : "closed";
+  sv.ttft_target_s = request.ttft_target_s;
+  sv.tpot_target_s = request.tpot_target_s;
+  // Every host used holds one stream at least: fewer requests than that leave some idle for the
+  // share of the time they lack, and the flow falls with them.
+  const double in_flight = routed_in_flight(ri, s.layout, s.flow, streams);
+  const double busy = request.concurrency > 0 && in_flight > request.concurrency
+                          ? request.concurrency / in_flight
+                          : 1;
+  sv.requests_in_flight =
+      std::max(1, static_cast<int>(std::lround(std::min(in_flight, in_flight * busy))));
+  sv.max_requests_in_flight = sv.requests_in_flight;
+  sv.prompt_tokens = request.prompt;
+  sv.output_tokens = request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens;
   sv.bound_by = "the hosts' tables";
   sv.step_s = chain_s;
   sv.stream_tokens_per_s = plan.predicted.decode_tokens_per_s;
-  sv.aggregate_tokens_per_s = s.flow.total;
+  sv.aggregate_tokens_per_s = s.flow.total * busy;
+  sv.output_tokens_per_s = sv.aggregate_tokens_per_s;
+  sv.requests_per_s = sv.aggregate_tokens_per_s / static_cast<double>(sv.output_tokens);
+  sv.tpot_s = chain_s;
   sv.kv_bytes = 0;
   for (const RankPlan& r : plan.ranks)
     sv.kv_bytes += r.kv_bytes;
-  sv.bound_aggregate_tokens_per_s = std::max(s.bound.tokens_per_s, s.flow.total);
+  sv.bound_aggregate_tokens_per_s = std::max(s.bound.tokens_per_s, sv.aggregate_tokens_per_s);
   sv.bound_method = s.bound.method;
   plan.serving = sv;
-  if (request.min_stream_tps > 0 && sv.stream_tokens_per_s + 1e-12 < request.min_stream_tps)
-    throw failure("--min-stream-tps {}: a stream on the slowest routed chain gets {:.1f} tokens/s",
-                  request.min_stream_tps, sv.stream_tokens_per_s);
+  if (request.ttft_target_s > 0)
+    throw failure(
+        "--ttft-ms {:g}: a routed plan predicts no time to first token (its prompts follow the "
+        "same routes as its tokens)",
+        request.ttft_target_s * 1000);
+  if (request.rate > 0 && request.rate > sv.requests_per_s * (1 + 1e-9))
+    throw failure("--rate {:g}: the routes finish at most {:.2f} requests a second", request.rate,
+                  sv.requests_per_s);
+  if (request.tpot_target_s > 0 && chain_s > request.tpot_target_s * (1 + 1e-12))
+    throw failure(
+        "--tpot-ms {:g}: a stream on the slowest routed chain takes {:.1f} ms a token ({:.0f} % "
+        "over)",
+        request.tpot_target_s * 1000, chain_s * 1000, (chain_s / request.tpot_target_s - 1) * 100);
 }
 
 // Every candidate host, with why each one left out is, and a note naming those left out.
@@ -309,6 +365,20 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   const std::vector<size_t> used =
       place_used_hosts(plan, routing, b, s, in, model, request, streams);
   predict_routed(plan, ri, s, request, streams);
+  // Fewer requests than the hosts hold: every route carries its share of what they do carry.
+  if (const double busy = plan.serving->aggregate_tokens_per_s / s.flow.total; busy < 1) {
+    for (RoutedHostInfo& h : routing.hosts) {
+      h.flow *= busy;
+      h.entry *= busy;
+      h.exit *= busy;
+    }
+    for (RoutedLinkInfo& l : routing.links)
+      l.flow *= busy;
+    plan.notes.push_back(fmt::format(
+        "routed: {} requests in flight keep the hosts busy {:.0f} % of the time (each host used "
+        "holds one stream at least)",
+        request.concurrency, busy * 100));
+  }
 
   auto baseline = [&](const char* name, const Chains& c, const char* what) {
     BaselineInfo x{name, c.tokens_per_s > 0, 0, c.tokens_per_s, 0, {}, what};

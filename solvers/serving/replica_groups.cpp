@@ -1,15 +1,16 @@
 #include "solvers/serving/replica_groups.hpp"
 
-#include "lib/plan/engines.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <map>
+#include <memory>
 #include <numeric>
 
 #include "lib/core/error.hpp"
+#include "lib/plan/engines.hpp"
+#include "solvers/problem/batched_decode.hpp"
 #include "solvers/serving/serving_streams.hpp"
 #include "solvers/strategy/strategy_planner.hpp"
 
@@ -22,6 +23,9 @@ std::optional<Plan> plan_group(const Cluster& cluster, const Catalog& catalog,
   r.hosts = hosts;
   r.min_hosts = r.max_hosts = 0;
   r.pins.clear();
+  // A group is planned for its own capacity within the targets; the load is shared out after.
+  r.concurrency = 0;
+  r.rate = 0;
   // Every replica runs the whole plan's engine: a group it does not run on is no replica.
   if (const Engine* e = find_engine(r.engine); e && !runs_on(*e, cluster, catalog, hosts))
     return std::nullopt;
@@ -35,26 +39,129 @@ std::optional<Plan> plan_group(const Cluster& cluster, const Catalog& catalog,
   }
 }
 
-ReplicaSet replica_set(std::vector<Plan> plans) {
+namespace {
+
+// One group's copy as the load model sees it.
+struct GroupLoad {
+  std::unique_ptr<BatchedDecode> decode;
+  CopyCurve curve;
+  int most = 0;  // requests in flight within the targets
+  GroupLoad(const Plan& p, const ModelDesc& model, const PlanRequest& request)
+      : decode(std::make_unique<BatchedDecode>(p, model)),
+        curve(copy_curve(p, *decode)),
+        most(most_in_flight(
+            curve, latency_targets(request),
+            request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens)) {}
+  double aggregate(int n) const { return decode->at(n).aggregate_tokens_per_s; }
+};
+
+// N requests in flight over the groups: one each, then each next one where it adds the most
+// decode tokens/s (the best split when each group's tokens/s grow less with every request, as
+// batched decode does). Empty when they do not fit within the targets.
+std::vector<int> share_in_flight(const std::vector<GroupLoad>& groups, int total) {
+  std::vector<int> n(groups.size(), 1);
+  if (static_cast<size_t>(total) < groups.size()) return {};
+  for (const GroupLoad& g : groups)
+    if (g.most < 1) return {};
+  for (int left = total - static_cast<int>(groups.size()); left > 0; --left) {
+    int best = -1;
+    double gain = -1;
+    for (size_t i = 0; i < groups.size(); ++i) {
+      if (n[i] + 1 > groups[i].most) continue;
+      const double g = groups[i].aggregate(n[i] + 1) - groups[i].aggregate(n[i]);
+      if (g > gain) {
+        gain = g;
+        best = static_cast<int>(i);
+      }
+    }
+    if (best < 0) return {};
+    ++n[static_cast<size_t>(best)];
+  }
+  return n;
+}
+
+}  // namespace
+
+std::optional<ReplicaSet> replica_set(std::vector<Plan> plans, const ModelDesc& model,
+                                      const PlanRequest& request) {
+  std::vector<PlanRequest> loads(plans.size(), request);
+  if (request.concurrency > 0) {
+    std::vector<GroupLoad> groups;
+    for (const Plan& p : plans)
+      groups.emplace_back(p, model, request);
+    std::vector<int> n = share_in_flight(groups, request.concurrency);
+    if (n.empty()) return std::nullopt;
+    for (size_t i = 0; i < plans.size(); ++i)
+      loads[i].concurrency = n[i];
+  } else if (request.rate > 0) {
+    // Arrivals shared by what each copy finishes at its most within the targets.
+    std::vector<double> capacity;
+    double sum = 0;
+    for (const Plan& p : plans) {
+      capacity.push_back(p.serving->requests_per_s);
+      sum += capacity.back();
+    }
+    for (size_t i = 0; i < plans.size(); ++i)
+      loads[i].rate = request.rate * capacity[i] / sum;
+  } else {
+    for (size_t i = 0; i < plans.size(); ++i)
+      loads[i].concurrency = plans[i].serving->requests_in_flight;
+  }
   ReplicaSet set;
-  for (const Plan& p : plans)
-    set.aggregate_tokens_per_s += p.serving->aggregate_tokens_per_s;
+  double rate = 0;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    try {
+      apply_serving(plans[i], model, loads[i]);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kFailed) throw;
+      return std::nullopt;
+    }
+    set.aggregate_tokens_per_s += plans[i].serving->aggregate_tokens_per_s;
+    rate += plans[i].serving->requests_per_s;
+  }
   for (const Plan& p : plans) {
+    const ServingInfo& s = *p.serving;
     ReplicaInfo r;
     for (const auto& rank : p.ranks)
       r.hosts.push_back(rank.host);
     r.strategy = p.strategy;
     r.backend = p.backend;
-    r.concurrency = p.serving->concurrency;
-    r.stream_tokens_per_s = p.serving->stream_tokens_per_s;
-    r.aggregate_tokens_per_s = p.serving->aggregate_tokens_per_s;
-    r.request_share =
-        set.aggregate_tokens_per_s > 0 ? r.aggregate_tokens_per_s / set.aggregate_tokens_per_s : 0;
+    r.requests_in_flight = s.requests_in_flight;
+    r.requests_per_s = s.requests_per_s;
+    r.ttft_s = s.ttft_s;
+    r.tpot_s = s.tpot_s;
+    r.stream_tokens_per_s = s.stream_tokens_per_s;
+    r.aggregate_tokens_per_s = s.aggregate_tokens_per_s;
+    r.request_share = rate > 0 ? s.requests_per_s / rate : 0;
     r.ranks = p.ranks;
     set.replicas.push_back(std::move(r));
   }
   set.plans = std::move(plans);
   return set;
+}
+
+ServingInfo replicas_serving(const ReplicaSet& set) {
+  ServingInfo s = *set.plans.front().serving;
+  s.requests_in_flight = s.max_requests_in_flight = 0;
+  s.requests_per_s = s.aggregate_tokens_per_s = s.output_tokens_per_s = s.ttft_s = s.tpot_s = 0;
+  for (size_t i = 0; i < set.plans.size(); ++i) {
+    const ServingInfo& r = *set.plans[i].serving;
+    const double share = set.replicas[i].request_share;
+    s.requests_in_flight += r.requests_in_flight;
+    s.max_requests_in_flight += r.max_requests_in_flight;
+    s.requests_per_s += r.requests_per_s;
+    s.aggregate_tokens_per_s += r.aggregate_tokens_per_s;
+    s.output_tokens_per_s += r.output_tokens_per_s;
+    s.ttft_s += share * r.ttft_s;
+    s.tpot_s += share * r.tpot_s;
+    if (r.stream_tokens_per_s < s.stream_tokens_per_s) {  // a request may land on the slowest
+      s.stream_tokens_per_s = r.stream_tokens_per_s;
+      s.step_s = r.step_s;
+    }
+  }
+  s.bound_aggregate_tokens_per_s =
+      std::max(s.bound_aggregate_tokens_per_s, s.aggregate_tokens_per_s);
+  return s;
 }
 
 namespace {
@@ -67,52 +174,71 @@ std::vector<size_t> members_of(size_t mask, size_t n) {
 }
 
 // The partition of hosts 0..n-1 into two or more groups (hosts may stay idle) with the largest
-// sum of the groups' aggregate tokens/s, by a dynamic program over subsets: best[mask][c] is the
-// most that the hosts of `mask` serve in c groups (c = 2 meaning two or more). The lowest host of
-// a mask either stays idle or joins one group, so every partition is reached once.
-template <typename GroupPlan>
-std::vector<std::vector<size_t>> best_partition(size_t n, GroupPlan& group_plan) {
-  const size_t full = (size_t{1} << n) - 1;
-  std::vector<double> value(full + 1, -1);  // a group's aggregate; -1 when it cannot hold a copy
+// sum of the groups' decode tokens/s, by a dynamic program over subsets: best[m][c][k] is the most
+// that the hosts of `mask` serve in c groups (c = 2 meaning two or more) holding k units of the
+// load. value(g)[u] is group g's tokens/s holding u units (-1: it cannot); with units = 0 each
+// group serves at its own best. The lowest host of a mask either stays idle or joins one group,
+// so every partition is reached once.
+template <typename GroupValues>
+std::vector<std::vector<size_t>> best_partition(size_t n, size_t units, GroupValues& value_of) {
+  const size_t full = (size_t{1} << n) - 1, width = units + 1;
+  std::vector<std::vector<double>> value(full + 1);
   for (size_t m = 1; m <= full; ++m)
-    if (const auto& p = group_plan(members_of(m, n))) value[m] = p->serving->aggregate_tokens_per_s;
+    value[m] = value_of(members_of(m, n));
   constexpr double kNone = -1;
-  std::vector<std::array<double, 3>> best(full + 1, {kNone, kNone, kNone});
-  // How best[m][c] was reached: the group holding m's lowest host (0: that host stays idle) and
-  // the count of groups among the other hosts.
-  std::vector<std::array<size_t, 3>> group(full + 1, {0, 0, 0});
-  std::vector<std::array<int, 3>> before(full + 1, {0, 1, 2});
-  best[0][0] = 0;
+  // best[(m * 3 + c) * width + k]; how it was reached: the group holding m's lowest host (0: that
+  // host stays idle), and the groups and units among the other hosts.
+  std::vector<double> best((full + 1) * 3 * width, kNone);
+  struct Step {
+    size_t group = 0, units = 0;
+    int groups = 0;
+  };
+  std::vector<Step> how((full + 1) * 3 * width);
+  auto at = [&](size_t m, int c, size_t k) { return (m * 3 + static_cast<size_t>(c)) * width + k; };
+  best[at(0, 0, 0)] = 0;
   for (size_t m = 1; m <= full; ++m) {
     const size_t low = m & (~m + 1), rest = m ^ low;
-    best[m] = best[rest];
+    for (int c = 0; c < 3; ++c)
+      for (size_t k = 0; k < width; ++k) {
+        best[at(m, c, k)] = best[at(rest, c, k)];
+        how[at(m, c, k)] = {0, k, c};
+      }
     for (size_t sub = rest;; sub = (sub - 1) & rest) {
       const size_t g = sub | low;
-      for (int c = 0; c < 3 && value[g] >= 0; ++c) {
-        if (best[m ^ g][c] < 0) continue;
+      const std::vector<double>& v = value[g];
+      for (int c = 0; c < 3 && !v.empty(); ++c) {
         const int to = std::min(c + 1, 2);
-        const double v = best[m ^ g][c] + value[g];
-        if (v > best[m][to] * (1 + 1e-12) + 1e-12) {
-          best[m][to] = v;
-          group[m][to] = g;
-          before[m][to] = c;
+        for (size_t used = 0; used < width; ++used) {
+          const double before = best[at(m ^ g, c, used)];
+          if (before < 0) continue;
+          for (size_t u = units == 0 ? 0 : 1; used + u < width && u < v.size(); ++u) {
+            if (v[u] < 0) continue;
+            const double total = before + v[u];
+            double& b = best[at(m, to, used + u)];
+            if (total > b * (1 + 1e-12) + 1e-12) {
+              b = total;
+              how[at(m, to, used + u)] = {g, used, c};
+            }
+          }
         }
       }
       if (sub == 0) break;
     }
   }
   std::vector<std::vector<size_t>> out;
-  if (best[full][2] < 0) return out;
+  if (best[at(full, 2, units)] < 0) return out;
   int c = 2;
+  size_t k = units;
   for (size_t m = full; m;) {
-    const size_t g = group[m][c];
-    if (g == 0) {  // the lowest host idle
+    const Step s = how[at(m, c, k)];
+    if (s.group == 0) {  // the lowest host idle
       m ^= m & (~m + 1);
       continue;
     }
-    out.push_back(members_of(g, n));
-    c = before[m][c];
-    m ^= g;
+    out.push_back(members_of(s.group, n));
+    c = s.groups;
+    k = s.units;
+    m ^= s.group;
   }
   return out;
 }
@@ -144,7 +270,25 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
   std::vector<std::vector<std::vector<size_t>>> splits;
   // Small clusters: the best of every partition (it covers the splits tried for larger ones).
   if (n <= kExactReplicaHosts) {
-    splits.push_back(best_partition(n, group_plan));
+    // The load in units: every request up to kLoadUnits of them, else kLoadUnits even parts
+    // (the split found is then shared out request by request).
+    const int total = request.concurrency;
+    const size_t units = total > 0 ? static_cast<size_t>(std::min(total, kLoadUnits)) : 0;
+    std::map<std::vector<size_t>, GroupLoad> loads;
+    auto values = [&](const std::vector<size_t>& members) {
+      const std::optional<Plan>& p = group_plan(members);
+      if (!p) return std::vector<double>{};
+      if (units == 0) return std::vector<double>{p->serving->aggregate_tokens_per_s};
+      const GroupLoad& g = loads.try_emplace(members, *p, model, request).first->second;
+      std::vector<double> v(units + 1, -1);
+      for (size_t u = 1; u <= units; ++u) {
+        const int k = std::max(1, static_cast<int>(std::lround(static_cast<double>(u) * total /
+                                                               static_cast<double>(units))));
+        if (k <= g.most) v[u] = g.aggregate(k);
+      }
+      return v;
+    };
+    splits.push_back(best_partition(n, units, values));
   } else {
     // k groups balanced by memory: each host, largest first, joins the group with the least.
     for (size_t k = 2; k <= n; ++k) {
@@ -178,8 +322,8 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
     for (const auto& g : groups)
       if (const auto& p = group_plan(g)) plans.push_back(*p);
     if (plans.size() < 2) continue;
-    ReplicaSet set = replica_set(std::move(plans));
-    if (!best || set.aggregate_tokens_per_s > best->aggregate_tokens_per_s * 1.000001)
+    std::optional<ReplicaSet> set = replica_set(std::move(plans), model, request);
+    if (set && (!best || set->aggregate_tokens_per_s > best->aggregate_tokens_per_s * 1.000001))
       best = std::move(set);
   }
   return best;

@@ -1,6 +1,6 @@
 // Replicas: the candidate hosts split into groups that each serve a full copy of the model, each
 // group planned by the existing strategies (any strategy inside a group) with its own batched
-// decode. Requests are shared among the replicas by capacity (aggregate tokens/s).
+// decode. The load is the whole plan's, shared among the replicas (docs/serving.md).
 #pragma once
 
 #include <optional>
@@ -22,18 +22,28 @@ struct ReplicaSet {
   double aggregate_tokens_per_s = 0;
 };
 
-// The plan of one group of hosts (names, in candidate order) with serving figures, or nothing
-// when the model does not fit on it.
+// The plan of one group of hosts (names, in candidate order) with serving figures at its own best
+// load within the request's targets, or nothing when the model does not fit on it.
 std::optional<Plan> plan_group(const Cluster& cluster, const Catalog& catalog,
                                const ModelDesc& model, const PlanRequest& request,
                                const std::vector<std::string>& hosts, const Clock& clock);
 
-// Replicas from plans of disjoint groups: request shares by capacity.
-ReplicaSet replica_set(std::vector<Plan> plans);
+// Replicas from plans of disjoint groups (each planned by plan_group) serving the request's load
+// together: N requests in flight shared where each adds the most tokens/s, arrivals shared by
+// what each copy finishes within the targets, or each at its own best. Request shares are the
+// replicas' requests a second. Nothing when the load does not fit or a replica misses a target.
+std::optional<ReplicaSet> replica_set(std::vector<Plan> plans, const ModelDesc& model,
+                                      const PlanRequest& request);
+
+// The serving figures of replicas together: loads and tokens/s summed, each request's means
+// weighted by the replicas' request shares, one stream's speed the slowest replica's.
+ServingInfo replicas_serving(const ReplicaSet& set);
 
 // Up to this many candidates, replicas are chosen over every partition of the hosts (each
 // subset planned once: 2^n plans); above it, over the splits below.
 inline constexpr size_t kExactReplicaHosts = 8;
+// Requests in flight are shared among those groups in at most this many parts.
+inline constexpr int kLoadUnits = 64;
 
 // The split of `whole`'s candidates into two or more groups with the highest aggregate
 // tokens/s: every partition (hosts may stay idle) up to kExactReplicaHosts candidates; groups

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "lib/models/model_catalog.hpp"
@@ -25,31 +26,19 @@ PlanRequest throughput(const std::string& strategy) {
   return r;
 }
 
-// The best split found by trying every assignment of each host to a group or to none.
-double brute_force_best(const Cluster& cluster, const ModelDesc& m, const PlanRequest& r,
-                        const std::vector<std::string>& hosts) {
-  std::map<std::vector<std::string>, double> value;  // -1: no copy fits
-  auto group_value = [&](const std::vector<std::string>& g) {
-    auto it = value.find(g);
-    if (it != value.end()) return it->second;
-    auto p = plan_group(cluster, Catalog::builtin(), m, r, g, SteadyClock());
-    return value[g] = p ? p->serving->aggregate_tokens_per_s : -1;
-  };
+// The best split found by trying every assignment of each host to a group or to none, each split
+// weighed by `weigh` (-1: it cannot serve).
+using Weigh = std::function<double(const std::vector<std::vector<std::string>>&)>;
+double brute_force_best(const std::vector<std::string>& hosts, const Weigh& weigh) {
   std::vector<int> label(hosts.size(), -1);  // -1 idle, else group number
   double best = -1;
   std::function<void(size_t, int)> assign = [&](size_t i, int groups) {
     if (i == hosts.size()) {
       if (groups < 2) return;
-      double sum = 0;
-      for (int g = 0; g < groups; ++g) {
-        std::vector<std::string> members;
-        for (size_t h = 0; h < hosts.size(); ++h)
-          if (label[h] == g) members.push_back(hosts[h]);
-        double v = group_value(members);
-        if (v < 0) return;
-        sum += v;
-      }
-      best = std::max(best, sum);
+      std::vector<std::vector<std::string>> split(static_cast<size_t>(groups));
+      for (size_t h = 0; h < hosts.size(); ++h)
+        if (label[h] >= 0) split[static_cast<size_t>(label[h])].push_back(hosts[h]);
+      best = std::max(best, weigh(split));
       return;
     }
     for (int g = -1; g <= groups; ++g) {  // idle, an existing group, or a new one
@@ -59,6 +48,27 @@ double brute_force_best(const Cluster& cluster, const ModelDesc& m, const PlanRe
   };
   assign(0, 0);
   return best;
+}
+
+// Each group at its own best, summed.
+double brute_force_best(const Cluster& cluster, const ModelDesc& m, const PlanRequest& r,
+                        const std::vector<std::string>& hosts) {
+  std::map<std::vector<std::string>, double> value;  // -1: no copy fits
+  auto group_value = [&](const std::vector<std::string>& g) {
+    auto it = value.find(g);
+    if (it != value.end()) return it->second;
+    auto p = plan_group(cluster, Catalog::builtin(), m, r, g, SteadyClock());
+    return value[g] = p ? p->serving->aggregate_tokens_per_s : -1;
+  };
+  return brute_force_best(hosts, [&](const std::vector<std::vector<std::string>>& split) {
+    double sum = 0;
+    for (const auto& g : split) {
+      const double v = group_value(g);
+      if (v < 0) return -1.0;
+      sum += v;
+    }
+    return sum;
+  });
 }
 
 TEST(replica_groups_test, replicas_are_the_best_split_of_a_small_cluster) {
@@ -94,6 +104,43 @@ TEST(replica_groups_test, replicas_are_the_best_split_of_a_small_cluster) {
       EXPECT_TRUE(seen.insert(h).second) << h << " is in two replicas";
   }
   EXPECT_NEAR(shares, 1, 1e-9);
+}
+
+// A load of N requests in flight in all: the split chosen serves as much as the best of every
+// split with the N shared out over its groups, and the groups hold exactly N.
+TEST(replica_groups_test, a_total_load_is_shared_over_the_best_split) {
+  Cluster c = testing::load_example("ethernet-5-node.yaml");
+  ModelDesc m = model("llama-3.3-70b-4bit");
+  for (int n : {3, 8, 40}) {
+    PlanRequest r = throughput("auto");
+    r.concurrency = n;
+    Plan whole = plan_model(c, Catalog::builtin(), m, r, SteadyClock(), serving_score(m, r));
+    auto set = best_replicas(c, Catalog::builtin(), m, r, whole, SteadyClock());
+    ASSERT_TRUE(set) << n;
+    int in_flight = 0;
+    for (const auto& rep : set->replicas)
+      in_flight += rep.requests_in_flight;
+    EXPECT_EQ(in_flight, n);
+    std::vector<std::string> hosts;
+    for (const auto& h : whole.hosts)
+      hosts.push_back(h.name);
+    std::map<std::vector<std::string>, std::optional<Plan>> plans;
+    const double best =
+        brute_force_best(hosts, [&](const std::vector<std::vector<std::string>>& split) {
+          std::vector<Plan> group_plans;
+          for (const auto& g : split) {
+            auto it = plans.find(g);
+            if (it == plans.end())
+              it =
+                  plans.emplace(g, plan_group(c, Catalog::builtin(), m, r, g, SteadyClock())).first;
+            if (!it->second) return -1.0;
+            group_plans.push_back(*it->second);
+          }
+          auto shared = replica_set(group_plans, m, r);
+          return shared ? shared->aggregate_tokens_per_s : -1.0;
+        });
+    EXPECT_NEAR(set->aggregate_tokens_per_s, best, best * 1e-9) << n;
+  }
 }
 
 TEST(replica_groups_test, throughput_compares_strategies_at_their_best_number_of_streams) {

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <optional>
 
@@ -177,6 +178,29 @@ BaselineInfo proportional_baseline(const Cluster& cluster, const Catalog& catalo
   return prop;
 }
 
+// The load in words: "32 requests in flight in all", "1.5 requests a second in all".
+std::string load_words(const PlanRequest& request, const ServingInfo& s) {
+  if (request.rate > 0) return fmt::format("{:g} requests a second in all", request.rate);
+  return fmt::format("{} request{} in flight in all", s.requests_in_flight,
+                     s.requests_in_flight == 1 ? "" : "s");
+}
+
+// Replicas against one copy under the same load: the more tokens/s, or for a stated arrival
+// rate (the same tokens either way) the shorter mean request.
+bool serves_better(const ReplicaSet& set, const ServingInfo& one, const PlanRequest& request) {
+  if (request.rate > 0) {
+    double theirs = 0;
+    for (const ReplicaInfo& r : set.replicas)
+      theirs +=
+          r.request_share *
+          (r.ttft_s + r.tpot_s * static_cast<double>(std::max<int64_t>(one.output_tokens - 1, 0)));
+    const double mine =
+        one.ttft_s + one.tpot_s * static_cast<double>(std::max<int64_t>(one.output_tokens - 1, 0));
+    return theirs < mine * (1 - 1e-6);
+  }
+  return set.aggregate_tokens_per_s > one.aggregate_tokens_per_s * 1.000001;
+}
+
 }  // namespace
 
 Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
@@ -187,18 +211,30 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
     return r;
   }
   Plan plan = plan_model(cluster, catalog, model, request, clock, serving_score(model, request));
-  apply_serving(plan, model, request);
   const bool throughput = serving_objective(request) == "throughput";
+  // Under the throughput objective one copy over the hosts may miss the load or a target that
+  // replicas meet: its failure is kept until they have been weighed.
+  std::exception_ptr whole_failed;
+  try {
+    apply_serving(plan, model, request);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kFailed || !throughput) throw;
+    whole_failed = std::current_exception();
+  }
 
   if (throughput) {
     // Baselines for the objective: one copy of the latency plan, and the memory-proportional
-    // pipeline, each at its own best number of streams.
-    BaselineInfo lat{"latency-plan", true, 0, 0, 0, {}, ""};
-    lat.token_latency_s = 1 / plan.serving->stream_tokens_per_s;
-    lat.decode_tokens_per_s = plan.serving->aggregate_tokens_per_s;
+    // pipeline, each under the same load.
+    BaselineInfo lat{"latency-plan", !whole_failed, 0, 0, 0, {}, ""};
     for (const auto& r : plan.ranks)
       lat.hosts.push_back(r.host);
-    lat.note = "one copy of the latency plan, aggregate tokens/s";
+    if (plan.serving) {
+      lat.token_latency_s = 1 / plan.serving->stream_tokens_per_s;
+      lat.decode_tokens_per_s = plan.serving->aggregate_tokens_per_s;
+      lat.note = "one copy of the latency plan, aggregate tokens/s";
+    } else {
+      lat.note = "one copy over the hosts does not serve the load within the targets";
+    }
     BaselineInfo prop = proportional_baseline(cluster, catalog, model, request, clock);
 
     // Replicas run the engine chosen for all the hosts.
@@ -206,24 +242,29 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
     if (same_engine.engine.empty() && !plan.engine.empty()) same_engine.engine = plan.engine;
     std::optional<ReplicaSet> set =
         best_replicas(cluster, catalog, model, same_engine, plan, clock);
-    if (set && set->aggregate_tokens_per_s > plan.serving->aggregate_tokens_per_s * 1.000001) {
+    if (set && (whole_failed || serves_better(*set, *plan.serving, request))) {
       Plan first = set->plans.front();
-      ServingInfo s = *first.serving;
-      double worst = s.stream_tokens_per_s;
-      for (const Plan& p : set->plans)
-        worst = std::min(worst, p.serving->stream_tokens_per_s);
-      s.aggregate_tokens_per_s = set->aggregate_tokens_per_s;
-      s.stream_tokens_per_s = worst;  // a request may land on the slowest replica
-      s.bound_aggregate_tokens_per_s =
-          std::max(plan.serving->bound_aggregate_tokens_per_s, s.aggregate_tokens_per_s);
-      first.serving = s;
+      first.serving = replicas_serving(*set);
       first.replicas = set->replicas;
       first.engine = plan.engine;
       first.engine_reason = plan.engine_reason;
-      first.notes.push_back(fmt::format(
-          "{} replicas serve {:.1f} tokens/s in all against {:.1f} for one copy over the hosts",
-          set->replicas.size(), set->aggregate_tokens_per_s, plan.serving->aggregate_tokens_per_s));
+      if (plan.serving) {
+        first.serving->bound_aggregate_tokens_per_s =
+            std::max(plan.serving->bound_aggregate_tokens_per_s, set->aggregate_tokens_per_s);
+        first.notes.push_back(fmt::format(
+            "{} replicas serve {:.1f} tokens/s in all against {:.1f} for one copy over the "
+            "hosts, {}",
+            set->replicas.size(), set->aggregate_tokens_per_s, plan.serving->aggregate_tokens_per_s,
+            load_words(request, *first.serving)));
+      } else {
+        first.notes.push_back(fmt::format(
+            "{} replicas serve {:.1f} tokens/s in all, {}; one copy over the hosts does not",
+            set->replicas.size(), set->aggregate_tokens_per_s,
+            load_words(request, *first.serving)));
+      }
       plan = std::move(first);
+    } else if (whole_failed) {
+      std::rethrow_exception(whole_failed);
     }
     for (BaselineInfo* b : {&lat, &prop}) {
       if (b->feasible && b->decode_tokens_per_s > 0)

@@ -26,9 +26,6 @@ namespace meshplan {
 // setup, which the cost model does not price.
 inline constexpr int64_t kDisaggregationPrompt = 8192;
 
-// Tokens generated per request for end-to-end times when --output-tokens is not given.
-inline constexpr int64_t kDefaultOutputTokens = 256;
-
 // The serving plan: the strategies' plan over all candidates, or replicas of it over groups of
 // hosts when that serves more (throughput objective), with the shapes compared. The throughput
 // objective with --strategy auto also plans routed serving and keeps it when it serves more;

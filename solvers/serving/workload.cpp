@@ -34,7 +34,11 @@ Workload parse_workload(std::string_view text, const std::string& file_name) {
   double total = 0;
   for (const DocNode& m : models.items()) {
     m.require_object();
-    m.check_keys({"model", "quant", "share", "concurrency", "prompt", "output", "context"});
+    if (const DocNode* old = m.find("concurrency"))
+      old->fail(
+          "\"concurrency\" (streams per replica) is gone: give requests_in_flight, the requests "
+          "in flight over all of the model's replicas");
+    m.check_keys({"model", "quant", "share", "requests_in_flight", "prompt", "output", "context"});
     WorkloadEntry e;
     e.where = m.where();
     e.model = m.at("model").as_string();
@@ -43,10 +47,11 @@ Workload parse_workload(std::string_view text, const std::string& file_name) {
       e.share = s->as_number();
       if (!(e.share > 0)) s->fail("expected a share of the requests above 0 (0.7, 3)");
     }
-    if (const DocNode* c = m.find("concurrency")) {
+    if (const DocNode* c = m.find("requests_in_flight")) {
       int64_t v = c->as_int();
-      if (v < 1 || v > 4096) c->fail("expected streams per replica from 1 to 4096");
-      e.concurrency = static_cast<int>(v);
+      if (v < 1 || v > 4096)
+        c->fail("expected requests in flight over the model's replicas, from 1 to 4096");
+      e.requests_in_flight = static_cast<int>(v);
     }
     if (const DocNode* p = m.find("prompt")) e.prompt = tokens(*p);
     if (const DocNode* o = m.find("output")) e.output = tokens(*o);

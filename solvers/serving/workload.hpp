@@ -1,5 +1,6 @@
 // A workload file (`meshplan plan --workload FILE`, meshplan.workload/1, JSON or YAML): the models
-// a cluster serves, each with its share of the requests, streams, prompt, output and context.
+// a cluster serves, each with its share of the requests, requests in flight, prompt, output and
+// context.
 #pragma once
 
 #include <cstdint>
@@ -14,10 +15,10 @@ namespace meshplan {
 inline constexpr const char* kWorkloadSchema = "meshplan.workload/1";
 
 struct WorkloadEntry {
-  std::string model;    // a name of `meshplan models`, a folder or a config.json
-  std::string quant;    // "" = the name's
-  double share = 1;     // of the requests, normalised over the entries
-  int concurrency = 0;  // streams per replica; 0 = the best that fits
+  std::string model;           // a name of `meshplan models`, a folder or a config.json
+  std::string quant;           // "" = the name's
+  double share = 1;            // of the requests, normalised over the entries
+  int requests_in_flight = 0;  // over all of the model's replicas; 0 = as many as serve the most
   int64_t prompt = 512;
   int64_t output = 256;
   int64_t context = 4096;

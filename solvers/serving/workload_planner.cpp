@@ -29,7 +29,7 @@ class Assigner {
       r.context = m.entry.context;
       r.prompt = m.entry.prompt;
       r.output_tokens = m.entry.output;
-      r.concurrency = m.entry.concurrency;
+      r.concurrency = m.entry.requests_in_flight;
       requests_.push_back(r);
     }
     PlanningProblem problem(cluster, catalog, *models.front().model, requests_.front());
@@ -45,6 +45,7 @@ class Assigner {
   }
 
   const std::string& objective() const { return objective_; }
+  const PlanRequest& request(size_t m) const { return requests_[m]; }
   size_t hosts() const { return names_.size(); }
   size_t models() const { return models_.size(); }
 
@@ -223,12 +224,13 @@ WorkloadPlan plan_workload(const Cluster& cluster, const Catalog& catalog,
             "the models placed already",
             models[m].model->name);
     }
-    ReplicaSet set = replica_set(plans);
+    std::optional<ReplicaSet> shared_out = replica_set(plans, *models[m].model, a.request(m));
+    if (!shared_out)
+      throw failure("{}: its {} requests in flight do not fit on its hosts within the targets",
+                    models[m].model->name, models[m].entry.requests_in_flight);
+    ReplicaSet& set = *shared_out;
     Plan plan = set.plans.front();
-    ServingInfo s = *plan.serving;
-    s.aggregate_tokens_per_s = set.aggregate_tokens_per_s;
-    for (const Plan& p : set.plans)
-      s.stream_tokens_per_s = std::min(s.stream_tokens_per_s, p.serving->stream_tokens_per_s);
+    ServingInfo s = replicas_serving(set);
     if (!colocated.empty()) shared.push_back(colocated);
     plan.serving = s;
     if (set.replicas.size() > 1) plan.replicas = set.replicas;

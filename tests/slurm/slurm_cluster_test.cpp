@@ -66,7 +66,7 @@ void write_two_node_plan(const std::string& dir) {
          "     interfaces: [{name: ib0, kind: ethernet, ipv4: 10.1.0.2, prefix: 24}]}\n"
          "links:\n  - {topology: switch, kind: 100gbe, hosts: all, subnet: 10.1.0.0/24}\n";
   std::ofstream(dir + "/two_plan.json")
-      << R"({"schema": "meshplan.plan/1", "strategy": "pipeline", "backend": "ethernet",
+      << R"({"schema": "meshplan.plan/2", "strategy": "pipeline", "backend": "ethernet",
  "transport": "network", "ranks": [{"rank": 0, "host": "gpu02", "layers": [0, 40]},
  {"rank": 1, "host": "gpu01", "layers": [40, 80]}]})";
 }
@@ -145,7 +145,7 @@ TEST_F(SlurmClusterTest, controller_accepts_the_heterogeneous_job_of_a_replica_p
          "     interfaces: [{name: ib0, kind: ethernet, ipv4: 10.1.0.3, prefix: 24}]}\n"
          "links:\n  - {topology: switch, kind: 100gbe, hosts: all, subnet: 10.1.0.0/24}\n";
   std::ofstream(dir + "/replicas_plan.json")
-      << R"({"schema": "meshplan.plan/1", "strategy": "pipeline", "backend": "ethernet",
+      << R"({"schema": "meshplan.plan/2", "strategy": "pipeline", "backend": "ethernet",
  "transport": "network", "ranks": [{"rank": 0, "host": "gpu02", "layers": [0, 40]},
  {"rank": 1, "host": "gpu01", "layers": [40, 80]}],
  "replicas": [
@@ -176,7 +176,7 @@ TEST_F(SlurmClusterTest, one_node_script_runs_to_completion_with_the_stub_engine
         "schema: meshplan.cluster/1\nname: one\nhosts:\n  - {name: " + node +
             ", os: {kind: linux}, memory: 64GiB,\n     interfaces: [{name: lo, kind: ethernet, "
             "ipv4: 127.0.0.1, prefix: 8}]}\n");
-  write(dir + "/one_plan.json", R"({"schema": "meshplan.plan/1", "strategy": "pipeline",
+  write(dir + "/one_plan.json", R"({"schema": "meshplan.plan/2", "strategy": "pipeline",
  "backend": "ethernet", "transport": "local", "ranks": [{"rank": 0, "host": ")" +
                                     node + R"(", "layers": [0, 32]}]})");
   write(dir + "/stub.sh",
