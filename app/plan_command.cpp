@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <filesystem>
 #include <memory>
 
 #include "app/commands.hpp"
@@ -14,12 +15,14 @@
 #include "lib/models/expert_load.hpp"
 #include "lib/models/model_loader.hpp"
 #include "lib/plan/engines.hpp"
+#include "lib/plan/frontier_svg.hpp"
 #include "lib/plan/infeasible_plan.hpp"
 #include "lib/plan/plan_host_lines.hpp"
 #include "lib/plan/plan_json.hpp"
 #include "lib/plan/plan_report.hpp"
 #include "lib/plan/workload_plan.hpp"
 #include "solvers/problem/plan_request.hpp"
+#include "solvers/serving/serving_frontier.hpp"
 #include "solvers/serving/serving_planner.hpp"
 #include "solvers/serving/workload.hpp"
 #include "solvers/serving/workload_planner.hpp"
@@ -34,6 +37,8 @@ struct PlanOptions {
   std::string workload;
   std::string profile;
   bool json = false;
+  bool frontier = false;
+  std::string frontier_svg;
 };
 
 constexpr const char* kPlanHelp =
@@ -50,6 +55,7 @@ Examples:
   meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --pin studio-1=0-39 --max-hosts 3
   meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --objective throughput --concurrency 32
   meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --rate 0.5 --ttft-ms 2000 --tpot-ms 50
+  meshplan plan -c cluster.yaml -m gpt-oss-120b --concurrency 32 --frontier-svg frontier.svg
   meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --objective throughput --strategy routed
   meshplan plan -c cluster.yaml -m llama-3.3-70b-4bit --strategy routed --profile measured.yaml
 
@@ -227,8 +233,14 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   step("cluster");
   Plan plan;
   try {
-    plan = request.serving() ? plan_serving(cluster, ctx.catalog, model, request, ctx.clock, routed)
-                             : plan_model(cluster, ctx.catalog, model, request, ctx.clock);
+    const bool frontier = o.frontier || !o.frontier_svg.empty();
+    plan = request.serving() || frontier
+               ? plan_serving(cluster, ctx.catalog, model, request, ctx.clock, routed)
+               : plan_model(cluster, ctx.catalog, model, request, ctx.clock);
+    if (frontier) {
+      if (!plan.serving) apply_serving(plan, model, request);
+      plan.frontier = serving_frontier(cluster, ctx.catalog, model, request, plan, ctx.clock);
+    }
   } catch (const Error& e) {
     // --json readers get an object on stdout for a plan that cannot be made, too.
     if (o.json && e.kind() == ErrorKind::kFailed)
@@ -239,6 +251,14 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   // -v: the figures behind the prediction, per candidate host.
   for (const HostInfo& h : plan.hosts)
     ctx.console.info(plan_host_line(h));
+  if (!o.frontier_svg.empty())
+    write_output(ctx, o.frontier_svg,
+                 frontier_svg(*plan.frontier,
+                              fmt::format("{} on {}: the serving frontier", model.name,
+                                          a.cluster == "-" ? std::string("stdin")
+                                                           : std::filesystem::path(a.cluster)
+                                                                 .filename()
+                                                                 .string())));
   write_plan(o, ctx, plan, model, cluster);
   step("output");
   std::string spent;
@@ -268,6 +288,11 @@ void add_plan_command(CLI::App& app, AppContext& ctx) {
   sub->add_option("--workload", o->workload,
                   "Several models: a workload file (JSON or YAML, docs/workload-file.md)");
   sub->add_flag("--json", o->json, "Print the plan file (JSON) instead of the table");
+  sub->add_flag("--frontier", o->frontier,
+                "Add the serving frontier: for every shape the engine runs, tokens/s each and in "
+                "all as the requests in flight grow (a table; \"frontier\" in the plan file)");
+  sub->add_option("--frontier-svg", o->frontier_svg,
+                  "Write the frontier as an SVG chart here, atomically (implies --frontier)");
   sub->add_option("-o,--output", o->output, "Write the plan file (JSON) here, atomically");
   sub->callback([o, &ctx] { ctx.run = [o, &ctx] { return run_plan(*o, ctx); }; });
 }

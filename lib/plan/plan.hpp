@@ -177,6 +177,26 @@ struct ShapeInfo {
   bool chosen = false;
 };
 
+// The serving frontier (plan --frontier): for each shape the engine runs, what every stream and
+// all of them together get as the load grows.
+struct FrontierPoint {
+  int requests_in_flight = 1;
+  double stream_tokens_per_s = 0;  // 1 / the mean time per output token under the load
+  double aggregate_tokens_per_s = 0;
+  double ttft_s = 0;
+  bool meets_targets = true;
+};
+struct FrontierSeries {
+  std::string shape;  // "tensor over a+b", "one copy on a", "replicas", "prefill a, decode b"
+  std::vector<std::string> hosts;
+  std::vector<FrontierPoint> points;
+};
+struct Frontier {
+  std::vector<FrontierSeries> series;
+  std::string chosen_shape;  // the plan's own, and its point under the request's load
+  FrontierPoint chosen;
+};
+
 // Routed serving (--strategy routed): every host's layer range and the tokens/s it carries, and
 // the flow on every link used, which a request scheduler follows as weights.
 struct RoutedHostInfo {
@@ -236,6 +256,7 @@ struct Plan {
   std::vector<ShapeInfo> shapes;       // prefill/decode shapes compared, the chosen one marked
   int64_t output_tokens = 0;           // with shapes: tokens generated per request
   std::optional<RoutingInfo> routing;  // --strategy routed
+  std::optional<Frontier> frontier;    // plan --frontier
   // The engine the plan is made for (lib/plan/engines.hpp), "" when none runs it, and why it
   // (or none) was chosen: "asked for", "every host is a Mac", ...
   std::string engine;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "lib/core/units.hpp"
@@ -111,7 +112,48 @@ ojson routing_json(const RoutingInfo& r) {
   return x;
 }
 
+ojson frontier_point_json(const FrontierPoint& p) {
+  ojson x;
+  x["requests_in_flight"] = p.requests_in_flight;
+  x["stream_tokens_per_s"] = tps(p.stream_tokens_per_s);
+  x["aggregate_tokens_per_s"] = tps(p.aggregate_tokens_per_s);
+  x["ttft_ms"] = json_ms(p.ttft_s);
+  x["meets_targets"] = p.meets_targets;
+  return x;
+}
+
+ojson frontier_json(const Frontier& f) {
+  ojson series = ojson::array();
+  for (const FrontierSeries& s : f.series) {
+    ojson points = ojson::array();
+    for (const FrontierPoint& p : s.points)
+      points.push_back(frontier_point_json(p));
+    series.push_back(ojson{{"shape", s.shape}, {"hosts", s.hosts}, {"points", points}});
+  }
+  ojson chosen = frontier_point_json(f.chosen);
+  chosen["shape"] = f.chosen_shape;
+  return ojson{{"series", series}, {"chosen", chosen}};
+}
+
 }  // namespace
+
+std::string render_frontier_table(const Frontier& f) {
+  std::string out = fmt::format("Frontier (the plan: {}, {} in flight, {:.1f} tokens/s each, "
+                                "{:.1f} in all):\n",
+                                f.chosen_shape, f.chosen.requests_in_flight,
+                                f.chosen.stream_tokens_per_s, f.chosen.aggregate_tokens_per_s);
+  size_t width = 5;
+  for (const FrontierSeries& s : f.series)
+    width = std::max(width, s.shape.size());
+  out += fmt::format("  {:<{}}  {:>9}  {:>13}  {:>15}  {:>9}  {}\n", "shape", width, "in flight",
+                     "tokens/s each", "tokens/s in all", "TTFT", "targets");
+  for (const FrontierSeries& s : f.series)
+    for (const FrontierPoint& p : s.points)
+      out += fmt::format("  {:<{}}  {:>9}  {:>13.1f}  {:>15.1f}  {:>9}  {}\n", s.shape, width,
+                         p.requests_in_flight, p.stream_tokens_per_s, p.aggregate_tokens_per_s,
+                         format_duration(p.ttft_s), p.meets_targets ? "met" : "missed");
+  return out;
+}
 
 void add_serving_json(const Plan& plan, ojson& j) {
   if (plan.serving) j["serving"] = serving_json(*plan.serving);
@@ -129,6 +171,7 @@ void add_serving_json(const Plan& plan, ojson& j) {
     j["shapes"] = ss;
   }
   if (plan.routing) j["routing"] = routing_json(*plan.routing);
+  if (plan.frontier) j["frontier"] = frontier_json(*plan.frontier);
 }
 
 std::string render_serving(const Plan& plan) {
@@ -187,6 +230,7 @@ std::string render_serving(const Plan& plan) {
         s.decode_tokens_per_s, format_duration(s.end_to_end_s), plan.output_tokens,
         s.chosen ? " (chosen)" : "");
   }
+  if (plan.frontier) out += render_frontier_table(*plan.frontier);
   return out;
 }
 

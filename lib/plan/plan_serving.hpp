@@ -12,9 +12,11 @@
 
 namespace meshplan {
 
-// Adds "serving", "replicas" and "shapes" to a plan's JSON when present.
+// Adds "serving", "replicas", "shapes" and "frontier" to a plan's JSON when present.
 void add_serving_json(const Plan& plan, ojson& j);
-// The table's serving lines ("" when the plan has none).
+// The table's serving lines ("" when the plan has none), the frontier's table last.
 std::string render_serving(const Plan& plan);
+// The frontier as a table: a line per shape and load.
+std::string render_frontier_table(const Frontier& frontier);
 
 }  // namespace meshplan

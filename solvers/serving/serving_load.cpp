@@ -95,6 +95,37 @@ LoadPoint open_load(const CopyCurve& copy, double rate, int64_t output_tokens) {
   return p;
 }
 
+LoadPoint disaggregated_load(const CopyCurve& decode, double prefill_s, double handoff_s,
+                             int in_flight, int64_t output_tokens) {
+  const double n = std::clamp(in_flight, 1, decode.max_streams);
+  const double tokens = static_cast<double>(std::max<int64_t>(output_tokens, 1));
+  LoadPoint p;
+  p.in_flight = n;
+  const double step = step_at(decode, n);
+  p.tpot_s = step;
+  p.decode_tokens_per_s = n / step;
+  // The prefill host's utilisation rho = rate x prefill, the rate n / (TTFT + tokens x step),
+  // TTFT waiting rho t / (2 (1 - rho)) for the prompts ahead: rho x request time grows with rho.
+  auto ttft = [&](double rho) {
+    const double others = rho * (n - 1) / n;
+    return prefill_s + handoff_s + others * prefill_s / (2 * (1 - others));
+  };
+  double lo = 0, hi = 1;
+  for (int i = 0; i < 80; ++i) {
+    const double rho = (lo + hi) / 2;
+    (rho * (ttft(rho) + (tokens - 1) * step) < n * prefill_s ? lo : hi) = rho;
+  }
+  p.busy_prefilling = lo;
+  if (lo > 1 - 1e-9) {
+    p.overloaded = true;
+    return p;
+  }
+  p.ttft_s = ttft(lo);
+  p.requests_per_s = n / (p.ttft_s + (tokens - 1) * step);
+  p.output_tokens_per_s = p.requests_per_s * tokens;
+  return p;
+}
+
 bool LatencyTargets::met_by(const LoadPoint& p) const {
   if (p.overloaded) return false;
   if (ttft_s > 0 && p.ttft_s > ttft_s * (1 + 1e-9)) return false;

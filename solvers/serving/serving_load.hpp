@@ -40,6 +40,13 @@ LoadPoint closed_load(const CopyCurve& copy, int in_flight, int64_t output_token
 // alone take all its time or the requests in flight would not fit.
 LoadPoint open_load(const CopyCurve& copy, double rate, int64_t output_tokens);
 
+// Prefill on one host and decode on another: `decode` decodes the requests in flight with no
+// prefill of its own, each prompt takes `prefill_s` on the prefill host (queued M/D/1 there) and
+// `handoff_s` more to reach the decode host. Overloaded when the prefills take all of the
+// prefill host's time.
+LoadPoint disaggregated_load(const CopyCurve& decode, double prefill_s, double handoff_s,
+                             int in_flight, int64_t output_tokens);
+
 // The latency targets of a request (0 = none) and how far a point misses them.
 struct LatencyTargets {
   double ttft_s = 0;
