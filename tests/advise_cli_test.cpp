@@ -95,6 +95,55 @@ TEST(advise_cli_test, a_purchase_is_drawn_as_a_dashed_host) {
       << dot.out;
 }
 
+// Next to one Mac, a Mac bought is cabled to it by Thunderbolt 5 on free ports (not left on the
+// 1 GbE switch), and the plan over both runs over that cable.
+TEST(advise_cli_test, a_mac_bought_next_to_one_mac_is_cabled_to_it) {
+  const std::string cluster = source_path("tests/fixtures/advice/one-mini-48.yaml");
+  auto r = run_meshplan({"advise", "-c", cluster, "-m", "llama-3.3-70b-8bit", "--buy",
+                         "mac-mini-m4-pro", "--changes", "1", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_GE(j["gains"].size(), 1u) << r.out;
+  bool cabled = false;
+  for (const json& row : j["gains"]) {
+    if (row["changes"][0]["kind"] != "buy") continue;
+    ASSERT_GE(row["cables"].size(), 1u) << row.dump(1);
+    const json& cable = row["cables"][0];
+    EXPECT_EQ(cable["kind"], "tb5") << cable.dump();
+    EXPECT_TRUE(cable["a"]["host"] == "mini-1" || cable["b"]["host"] == "mini-1") << cable.dump();
+    EXPECT_EQ(row["plan"]["hosts"].size(), 2u) << row["plan"].dump(1);
+    cabled = true;
+  }
+  EXPECT_TRUE(cabled);
+}
+
+// A shorter context serves less than was asked: it is listed apart from the changes that keep
+// the request, never ranked with them.
+TEST(advise_cli_test, a_shorter_context_is_a_change_of_the_request_listed_apart) {
+  const std::string cluster = source_path("tests/fixtures/advice/two-minis-48.yaml");
+  auto r = run_meshplan({"advise", "-c", cluster, "-m", "llama-3.3-70b-8bit", "--context", "128k",
+                         "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_GE(j["request_changes"].size(), 1u) << r.out;
+  for (const json& row : j["request_changes"]) {
+    bool context = false;
+    for (const json& c : row["changes"])
+      context = context || c["kind"] == "context";
+    EXPECT_TRUE(context) << row.dump(1);
+  }
+  for (const json& row : j["gains"])
+    for (const json& c : row["changes"])
+      EXPECT_NE(c["kind"], "context") << row.dump(1);
+  auto text = run_meshplan({"advise", "-c", cluster, "-m", "llama-3.3-70b-8bit", "--context",
+                            "128k"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const size_t apart = text.out.find("Changes of the request (not ranked above");
+  ASSERT_NE(apart, std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("context 65536 tokens", apart), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.substr(0, apart).find("context 65536 tokens"), std::string::npos) << text.out;
+}
+
 TEST(advise_cli_test, a_workload_is_ranked_by_the_workload_planners_objective) {
   const std::string cluster = source_path("examples/clusters/studio-air-fabric.yaml");
   const std::string workload = source_path("tests/fixtures/workloads/two-models.yaml");

@@ -85,6 +85,10 @@ std::string write_advice_json(const AdviceReport& report) {
   for (const AdviceRow& r : report.fixes)
     fixes.push_back(row_json(r, report.objective));
   j["fixes"] = fixes;
+  ojson request_changes = ojson::array();
+  for (const AdviceRow& r : report.request_changes)
+    request_changes.push_back(row_json(r, report.objective));
+  j["request_changes"] = request_changes;
   j["search"] = {{"candidates", report.candidates},
                  {"no_gain", report.no_gain},
                  {"max_changes", report.max_changes},
@@ -127,6 +131,12 @@ std::string render_advice(const AdviceReport& report, size_t top) {
     if (report.gains.size() > top)
       out += fmt::format("({} more with --top {} or --json)\n", report.gains.size() - top,
                          report.gains.size());
+  }
+  if (!report.request_changes.empty()) {
+    out += "\nChanges of the request (not ranked above: they serve less than was asked):\n";
+    for (const AdviceRow& r : report.request_changes)
+      out += fmt::format("- {}: {} ({}); {}\n", fmt::join(r.changes, " + "),
+                         figure(r.outcome, obj), gain_text(r), fmt::join(r.steps, "; then "));
   }
   if (!report.fixes.empty()) {
     out += "\nFixes that change no figure:\n";

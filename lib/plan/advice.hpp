@@ -52,6 +52,9 @@ struct AdviceReport {
   std::vector<std::string> findings;  // the check's findings as the cluster stands
   std::vector<AdviceRow> gains;       // best first
   std::vector<AdviceRow> fixes;       // resolve findings without changing the objective
+  // Changes of the request itself (a shorter context): what they would buy, apart from the
+  // changes that keep the request, best first.
+  std::vector<AdviceRow> request_changes;
   int candidates = 0;                 // single changes considered
   int no_gain = 0;                    // of which bought nothing and resolved nothing
   int max_changes = 2;

@@ -122,10 +122,15 @@ void add_host(Scenario& s, const Catalog& catalog, Host host, const std::string&
   if (!s.cluster.networks.empty())
     s.steps.push_back(fmt::format("plug {} into the network switch", name));
   if (!mac) return;
+  // Macs already cabled by Thunderbolt, or one Mac alone: the new one is cabled to them where
+  // both have free ports (Macs joined only by a switch stay so).
   bool cabled_macs = false;
+  int macs = 0;
   for (const Cable& k : s.cluster.cables)
     cabled_macs = cabled_macs || is_thunderbolt(k.kind);
-  if (!cabled_macs) return;
+  for (size_t i = 0; i + 1 < s.cluster.hosts.size(); ++i)
+    macs += is_mac_host(s.cluster.hosts[i], catalog);
+  if (!cabled_macs && macs != 1) return;
   for (size_t i = 0; i + 1 < s.cluster.hosts.size(); ++i) {
     const Host& other = s.cluster.hosts[i];
     if (!is_mac_host(other, catalog)) continue;

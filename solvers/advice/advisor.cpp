@@ -263,7 +263,11 @@ void add_rows(AdviceSearch& a, std::vector<Tried>& tried) {
     AdviceRow r = row_of(t, changes, report);
     if (!single) t.result.findings = findings_of(t.scenario.cluster, a.catalog);
     r.resolves = a.resolved(t);
-    report.gains.push_back(std::move(r));
+    // A shorter context serves less than was asked: listed apart, not ranked with the rest.
+    bool changes_request = false;
+    for (size_t i : t.changes)
+      changes_request = changes_request || changes[i].kind == "context";
+    (changes_request ? report.request_changes : report.gains).push_back(std::move(r));
   }
 }
 
@@ -312,12 +316,11 @@ AdviceReport advise(const Cluster& cluster, const Catalog& catalog, const Advise
   std::vector<std::string> narrowed;
   try_combinations(search, pool, tried, narrowed);
   add_rows(search, tried);
-  std::stable_sort(report.gains.begin(), report.gains.end(),
-                   [](const AdviceRow& a, const AdviceRow& b) {
-                     if (a.outcome.score != b.outcome.score)
-                       return a.outcome.score > b.outcome.score;
-                     return a.changes.size() < b.changes.size();
-                   });
+  for (auto* rows : {&report.gains, &report.request_changes})
+    std::stable_sort(rows->begin(), rows->end(), [](const AdviceRow& a, const AdviceRow& b) {
+      if (a.outcome.score != b.outcome.score) return a.outcome.score > b.outcome.score;
+      return a.changes.size() < b.changes.size();
+    });
 
   report.search =
       report.exact ? fmt::format("every combination of up to {} changes tried", request.max_changes)

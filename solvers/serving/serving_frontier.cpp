@@ -7,6 +7,7 @@
 
 #include "lib/core/error.hpp"
 #include "lib/plan/engines.hpp"
+#include "lib/plan/strategy_kind.hpp"
 #include "solvers/problem/batched_decode.hpp"
 #include "solvers/serving/replica_groups.hpp"
 #include "solvers/serving/serving_load.hpp"
@@ -98,9 +99,11 @@ Frontier serving_frontier(const Cluster& cluster, const Catalog& catalog, const 
   int most_gpus = 1;
   for (const HostInfo& h : chosen.hosts)
     most_gpus = std::max(most_gpus, h.gpus);
-  for (const char* strategy : {"pipeline", "tensor", "expert", "hybrid"}) {
+  for (StrategyKind kind : {StrategyKind::kPipeline, StrategyKind::kTensor, StrategyKind::kExpert,
+                            StrategyKind::kHybrid}) {
+    const std::string strategy(name(kind));
     std::vector<int> degrees = {0};
-    if (std::string(strategy) == "pipeline" && most_gpus > 1)
+    if (kind == StrategyKind::kPipeline && most_gpus > 1)
       for (int d = 1; d <= most_gpus; d *= 2)
         degrees.push_back(d);
     for (int d : degrees) {
