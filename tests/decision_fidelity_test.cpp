@@ -108,13 +108,18 @@ struct Measured {
   double tokens_per_s = 0;
 };
 
-// Measured figures of one file grouped by (model, streams).
-std::map<std::pair<std::string, int>, std::vector<Measured>> measured(const std::string& file) {
+// Measured figures of one file grouped by (model, streams); of one weight format ("format" in
+// measure_moe_formats.py's files) when given.
+std::map<std::pair<std::string, int>, std::vector<Measured>> measured(
+    const std::string& file, const std::string& format = "", const std::string& model = "") {
   std::map<std::pair<std::string, int>, std::vector<Measured>> out;
   json d = json::parse(read_text(source_path("tests/data/" + file)));
-  for (const json& r : d["results"])
+  for (const json& r : d["results"]) {
+    if (!format.empty() && r.value("format", "") != format) continue;
+    if (!model.empty() && r["model"] != model) continue;
     out[{r["model"].get<std::string>(), r["streams"].get<int>()}].push_back(
         {r["layout"], r["tokens_per_s"]});
+  }
   return out;
 }
 
@@ -122,9 +127,10 @@ std::map<std::pair<std::string, int>, std::vector<Measured>> measured(const std:
 // returns how many were compared. A pair in `misses` ("llama-3.1-8b 32 tp4/tp1", the faster first)
 // is held to its winner only, and must still miss.
 int check_pairs(const std::string& file, const std::string& quant, const std::string& link = "",
-                std::set<std::string> misses = {}) {
+                std::set<std::string> misses = {}, const std::string& format = "",
+                const std::string& only_model = "") {
   int pairs = 0;
-  for (const auto& [key, runs] : measured(file)) {
+  for (const auto& [key, runs] : measured(file, format, only_model)) {
     const auto& [model, streams] = key;
     std::map<std::string, double> plan;
     for (const Measured& m : runs)
@@ -179,6 +185,49 @@ TEST(decision_fidelity_test, dense_layouts_on_two_h200s) {
 
 TEST(decision_fidelity_test, a_mixture_of_experts_on_one_and_two_h200s) {
   EXPECT_EQ(check_pairs("moe_decode_h200x2.json", "bf16"), 3);
+}
+
+// gpt-oss-120b's layers with FP8 experts (the model's bf16 does not fit one H200) and
+// Qwen3-30B-A3B's in bf16 (measure_moe_formats.py, our
+// own Triton kernel for FP8 and torch._grouped_mm for bf16) at 1 to 64 streams, on one H200 and
+// with the experts split over two: 7 pairs each. Then two one-GPU copies sharing N requests
+// against one copy over both GPUs holding all N (the two copies' figure is twice one GPU's at
+// N/2): the copies win up to 8 requests and lose from 32, and the plan must say so, within 10 %.
+// MXFP4 was measured too but is not held here: Hopper has no MXFP4 path, and our kernel is bound
+// by decoding the 4-bit values (0.6 to 0.95 TB/s a GPU), not by the bytes it reads.
+TEST(decision_fidelity_test, mixture_of_experts_formats_at_1_to_64_streams_on_h200s) {
+  EXPECT_EQ(check_pairs("moe_formats_h200x2.json", "fp8", "", {}, "fp8", "gpt-oss-120b"), 7);
+  EXPECT_EQ(check_pairs("moe_formats_h200x2.json", "bf16", "", {}, "bf16", "qwen3-30b-a3b"), 7);
+  int pairs = 0;
+  for (const auto& [format, model_name] :
+       {std::pair{"fp8", "gpt-oss-120b"}, {"bf16", "qwen3-30b-a3b"}}) {
+    const std::string quant = format;
+    const auto runs = measured("moe_formats_h200x2.json", format, model_name);
+    for (const auto& [key, at_n] : runs) {
+      const auto& [model, n] = key;
+      auto half = runs.find({model, n / 2});
+      if (n < 2 || half == runs.end()) continue;
+      double one_gpu = 0, both = 0;
+      for (const Measured& m : half->second)
+        if (m.layout == "1gpu") one_gpu = m.tokens_per_s;
+      for (const Measured& m : at_n)
+        if (m.layout == "ep2") both = m.tokens_per_s;
+      ASSERT_GT(one_gpu * both, 0) << model << " " << n;
+      const double measured_ratio = 2 * one_gpu / both;
+      const double predicted_ratio = 2 *
+                                     predicted(model + "-" + quant, layout_of("1gpu"), n / 2, "") /
+                                     predicted(model + "-" + quant, layout_of("ep2"), n, "");
+      const std::string what = fmt::format(
+          "{} {} requests, two copies / one over two GPUs: measured {:.3f}, predicted {:.3f}",
+          model, n, measured_ratio, predicted_ratio);
+      EXPECT_NEAR(predicted_ratio / measured_ratio, 1.0, kRatioTolerance) << what;
+      if (std::abs(measured_ratio - 1) > kTieBand) {
+        EXPECT_EQ(measured_ratio > 1, predicted_ratio > 1) << "another winner: " << what;
+      }
+      ++pairs;
+    }
+  }
+  EXPECT_EQ(pairs, 12);
 }
 
 // Macs: the published runs of exo's tensor parallel (RDMA, JACCL mesh) and llama.cpp's RPC
