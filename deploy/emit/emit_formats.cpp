@@ -10,6 +10,7 @@
 #include "deploy/emit/slurm_hetjob.hpp"
 #include "deploy/writers/ansible_inventory.hpp"
 #include "deploy/writers/deepspeed_files.hpp"
+#include "deploy/writers/exo_disaggregated.hpp"
 #include "deploy/writers/exo_env.hpp"
 #include "deploy/writers/llama_rpc.hpp"
 #include "deploy/writers/mlx_cuda_hostfile.hpp"
@@ -78,6 +79,11 @@ bool no_mac(const EmitInput& in) {
 // One vLLM instance over the plan's ranks, unless its chosen shape splits prefill from decode.
 bool one_vllm_instance(const EmitInput& in) {
   return no_mac(in) && !plan_disaggregates(in);
+}
+
+// exo over the plan's ranks; a prefill/decode pair starts from exo-disaggregated.sh instead.
+bool exo_over_ranks(const EmitInput& in) {
+  return !plan_disaggregates(in);
 }
 
 // The Slurm job starts one engine over the plan's ranks: not the prefill/decode pair.
@@ -179,8 +185,14 @@ const std::vector<EmitFormat>& emit_formats() {
        "llama.cpp: rpc-server per rank, then llama-server with --rpc and --tensor-split (needs "
        "--plan)",
        write_llama_rpc, "llama-rpc.sh", true, split_by_layers, name(EngineKind::kLlamaRpc)},
+      {"exo-disagg",
+       "exo with prefill and decode on different hosts (the plan's chosen shape): each host's exo "
+       "with ENABLE_DISAGGREGATION=true, then a script that creates a one-node instance on each "
+       "and links them",
+       write_exo_disaggregated, "exo-disaggregated.sh", true, plan_disaggregates,
+       name(EngineKind::kExo)},
       {"exo-env", "per host, the exo command with its --namespace and ports", write_exo_env,
-       "exo.sh", false, nullptr, name(EngineKind::kExo)},
+       "exo.sh", false, exo_over_ranks, name(EngineKind::kExo)},
       {"vllm",
        "per node, vllm serve with -tp, -pp, --nnodes, --node-rank, --master-addr (needs --plan); "
        "-tp is the GPUs each layer is split over, -pp the pipeline's stages (hosts, or a host's "

@@ -56,6 +56,11 @@ constexpr GuideStep kSteps[] = {
      "`ray up ray-cluster.yaml` from a host that reaches all by ssh, or the `ray start` lines at "
      "its end, {first} (head) first; then the `vllm serve ... --distributed-executor-backend ray` "
      "line at its end, on {first}."},
+    {"exo-disaggregated.sh", "exo, prefill and decode apart",
+     "Install exo on both hosts (on an NVIDIA host with MLX's CUDA build). Start each host's exo "
+     "line on it, the prefill host first; once both answer `curl http://HOST:52415/node_id`, run "
+     "the script's `python3` part with the model's Hugging Face id in place of MODEL: it creates "
+     "an instance on each host and links them."},
     {"exo.sh", "exo",
      "Run each host's line on that host, {first} first. exo chooses its own layer placement: it "
      "cannot take the plan's split."},

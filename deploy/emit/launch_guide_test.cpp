@@ -21,7 +21,8 @@ TEST(launch_guide_test, emit_all_writes_each_applicable_file_and_a_guide_in_orde
   for (const EmitFormat& f : emit_formats())
     EXPECT_EQ(files.count(std::string(f.file)) == 1,
               f.name != "ray-cluster" && f.name != "setup" && f.name != "teardown" &&
-                  f.name != "routing" && f.name != "nginx" && f.name != "vllm-disagg")
+                  f.name != "routing" && f.name != "nginx" && f.name != "vllm-disagg" &&
+                  f.name != "exo-disagg")
         << f.name;
   const std::string& guide = files.at("LAUNCH.md");
   EXPECT_NE(guide.find("Ray is not written"), std::string::npos);

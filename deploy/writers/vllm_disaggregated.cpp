@@ -11,33 +11,6 @@
 namespace meshplan {
 namespace {
 
-// The prefill and decode hosts as a plan of their own, checked over those hosts: their addresses,
-// data interfaces and GPUs come from the launch layout every engine's file uses.
-struct PairLaunch {
-  std::optional<PlanRanks> plan;
-  CheckReport report;
-};
-
-PairLaunch pair_launch(const EmitInput& in) {
-  PairLaunch p;
-  p.plan = PlanRanks{};
-  p.plan->engine = name(EngineKind::kVllm);
-  for (const auto* hosts :
-       {&in.plan->disaggregated->prefill_hosts, &in.plan->disaggregated->decode_hosts})
-    for (const std::string& h : *hosts) {
-      PlanRank r;
-      r.rank = static_cast<int>(p.plan->ranks.size());
-      r.host = h;
-      p.plan->ranks.push_back(r);
-    }
-  CheckOptions o;
-  o.backend = backend_for_plan(in.requested_backend, p.plan);
-  o.hosts = p.plan->hosts();
-  o.fixed_order = true;
-  p.report = check_cluster(in.topology, o);
-  return p;
-}
-
 // UCX's device for the KV cache: the node's RDMA NIC port when it has one, else its data interface.
 std::string ucx_device(const LaunchNode& n) {
   if (!n.rdma_devices.empty()) return n.rdma_devices.front() + ":1";
@@ -57,6 +30,26 @@ std::string serve_line(const LaunchNode& n, const std::string& model, int port,
 
 }  // namespace
 
+PairLaunch pair_launch(const EmitInput& in, EngineKind engine) {
+  PairLaunch p;
+  p.plan = PlanRanks{};
+  p.plan->engine = name(engine);
+  for (const auto* hosts :
+       {&in.plan->disaggregated->prefill_hosts, &in.plan->disaggregated->decode_hosts})
+    for (const std::string& h : *hosts) {
+      PlanRank r;
+      r.rank = static_cast<int>(p.plan->ranks.size());
+      r.host = h;
+      p.plan->ranks.push_back(r);
+    }
+  CheckOptions o;
+  o.backend = backend_for_plan(in.requested_backend, p.plan);
+  o.hosts = p.plan->hosts();
+  o.fixed_order = true;
+  p.report = check_cluster(in.topology, o);
+  return p;
+}
+
 bool plan_disaggregates(const EmitInput& in) {
   return in.plan && in.plan->disaggregated.has_value();
 }
@@ -67,7 +60,7 @@ std::string write_vllm_disaggregated(const EmitInput& in) {
     throw input_error(
         "vllm-disagg: the plan does not choose prefill on one host and decode on another (plan "
         "with --prompt 8192 or more on NVIDIA hosts compares that shape)");
-  PairLaunch pair = pair_launch(in);
+  PairLaunch pair = pair_launch(in, EngineKind::kVllm);
   const EmitInput sub{
       in.cluster, in.topology,    pair.report, pair.plan, std::string(name(MlxBackend::kAuto)),
       in.envs,    in.env_options, in.launch};

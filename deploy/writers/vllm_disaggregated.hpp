@@ -5,11 +5,25 @@
 // the prefill instance, then to the decode instance, which pulls the KV cache.
 #pragma once
 
+#include <optional>
 #include <string>
+
+#include "lib/plan/engine_kind.hpp"
+#include "lib/plan/plan_file_reader.hpp"
+#include "topologies/check_report.hpp"
 
 namespace meshplan {
 
 struct EmitInput;
+
+// The prefill and decode hosts as a plan of their own for `engine` (prefill hosts first), checked
+// over those hosts: their addresses, data interfaces and GPUs come from the launch layout every
+// engine's file uses.
+struct PairLaunch {
+  std::optional<PlanRanks> plan;
+  CheckReport report;
+};
+PairLaunch pair_launch(const EmitInput& in, EngineKind engine);
 
 inline constexpr int kVllmPrefillPort = 8100;
 inline constexpr int kVllmDecodePort = 8200;

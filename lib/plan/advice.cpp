@@ -135,8 +135,8 @@ std::string render_advice(const AdviceReport& report, size_t top) {
   if (!report.request_changes.empty()) {
     out += "\nChanges of the request (not ranked above: they serve less than was asked):\n";
     for (const AdviceRow& r : report.request_changes)
-      out += fmt::format("- {}: {} ({}); {}\n", fmt::join(r.changes, " + "),
-                         figure(r.outcome, obj), gain_text(r), fmt::join(r.steps, "; then "));
+      out += fmt::format("- {}: {} ({}); {}\n", fmt::join(r.changes, " + "), figure(r.outcome, obj),
+                         gain_text(r), fmt::join(r.steps, "; then "));
   }
   if (!report.fixes.empty()) {
     out += "\nFixes that change no figure:\n";

@@ -32,10 +32,13 @@ const std::vector<Engine>& engines() {
          .mixes = true,
          .pipeline = PipelineSplit::kOwn,
          .tensor = true,
+         .disaggregated = true,
          .transports = "its own discovery (zenoh), MLX ring or JACCL between runners",
          .source = "exo-explore/exo src/exo/master/placement (its own layer placement, in "
-                   "proportion to memory; pipeline or tensor instances); prefill/decode links "
-                   "behind ENABLE_DISAGGREGATION between instances it places itself"},
+                   "proportion to memory; pipeline or tensor instances); @b5375f8: prefill/decode "
+                   "with ENABLE_DISAGGREGATION=true, a one-node instance on each host linked by "
+                   "POST /v1/instance-links, the KV cache sent layer by layer over TCP (MLX on "
+                   "both: an NVIDIA host runs mlx-cuda)"},
         {.kind = EngineKind::kLlamaRpc,
          .macs = true,
          .nvidia = true,

@@ -17,11 +17,20 @@ std::string escaped(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -81,7 +90,8 @@ std::string frontier_svg(const Frontier& f, const std::string& title) {
     const char* colour = kColours[i % std::size(kColours)];
     std::string points;
     for (const FrontierPoint& p : s.points)
-      points += fmt::format("{:.1f},{:.1f} ", X(p.stream_tokens_per_s), Y(p.aggregate_tokens_per_s));
+      points +=
+          fmt::format("{:.1f},{:.1f} ", X(p.stream_tokens_per_s), Y(p.aggregate_tokens_per_s));
     out += fmt::format("<g class=\"series\" data-shape=\"{}\">\n", escaped(s.shape));
     out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
                        points, colour);
@@ -89,9 +99,9 @@ std::string frontier_svg(const Frontier& f, const std::string& title) {
       out += fmt::format(
           "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" stroke=\"{}\"/>"
           "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" fill=\"{}\">{}</text>\n",
-          X(p.stream_tokens_per_s), Y(p.aggregate_tokens_per_s),
-          p.meets_targets ? colour : "white", colour, X(p.stream_tokens_per_s) + 6,
-          Y(p.aggregate_tokens_per_s) - 6, colour, p.requests_in_flight);
+          X(p.stream_tokens_per_s), Y(p.aggregate_tokens_per_s), p.meets_targets ? colour : "white",
+          colour, X(p.stream_tokens_per_s) + 6, Y(p.aggregate_tokens_per_s) - 6, colour,
+          p.requests_in_flight);
     out += "</g>\n";
     const double ly = kTop + 10 + 20 * static_cast<double>(i);
     out += fmt::format(

@@ -7,8 +7,10 @@ namespace {
 
 Frontier two_shapes() {
   Frontier f;
-  f.series.push_back({"tensor over a+b", {"a", "b"}, {{1, 40, 40, 0.2, true}, {8, 25, 200, 0.3, true}}});
-  f.series.push_back({"replicas <a & b>", {"a", "b"}, {{2, 33, 66, 0.3, true}, {8, 20, 160, 0.4, false}}});
+  f.series.push_back(
+      {"tensor over a+b", {"a", "b"}, {{1, 40, 40, 0.2, true}, {8, 25, 200, 0.3, true}}});
+  f.series.push_back(
+      {"replicas <a & b>", {"a", "b"}, {{2, 33, 66, 0.3, true}, {8, 20, 160, 0.4, false}}});
   f.chosen_shape = "tensor over a+b";
   f.chosen = {8, 25, 200, 0.3, true};
   return f;

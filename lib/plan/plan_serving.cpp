@@ -138,10 +138,11 @@ ojson frontier_json(const Frontier& f) {
 }  // namespace
 
 std::string render_frontier_table(const Frontier& f) {
-  std::string out = fmt::format("Frontier (the plan: {}, {} in flight, {:.1f} tokens/s each, "
-                                "{:.1f} in all):\n",
-                                f.chosen_shape, f.chosen.requests_in_flight,
-                                f.chosen.stream_tokens_per_s, f.chosen.aggregate_tokens_per_s);
+  std::string out = fmt::format(
+      "Frontier (the plan: {}, {} in flight, {:.1f} tokens/s each, "
+      "{:.1f} in all):\n",
+      f.chosen_shape, f.chosen.requests_in_flight, f.chosen.stream_tokens_per_s,
+      f.chosen.aggregate_tokens_per_s);
   size_t width = 5;
   for (const FrontierSeries& s : f.series)
     width = std::max(width, s.shape.size());

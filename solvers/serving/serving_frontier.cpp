@@ -53,7 +53,8 @@ FrontierSeries copy_series(const Plan& plan, const ModelDesc& model, const std::
   FrontierSeries s{std::move(shape), hosts_of(plan), {}};
   for (int n : loads)
     if (n <= curve.max_streams)
-      s.points.push_back(frontier_point(closed_load(curve, n, output), n, latency_targets(request)));
+      s.points.push_back(
+          frontier_point(closed_load(curve, n, output), n, latency_targets(request)));
   return s;
 }
 
@@ -123,7 +124,8 @@ Frontier serving_frontier(const Cluster& cluster, const Catalog& catalog, const 
   std::set<std::string> kinds;
   for (const HostInfo& h : chosen.hosts) {
     if (kinds.size() >= kSingleHostSeries) break;
-    const std::string kind = fmt::format("{}/{}/{}/{}", h.usable_bytes, h.bandwidth, h.flops, h.gpus);
+    const std::string kind =
+        fmt::format("{}/{}/{}/{}", h.usable_bytes, h.bandwidth, h.flops, h.gpus);
     if (!kinds.insert(kind).second) continue;
     if (engine && !runs_on(*engine, cluster, catalog, {h.name})) continue;
     PlanRequest r = base;
@@ -177,7 +179,8 @@ Frontier serving_frontier(const Cluster& cluster, const Catalog& catalog, const 
     const int64_t output = request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens;
     for (int n : loads) {
       if (n > curve.max_streams) break;
-      LoadPoint lp = disaggregated_load(curve, std::max(prefill, 0.0), shape.kv_transfer_s, n, output);
+      LoadPoint lp =
+          disaggregated_load(curve, std::max(prefill, 0.0), shape.kv_transfer_s, n, output);
       if (lp.overloaded) break;
       s.points.push_back(frontier_point(lp, n, latency_targets(request)));
     }
@@ -186,9 +189,9 @@ Frontier serving_frontier(const Cluster& cluster, const Catalog& catalog, const 
   // The plan's own point.
   if (chosen.serving) {
     const ServingInfo& sv = *chosen.serving;
-    f.chosen_shape = !chosen.replicas.empty()
-                         ? "replicas"
-                         : fmt::format("{} over {}", chosen.strategy, joined(hosts_of(chosen), "+"));
+    f.chosen_shape = !chosen.replicas.empty() ? "replicas"
+                                              : fmt::format("{} over {}", chosen.strategy,
+                                                            joined(hosts_of(chosen), "+"));
     f.chosen.requests_in_flight = sv.requests_in_flight;
     f.chosen.stream_tokens_per_s = sv.tpot_s > 0 ? 1 / sv.tpot_s : sv.stream_tokens_per_s;
     f.chosen.aggregate_tokens_per_s = sv.aggregate_tokens_per_s;

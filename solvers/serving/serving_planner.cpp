@@ -35,7 +35,8 @@ std::string disaggregation_refusal(const std::string& engine, const ShapeInfo& s
   if (!e->disaggregated)
     return fmt::format(
         "{} does not hand a request from a prefill host to a decode host it is "
-        "told (vLLM does, with a KV connector, on NVIDIA hosts)",
+        "told (vLLM does, with a KV connector, on NVIDIA hosts; exo does, between MLX instances "
+        "it links)",
         e->title);
   if (std::string why = platform_refusal(*e, cluster, catalog, hosts); !why.empty())
     return fmt::format("{} cannot run on them ({})", e->title, why);
