@@ -252,13 +252,13 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   for (const HostInfo& h : plan.hosts)
     ctx.console.info(plan_host_line(h));
   if (!o.frontier_svg.empty())
-    write_output(ctx, o.frontier_svg,
-                 frontier_svg(*plan.frontier,
-                              fmt::format("{} on {}: the serving frontier", model.name,
-                                          a.cluster == "-" ? std::string("stdin")
-                                                           : std::filesystem::path(a.cluster)
-                                                                 .filename()
-                                                                 .string())));
+    write_output(
+        ctx, o.frontier_svg,
+        frontier_svg(
+            *plan.frontier,
+            fmt::format("{} on {}: the serving frontier", model.name,
+                        a.cluster == "-" ? std::string("stdin")
+                                         : std::filesystem::path(a.cluster).filename().string())));
   write_plan(o, ctx, plan, model, cluster);
   step("output");
   std::string spent;

@@ -121,8 +121,8 @@ TEST(advise_cli_test, a_mac_bought_next_to_one_mac_is_cabled_to_it) {
 // the request, never ranked with them.
 TEST(advise_cli_test, a_shorter_context_is_a_change_of_the_request_listed_apart) {
   const std::string cluster = source_path("tests/fixtures/advice/two-minis-48.yaml");
-  auto r = run_meshplan({"advise", "-c", cluster, "-m", "llama-3.3-70b-8bit", "--context", "128k",
-                         "--json"});
+  auto r = run_meshplan(
+      {"advise", "-c", cluster, "-m", "llama-3.3-70b-8bit", "--context", "128k", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(r.out);
   ASSERT_GE(j["request_changes"].size(), 1u) << r.out;
@@ -135,8 +135,8 @@ TEST(advise_cli_test, a_shorter_context_is_a_change_of_the_request_listed_apart)
   for (const json& row : j["gains"])
     for (const json& c : row["changes"])
       EXPECT_NE(c["kind"], "context") << row.dump(1);
-  auto text = run_meshplan({"advise", "-c", cluster, "-m", "llama-3.3-70b-8bit", "--context",
-                            "128k"});
+  auto text =
+      run_meshplan({"advise", "-c", cluster, "-m", "llama-3.3-70b-8bit", "--context", "128k"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   const size_t apart = text.out.find("Changes of the request (not ranked above");
   ASSERT_NE(apart, std::string::npos) << text.out;

@@ -20,7 +20,8 @@ using testing::temp_dir;
 const std::string kSparks = source_path("tests/fixtures/clusters/spark-pair-roce-cable.yaml");
 
 json plan(const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"plan", "--json", "-c", kSparks, "-m", "gpt-oss-120b-mxfp4-bf16"};
+  std::vector<std::string> args = {"plan",  "--json", "-c",
+                                   kSparks, "-m",     "gpt-oss-120b-mxfp4-bf16"};
   args.insert(args.end(), extra.begin(), extra.end());
   auto r = run_meshplan(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -85,8 +86,8 @@ TEST(frontier_cli_test, points_that_miss_the_targets_are_marked) {
     for (const json& q : series["points"]) {
       const bool ok = q["ttft_ms"].get<double>() <= 400 * (1 + 1e-9) &&
                       1000 / q["stream_tokens_per_s"].get<double>() <= 40 * (1 + 1e-3);
-      EXPECT_EQ(q["meets_targets"].get<bool>(), ok) << series["shape"] << " "
-                                                   << q["requests_in_flight"];
+      EXPECT_EQ(q["meets_targets"].get<bool>(), ok)
+          << series["shape"] << " " << q["requests_in_flight"];
       (ok ? met : missed) += 1;
     }
   EXPECT_GT(met, 0);

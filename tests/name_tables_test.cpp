@@ -76,7 +76,6 @@ const std::set<std::pair<std::string, std::string>>& allowed() {
       // Programs on a generated command line, and a launch guide's heading.
       {"deploy/writers/vllm_disaggregated.cpp", "vllm"},
       {"deploy/writers/exo_env.cpp", "exo"},
-      {"deploy/writers/exo_disaggregated.cpp", "exo"},
       {"deploy/emit/launch_guide.cpp", "exo"},
   };
   return a;

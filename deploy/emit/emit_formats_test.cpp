@@ -33,7 +33,8 @@ TEST(emit_formats_test, finds_every_format_by_name_and_nothing_else) {
   EXPECT_EQ(emit_format_names(),
             "mlx-hostfile, mlx-env, mlx-launch, setup, teardown, dot, openmpi-hostfile, "
             "mpich-hostfile, deepspeed-hostfile, deepspeed-env, torchrun, nccl-env, llama-rpc, "
-            "exo-disagg, exo-env, vllm, vllm-disagg, ray-cluster, ansible-inventory, routing, nginx or slurm");
+            "exo-disagg, exo-env, vllm, vllm-disagg, ray-cluster, ansible-inventory, routing, "
+            "nginx or slurm");
   // Every format has its own file name in `emit all`'s folder.
   std::set<std::string_view> files;
   for (const EmitFormat& f : emit_formats())

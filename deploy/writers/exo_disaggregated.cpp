@@ -80,10 +80,6 @@ std::string write_exo_disaggregated(const EmitInput& in) {
   const LaunchLayout& layout = sub.layout();
   const size_t p = 0, q = 1;  // the pair's plan lists the prefill host first
   const int api = launch_port(sub, kExoDefaultApiPort);
-  if (api < 3) throw input_error("--port {}: exo needs the two ports below its API port", api);
-  const std::string ns = !in.launch.exo_namespace.empty() ? in.launch.exo_namespace
-                         : in.cluster.name.empty()        ? "meshplan"
-                                                          : in.cluster.name;
   const std::string model = in.launch.model.empty() ? "MODEL" : in.launch.model;
   std::string out = fmt::format(
       "# exo (@b5375f8), prefill on {} and decode on {}: prompts of more than 1000 tokens are "
@@ -91,21 +87,10 @@ std::string write_exo_disaggregated(const EmitInput& in) {
       "MLX (an NVIDIA host through mlx-cuda).\n",
       layout.nodes[p].host->name, layout.nodes[q].host->name, layout.nodes[p].host->name,
       layout.nodes[q].host->name, layout.nodes[q].host->name);
-  for (size_t i : {p, q}) {
-    std::vector<std::string> words = {"exo",
-                                      "--api-port",
-                                      std::to_string(api),
-                                      "--zenoh-port",
-                                      std::to_string(api - 1),
-                                      "--discovery-port",
-                                      std::to_string(api - 2),
-                                      "--namespace",
-                                      ns};
-    if (i == p) words.push_back("--force-master");
+  for (size_t i : {p, q})
     out += fmt::format("\n# {} on {}:\n{}\n", i == p ? "prefill" : "decode",
                        layout.nodes[i].host->name,
-                       shell_command({{"ENABLE_DISAGGREGATION", "true"}}, words));
-  }
+                       shell_command({{"ENABLE_DISAGGREGATION", "true"}}, exo_words(sub, i == p)));
   const std::string prefill_api =
       fmt::format("http://{}:{}", layout.reachable(p, "the link script calls its API"), api);
   const std::string decode_api =

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace meshplan {
 
@@ -13,5 +14,11 @@ struct EmitInput;
 inline constexpr int kExoDefaultApiPort = 52415;  // exo --api-port default
 
 std::string write_exo_env(const EmitInput& in);
+
+// The discovery namespace: --namespace, else the cluster's name, else "meshplan".
+std::string exo_namespace(const EmitInput& in);
+// One host's exo command: the API port and the two below it, the namespace, and --force-master
+// on the host the others join.
+std::vector<std::string> exo_words(const EmitInput& in, bool master);
 
 }  // namespace meshplan

@@ -55,8 +55,8 @@ struct AdviceReport {
   // Changes of the request itself (a shorter context): what they would buy, apart from the
   // changes that keep the request, best first.
   std::vector<AdviceRow> request_changes;
-  int candidates = 0;                 // single changes considered
-  int no_gain = 0;                    // of which bought nothing and resolved nothing
+  int candidates = 0;  // single changes considered
+  int no_gain = 0;     // of which bought nothing and resolved nothing
   int max_changes = 2;
   int plans = 0;  // plans made, the baseline included
   bool exact = true;

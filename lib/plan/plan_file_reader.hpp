@@ -62,8 +62,8 @@ struct PlanRanks {
   struct ModelShape {
     int layers = 0, attention_heads = 0, kv_heads = 0, hidden_size = 0, routed_experts = 0;
   } model;
-  std::vector<PlanRank> ranks;           // in rank order
-  std::optional<RoutingInfo> routing;    // routed plans: hosts' flows and the links' flows
+  std::vector<PlanRank> ranks;         // in rank order
+  std::optional<RoutingInfo> routing;  // routed plans: hosts' flows and the links' flows
   // Serving plans that split the hosts into replicas (`ranks` is then the first one's).
   std::vector<PlanReplica> replicas;
   std::optional<PlanDisaggregation>
