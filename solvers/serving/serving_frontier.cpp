@@ -68,136 +68,180 @@ std::vector<int> frontier_loads(int top, int also) {
   return {loads.begin(), loads.end()};
 }
 
-Frontier serving_frontier(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
-                          const PlanRequest& request, const Plan& chosen, const Clock& clock) {
-  Frontier f;
-  const int chosen_n = chosen.serving ? chosen.serving->requests_in_flight : 1;
-  const std::vector<int> loads =
-      frontier_loads(std::min(std::max(64, 2 * chosen_n), BatchedDecode::kMaxStreams), chosen_n);
-  // Every shape is planned for the request as given, for its own engine, with no load of its own.
-  PlanRequest base = request;
-  base.concurrency = 0;
-  base.rate = 0;
-  base.ttft_target_s = base.tpot_target_s = 0;
-  base.objective = "throughput";
-  if (base.engine.empty()) base.engine = chosen.engine;
-  const Engine* engine = find_engine(base.engine);
-  std::set<std::string> seen;
-  auto add = [&](FrontierSeries s) {
-    if (s.points.empty() || !seen.insert(s.shape).second) return;
-    f.series.push_back(std::move(s));
-  };
-  auto try_plan = [&](PlanRequest r) -> std::optional<Plan> {
-    try {
-      return plan_model(cluster, catalog, model, r, clock);
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::kFailed) throw;
-      return std::nullopt;
-    }
-  };
+namespace {
+
+// A plan's shape as the frontier names it: "one copy on a", or "tensor over a+b".
+std::string shape_of(const Plan& p) {
+  const std::vector<std::string> on = hosts_of(p);
+  return on.size() == 1 ? "one copy on " + on.front()
+                        : fmt::format("{} over {}", p.strategy, joined(on, "+"));
+}
+
+// The series of one frontier, shape by shape; a shape already listed is not listed twice.
+class FrontierBuilder {
+ public:
+  FrontierBuilder(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
+                  const PlanRequest& request, const Plan& chosen, const Clock& clock)
+      : cluster_(cluster),
+        catalog_(catalog),
+        model_(model),
+        request_(request),
+        chosen_(chosen),
+        clock_(clock) {
+    const int n = chosen.serving ? chosen.serving->requests_in_flight : 1;
+    loads_ = frontier_loads(std::min(std::max(64, 2 * n), BatchedDecode::kMaxStreams), n);
+    // Every shape is planned for the request as given, for the plan's engine, with no load.
+    base_ = request;
+    base_.concurrency = 0;
+    base_.rate = 0;
+    base_.ttft_target_s = base_.tpot_target_s = 0;
+    base_.objective = "throughput";
+    if (base_.engine.empty()) base_.engine = chosen.engine;
+  }
+
   // One copy over the candidates by each strategy; on hosts of several GPUs, the pipeline at
   // each tensor degree inside them.
-  int most_gpus = 1;
-  for (const HostInfo& h : chosen.hosts)
-    most_gpus = std::max(most_gpus, h.gpus);
-  for (StrategyKind kind : {StrategyKind::kPipeline, StrategyKind::kTensor, StrategyKind::kExpert,
-                            StrategyKind::kHybrid}) {
-    const std::string strategy(name(kind));
-    std::vector<int> degrees = {0};
-    if (kind == StrategyKind::kPipeline && most_gpus > 1)
-      for (int d = 1; d <= most_gpus; d *= 2)
-        degrees.push_back(d);
-    for (int d : degrees) {
-      PlanRequest r = base;
-      r.strategy = strategy;
-      r.tensor_degree = d;
-      std::optional<Plan> p = try_plan(r);
-      if (!p || p->strategy != strategy) continue;
-      const std::vector<std::string> on = hosts_of(*p);
-      std::string shape = on.size() == 1 ? "one copy on " + on.front()
-                                         : fmt::format("{} over {}", p->strategy, joined(on, "+"));
-      if (d > 0) shape += fmt::format(" (TP {} inside hosts)", d);
-      add(copy_series(*p, model, loads, request, shape));
+  void copies() {
+    int most_gpus = 1;
+    for (const HostInfo& h : chosen_.hosts)
+      most_gpus = std::max(most_gpus, h.gpus);
+    for (StrategyKind kind : {StrategyKind::kPipeline, StrategyKind::kTensor, StrategyKind::kExpert,
+                              StrategyKind::kHybrid}) {
+      std::vector<int> degrees = {0};
+      if (kind == StrategyKind::kPipeline && most_gpus > 1)
+        for (int d = 1; d <= most_gpus; d *= 2)
+          degrees.push_back(d);
+      for (int d : degrees) {
+        PlanRequest r = base_;
+        r.strategy = name(kind);
+        r.tensor_degree = d;
+        std::optional<Plan> p = try_plan(r);
+        if (!p || p->strategy != r.strategy) continue;
+        const std::string shape =
+            shape_of(*p) + (d > 0 ? fmt::format(" (TP {} inside hosts)", d) : "");
+        add(copy_series(*p, model_, loads_, request_, shape));
+      }
     }
   }
-  // One copy on each kind of host alone.
-  std::set<std::string> kinds;
-  for (const HostInfo& h : chosen.hosts) {
-    if (kinds.size() >= kSingleHostSeries) break;
-    const std::string kind =
-        fmt::format("{}/{}/{}/{}", h.usable_bytes, h.bandwidth, h.flops, h.gpus);
-    if (!kinds.insert(kind).second) continue;
-    if (engine && !runs_on(*engine, cluster, catalog, {h.name})) continue;
-    PlanRequest r = base;
-    r.hosts = {h.name};
-    r.min_hosts = r.max_hosts = 0;
-    r.pins.clear();
-    if (std::optional<Plan> p = try_plan(r))
-      add(copy_series(*p, model, loads, request, "one copy on " + h.name));
+
+  // One copy on each kind of host alone (the first kSingleHostSeries kinds).
+  void single_hosts() {
+    const Engine* engine = find_engine(base_.engine);
+    std::set<std::string> kinds;
+    for (const HostInfo& h : chosen_.hosts) {
+      if (kinds.size() >= kSingleHostSeries) break;
+      if (!kinds.insert(fmt::format("{}/{}/{}/{}", h.usable_bytes, h.bandwidth, h.flops, h.gpus))
+               .second)
+        continue;
+      if (engine && !runs_on(*engine, cluster_, catalog_, {h.name})) continue;
+      PlanRequest r = base_;
+      r.hosts = {h.name};
+      r.min_hosts = r.max_hosts = 0;
+      r.pins.clear();
+      if (std::optional<Plan> p = try_plan(r))
+        add(copy_series(*p, model_, loads_, request_, "one copy on " + h.name));
+    }
   }
+
   // Replicas sharing each load, the best split for it.
-  if (chosen.hosts.size() >= 2) {
+  void replicas() {
+    if (chosen_.hosts.size() < 2) return;
     FrontierSeries s{"replicas", {}, {}};
-    for (int n : loads) {
-      PlanRequest r = base;
+    for (int n : loads_) {
+      PlanRequest r = base_;
       r.concurrency = n;
-      std::optional<ReplicaSet> set = best_replicas(cluster, catalog, model, r, chosen, clock);
+      std::optional<ReplicaSet> set = best_replicas(cluster_, catalog_, model_, r, chosen_, clock_);
       if (!set) continue;
       const ServingInfo sv = replicas_serving(*set);
-      FrontierPoint p;
-      p.requests_in_flight = n;
-      p.stream_tokens_per_s = sv.tpot_s > 0 ? 1 / sv.tpot_s : 0;
-      p.aggregate_tokens_per_s = sv.aggregate_tokens_per_s;
-      p.ttft_s = sv.ttft_s;
       LoadPoint lp;
       lp.ttft_s = sv.ttft_s;
       lp.tpot_s = sv.tpot_s;
-      p.meets_targets = latency_targets(request).met_by(lp);
-      s.points.push_back(p);
+      lp.decode_tokens_per_s = sv.aggregate_tokens_per_s;
+      s.points.push_back(frontier_point(lp, n, latency_targets(request_)));
       for (const ReplicaInfo& rep : set->replicas)
         for (const std::string& h : rep.hosts)
           if (std::find(s.hosts.begin(), s.hosts.end(), h) == s.hosts.end()) s.hosts.push_back(h);
     }
     add(std::move(s));
   }
-  // Prefill on one host, decode on another, where the plan compared that shape and the engine
-  // runs it.
-  for (const ShapeInfo& shape : chosen.shapes) {
-    if (shape.shape != "disaggregated") continue;
-    PlanRequest r = base;
-    r.hosts = shape.decode_hosts;
-    std::optional<Plan> p = try_plan(r);
-    if (!p) continue;
-    BatchedDecode decode(*p, model);
-    const CopyCurve curve = copy_curve(*p, decode);
-    const double prefill = shape.ttft_s - shape.kv_transfer_s;
-    FrontierSeries s{fmt::format("prefill {}, decode {}", joined(shape.prefill_hosts, "+"),
-                                 joined(shape.decode_hosts, "+")),
-                     shape.prefill_hosts,
-                     {}};
-    s.hosts.insert(s.hosts.end(), shape.decode_hosts.begin(), shape.decode_hosts.end());
-    const int64_t output = request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens;
-    for (int n : loads) {
-      if (n > curve.max_streams) break;
-      LoadPoint lp =
-          disaggregated_load(curve, std::max(prefill, 0.0), shape.kv_transfer_s, n, output);
-      if (lp.overloaded) break;
-      s.points.push_back(frontier_point(lp, n, latency_targets(request)));
+
+  // Prefill on one host, decode on another, where the plan compared that shape.
+  void pairs() {
+    const int64_t output =
+        request_.output_tokens > 0 ? request_.output_tokens : kDefaultOutputTokens;
+    for (const ShapeInfo& shape : chosen_.shapes) {
+      if (shape.shape != "disaggregated") continue;
+      PlanRequest r = base_;
+      r.hosts = shape.decode_hosts;
+      std::optional<Plan> p = try_plan(r);
+      if (!p) continue;
+      BatchedDecode decode(*p, model_);
+      const CopyCurve curve = copy_curve(*p, decode);
+      const double prefill = std::max(shape.ttft_s - shape.kv_transfer_s, 0.0);
+      FrontierSeries s{fmt::format("prefill {}, decode {}", joined(shape.prefill_hosts, "+"),
+                                   joined(shape.decode_hosts, "+")),
+                       shape.prefill_hosts,
+                       {}};
+      s.hosts.insert(s.hosts.end(), shape.decode_hosts.begin(), shape.decode_hosts.end());
+      for (int n : loads_) {
+        if (n > curve.max_streams) break;
+        LoadPoint lp = disaggregated_load(curve, prefill, shape.kv_transfer_s, n, output);
+        if (lp.overloaded) break;
+        s.points.push_back(frontier_point(lp, n, latency_targets(request_)));
+      }
+      add(std::move(s));
     }
-    add(std::move(s));
   }
-  // The plan's own point.
-  if (chosen.serving) {
-    const ServingInfo& sv = *chosen.serving;
-    f.chosen_shape = !chosen.replicas.empty() ? "replicas"
-                                              : fmt::format("{} over {}", chosen.strategy,
-                                                            joined(hosts_of(chosen), "+"));
-    f.chosen.requests_in_flight = sv.requests_in_flight;
-    f.chosen.stream_tokens_per_s = sv.tpot_s > 0 ? 1 / sv.tpot_s : sv.stream_tokens_per_s;
-    f.chosen.aggregate_tokens_per_s = sv.aggregate_tokens_per_s;
-    f.chosen.ttft_s = sv.ttft_s;
+
+  // The frontier, with the plan's own point.
+  Frontier done() {
+    if (chosen_.serving) {
+      const ServingInfo& sv = *chosen_.serving;
+      f_.chosen_shape = !chosen_.replicas.empty() ? "replicas" : shape_of(chosen_);
+      f_.chosen.requests_in_flight = sv.requests_in_flight;
+      f_.chosen.stream_tokens_per_s = sv.tpot_s > 0 ? 1 / sv.tpot_s : sv.stream_tokens_per_s;
+      f_.chosen.aggregate_tokens_per_s = sv.aggregate_tokens_per_s;
+      f_.chosen.ttft_s = sv.ttft_s;
+    }
+    return std::move(f_);
   }
-  return f;
+
+ private:
+  void add(FrontierSeries s) {
+    if (s.points.empty() || !seen_.insert(s.shape).second) return;
+    f_.series.push_back(std::move(s));
+  }
+  std::optional<Plan> try_plan(const PlanRequest& r) const {
+    try {
+      return plan_model(cluster_, catalog_, model_, r, clock_);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kFailed) throw;
+      return std::nullopt;
+    }
+  }
+
+  const Cluster& cluster_;
+  const Catalog& catalog_;
+  const ModelDesc& model_;
+  const PlanRequest& request_;
+  const Plan& chosen_;
+  const Clock& clock_;
+  PlanRequest base_;
+  std::vector<int> loads_;
+  std::set<std::string> seen_;
+  Frontier f_;
+};
+
+}  // namespace
+
+Frontier serving_frontier(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
+                          const PlanRequest& request, const Plan& chosen, const Clock& clock) {
+  FrontierBuilder b(cluster, catalog, model, request, chosen, clock);
+  b.copies();
+  b.single_hosts();
+  b.replicas();
+  b.pairs();
+  return b.done();
 }
 
 }  // namespace meshplan
