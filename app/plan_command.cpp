@@ -237,10 +237,8 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
     plan = request.serving() || frontier
                ? plan_serving(cluster, ctx.catalog, model, request, ctx.clock, routed)
                : plan_model(cluster, ctx.catalog, model, request, ctx.clock);
-    if (frontier) {
-      if (!plan.serving) apply_serving(plan, model, request);
+    if (frontier)
       plan.frontier = serving_frontier(cluster, ctx.catalog, model, request, plan, ctx.clock);
-    }
   } catch (const Error& e) {
     // --json readers get an object on stdout for a plan that cannot be made, too.
     if (o.json && e.kind() == ErrorKind::kFailed)

@@ -2,6 +2,7 @@
 // its lower bound, baselines and the alternatives considered.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -146,7 +147,11 @@ struct ServingInfo {
   double aggregate_tokens_per_s = 0;  // decode tokens/s over every replica
   double output_tokens_per_s = 0;     // requests_per_s x output tokens
   double ttft_s = 0, tpot_s = 0;      // mean per request under the load (the slowest replica's)
-  double kv_bytes = 0;                // KV of the streams of one replica at the context
+  // One request's mean time: its first token, then the others one per tpot.
+  double request_s() const {
+    return ttft_s + static_cast<double>(std::max<int64_t>(output_tokens - 1, 0)) * tpot_s;
+  }
+  double kv_bytes = 0;                      // KV of the streams of one replica at the context
   double bound_aggregate_tokens_per_s = 0;  // upper bound: every candidate's FLOP/s and bandwidth
   std::string bound_method;
 };

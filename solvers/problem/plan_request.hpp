@@ -59,6 +59,9 @@ struct PlanRequest {
   double ttft_target_s = 0;
   double tpot_target_s = 0;
   int64_t output_tokens = 0;  // 0 = not given (kDefaultOutputTokens)
+  int64_t output_tokens_or_default() const {
+    return output_tokens > 0 ? output_tokens : kDefaultOutputTokens;
+  }
   bool serving() const {
     return concurrency > 0 || rate > 0 || !objective.empty() || ttft_target_s > 0 ||
            tpot_target_s > 0 || output_tokens > 0;

@@ -277,7 +277,7 @@ void predict_routed(Plan& plan, const RoutedInstance& ri, const RoutedSolution& 
       std::max(1, static_cast<int>(std::lround(std::min(in_flight, in_flight * busy))));
   sv.max_requests_in_flight = sv.requests_in_flight;
   sv.prompt_tokens = request.prompt;
-  sv.output_tokens = request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens;
+  sv.output_tokens = request.output_tokens_or_default();
   sv.bound_by = "the hosts' tables";
   sv.step_s = chain_s;
   sv.stream_tokens_per_s = plan.predicted.decode_tokens_per_s;

@@ -49,9 +49,7 @@ struct GroupLoad {
   GroupLoad(const Plan& p, const ModelDesc& model, const PlanRequest& request)
       : decode(std::make_unique<BatchedDecode>(p, model)),
         curve(copy_curve(p, *decode)),
-        most(most_in_flight(
-            curve, latency_targets(request),
-            request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens)) {}
+        most(most_in_flight(curve, latency_targets(request), request.output_tokens_or_default())) {}
   double aggregate(int n) const { return decode->at(n).aggregate_tokens_per_s; }
 };
 

@@ -1,6 +1,7 @@
 #include "solvers/serving/serving_frontier.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -19,13 +20,6 @@ namespace {
 
 // At most this many hosts get a series of their own copy (the first of each kind of host).
 constexpr size_t kSingleHostSeries = 8;
-
-std::string joined(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const std::string& s : v)
-    out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 std::vector<std::string> hosts_of(const Plan& p) {
   std::vector<std::string> out;
@@ -49,7 +43,7 @@ FrontierSeries copy_series(const Plan& plan, const ModelDesc& model, const std::
                            const PlanRequest& request, std::string shape) {
   BatchedDecode decode(plan, model);
   const CopyCurve curve = copy_curve(plan, decode);
-  const int64_t output = request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens;
+  const int64_t output = request.output_tokens_or_default();
   FrontierSeries s{std::move(shape), hosts_of(plan), {}};
   for (int n : loads)
     if (n <= curve.max_streams)
@@ -74,7 +68,7 @@ namespace {
 std::string shape_of(const Plan& p) {
   const std::vector<std::string> on = hosts_of(p);
   return on.size() == 1 ? "one copy on " + on.front()
-                        : fmt::format("{} over {}", p.strategy, joined(on, "+"));
+                        : fmt::format("{} over {}", p.strategy, fmt::join(on, "+"));
 }
 
 // The series of one frontier, shape by shape; a shape already listed is not listed twice.
@@ -167,8 +161,7 @@ class FrontierBuilder {
 
   // Prefill on one host, decode on another, where the plan compared that shape.
   void pairs() {
-    const int64_t output =
-        request_.output_tokens > 0 ? request_.output_tokens : kDefaultOutputTokens;
+    const int64_t output = request_.output_tokens_or_default();
     for (const ShapeInfo& shape : chosen_.shapes) {
       if (shape.shape != "disaggregated") continue;
       PlanRequest r = base_;
@@ -178,8 +171,8 @@ class FrontierBuilder {
       BatchedDecode decode(*p, model_);
       const CopyCurve curve = copy_curve(*p, decode);
       const double prefill = std::max(shape.ttft_s - shape.kv_transfer_s, 0.0);
-      FrontierSeries s{fmt::format("prefill {}, decode {}", joined(shape.prefill_hosts, "+"),
-                                   joined(shape.decode_hosts, "+")),
+      FrontierSeries s{fmt::format("prefill {}, decode {}", fmt::join(shape.prefill_hosts, "+"),
+                                   fmt::join(shape.decode_hosts, "+")),
                        shape.prefill_hosts,
                        {}};
       s.hosts.insert(s.hosts.end(), shape.decode_hosts.begin(), shape.decode_hosts.end());

@@ -189,16 +189,7 @@ std::string load_words(const PlanRequest& request, const ServingInfo& s) {
 // Replicas against one copy under the same load: the more tokens/s, or for a stated arrival
 // rate (the same tokens either way) the shorter mean request.
 bool serves_better(const ReplicaSet& set, const ServingInfo& one, const PlanRequest& request) {
-  if (request.rate > 0) {
-    double theirs = 0;
-    for (const ReplicaInfo& r : set.replicas)
-      theirs +=
-          r.request_share *
-          (r.ttft_s + r.tpot_s * static_cast<double>(std::max<int64_t>(one.output_tokens - 1, 0)));
-    const double mine =
-        one.ttft_s + one.tpot_s * static_cast<double>(std::max<int64_t>(one.output_tokens - 1, 0));
-    return theirs < mine * (1 - 1e-6);
-  }
+  if (request.rate > 0) return replicas_serving(set).request_s() < one.request_s() * (1 - 1e-6);
   return set.aggregate_tokens_per_s > one.aggregate_tokens_per_s * 1.000001;
 }
 
@@ -280,7 +271,7 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
 
   if (plan.hosts.size() >= 2) {
     plan.shapes = compare_shapes(cluster, catalog, model, request, plan, clock);
-    plan.output_tokens = request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens;
+    plan.output_tokens = request.output_tokens_or_default();
     note_unlaunched_shape(plan, cluster, catalog);
   }
   return plan;
@@ -291,8 +282,7 @@ std::vector<ShapeInfo> compare_shapes(const Cluster& cluster, const Catalog& cat
                                       const Plan& whole, const Clock& clock) {
   PlanningProblem problem(cluster, catalog, model, request);
   const PlanInputs& in = problem.inputs();
-  const double output =
-      static_cast<double>(request.output_tokens > 0 ? request.output_tokens : kDefaultOutputTokens);
+  const double output = static_cast<double>(request.output_tokens_or_default());
   // Each candidate alone, where the model fits.
   std::vector<std::optional<Plan>> alone(in.size());
   std::vector<ShapeInfo> shapes;

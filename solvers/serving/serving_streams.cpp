@@ -29,10 +29,6 @@ std::pair<double, std::string> aggregate_bound(const Plan& plan, const ModelDesc
   return {memory, "every candidate's bandwidth over one stream's KV read per token"};
 }
 
-int64_t output_tokens_of(const PlanRequest& r) {
-  return r.output_tokens > 0 ? r.output_tokens : kDefaultOutputTokens;
-}
-
 }  // namespace
 
 std::string serving_objective(const PlanRequest& r) {
@@ -64,7 +60,7 @@ void apply_serving(Plan& plan, const ModelDesc& model, const PlanRequest& reques
   BatchedDecode decode(plan, model);
   const CopyCurve copy = copy_curve(plan, decode);
   const LatencyTargets targets = latency_targets(request);
-  const int64_t output = output_tokens_of(request);
+  const int64_t output = request.output_tokens_or_default();
   ServingInfo s;
   s.objective = serving_objective(request);
   s.load = request.rate > 0 ? "poisson" : "closed";
@@ -144,9 +140,7 @@ PlanScore serving_score(const ModelDesc& model, const PlanRequest& request) {
       return -1.0;
     }
     // A stated arrival rate serves the same tokens whatever the plan: the shorter request wins.
-    if (request.rate > 0)
-      return 1 / (q.serving->ttft_s +
-                  static_cast<double>(q.serving->output_tokens) * q.serving->tpot_s);
+    if (request.rate > 0) return 1 / q.serving->request_s();
     return q.serving->aggregate_tokens_per_s;
   };
 }
