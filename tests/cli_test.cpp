@@ -231,7 +231,8 @@ TEST(cli_test, tensor_and_expert_plans_carry_shares_and_expert_lists) {
   }
   EXPECT_EQ(plan["figures"]["layers"][3]["experts"], 256);
 
-  r = run_meshplan({"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "expert"});
+  r = run_meshplan({"plan", "-c", kM3x4, "-m", "deepseek-v3.1-4bit", "--strategy", "expert",
+                    "--min-hosts", "4"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("as expert parallel over 4 hosts"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("rank 0 m3-ultra-1: layers 3-60: experts 0-63"), std::string::npos) << r.out;

@@ -79,6 +79,7 @@ TEST(expert_parallel_test, deepseek_on_four_m3_ultra_holds_every_expert_in_every
   ModelDesc m = ModelCatalog::builtin().resolve("deepseek-v3.1-4bit", "");
   PlanRequest r;
   r.strategy = "expert";
+  r.min_hosts = 4;
   Plan plan = plan_model(example(), Catalog::builtin(), m, r, SteadyClock());
   EXPECT_EQ(plan.strategy, "expert");
   ASSERT_EQ(plan.ranks.size(), 4u);
@@ -110,6 +111,7 @@ TEST(expert_parallel_test, measured_load_copies_the_hot_expert) {
   loads += "]";
   PlanRequest r;
   r.strategy = "expert";
+  r.min_hosts = 4;
   r.expert_load =
       parse_expert_load("layers:\n  - layers: 10-20\n    load: " + loads + "\n", "hot.yaml", m);
   Plan plan = plan_model(example(), Catalog::builtin(), m, r, SteadyClock());

@@ -89,9 +89,11 @@ TEST(hybrid_plan_test, studios_and_minis_run_as_two_groups_of_two) {
     groups.insert({std::min(a.host, b.host), std::max(a.host, b.host)});
     EXPECT_DOUBLE_EQ(*a.share, 0.5);
     // The group's two all-reduces per layer over its JACCL mesh, by hand: each one exchange with
-    // the peer, lambda + 14 us + 2 x 2h/2 bytes / beta, tb5-rdma at 50 us and 6.5 GB/s (the
-    // catalog's figures), h = 16384.
-    EXPECT_NEAR(a.gpu_collective_s, 2 * (50e-6 + 14e-6 + 2 * 2.0 * 16384 / 2 / 6.5e9), 1e-9);
+    // the peer, lambda + 14 us for every 8 KiB of a token's activations (2h bytes) + 2 x 2h/2
+    // bytes / beta, tb5-rdma at 50 us and 6.5 GB/s (the catalog's figures), h = 16384.
+    const double h = 16384;
+    EXPECT_NEAR(a.gpu_collective_s, 2 * (50e-6 + 14e-6 * 2 * h / 8192 + 2 * 2.0 * h / 2 / 6.5e9),
+                1e-9);
   }
   EXPECT_EQ(next, 126);
   EXPECT_EQ(groups,

@@ -99,6 +99,11 @@ Catalog load_catalog(std::string_view chips_text, std::string_view machines_text
       c.vendor_moe_layer_overhead_s_[vendor] = o.value("moe_value", 0.0) * 1e-6;
     }
     c.jaccl_mesh_peer_s_ = d.at("jaccl_mesh").at("peer_us").get<double>() * 1e-6;
+    c.jaccl_mesh_peer_bytes_ = d.at("jaccl_mesh").at("message_bytes").get<double>();
+    for (auto& [engine, r] : d.at("engine_weight_reads").items())
+      if (engine != "note")
+        c.engine_weight_reads_[engine] = {r.at("max_bits").get<double>(),
+                                          r.at("factor").get<double>()};
     for (auto& [engine, h] : d.at("engine_hop_ms").items())
       if (engine != "note")
         c.engine_hop_[engine] = {h.at("round_trips").get<double>(),
@@ -237,6 +242,11 @@ double Catalog::moe_layer_overhead_s(std::string_view vendor) const {
 Catalog::EngineHop Catalog::engine_hop(std::string_view engine) const {
   auto it = engine_hop_.find(std::string(engine));
   return it == engine_hop_.end() ? EngineHop{} : it->second;
+}
+
+Catalog::EngineWeightReads Catalog::engine_weight_reads(std::string_view engine) const {
+  auto it = engine_weight_reads_.find(std::string(engine));
+  return it == engine_weight_reads_.end() ? EngineWeightReads{} : it->second;
 }
 
 double Catalog::stage_overhead_s(std::string_view vendor) const {

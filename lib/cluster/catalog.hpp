@@ -125,8 +125,12 @@ class Catalog {
   double layer_overhead_s(std::string_view vendor = "") const;
   double moe_layer_overhead_s(std::string_view vendor = "") const;  // on top, per MoE layer
   // A JACCL mesh all-reduce is one exchange with every peer at once: the link's latency once,
-  // and this for each peer (posting and completing a send and a receive, and the sum).
-  double jaccl_mesh_peer_s() const { return jaccl_mesh_peer_s_; }
+  // and this for each peer, which grows with the message (one token's activations): the whole
+  // buffer goes to every peer and comes back to be summed.
+  double jaccl_mesh_peer_s(double message_bytes) const {
+    return jaccl_mesh_peer_s_ * message_bytes / jaccl_mesh_peer_bytes_;
+  }
+  double jaccl_mesh_peer_bytes() const { return jaccl_mesh_peer_bytes_; }  // what the figure is for
   // What an engine adds to every hop between hosts of a pipeline (llama.cpp RPC's calls per
   // remote stage): `round_trips` times the link's call round trip (LinkFigures::call_round_trip_s)
   // and `stage_s` of processing; zero for an engine without a figure.
@@ -136,6 +140,15 @@ class Catalog {
     double on(double call_round_trip_s) const { return round_trips * call_round_trip_s + stage_s; }
   };
   EngineHop engine_hop(std::string_view engine) const;
+  // The share of a GPU's (or Mac's) effective bandwidth an engine's kernels reach on weights of
+  // at most `max_bits` bits a weight (llama.cpp's 4-bit K-quants read slower than its 8-bit);
+  // 1 for an engine without a figure, for wider weights, and on CPUs.
+  struct EngineWeightReads {
+    double max_bits = 0;
+    double factor = 1;
+    double at(double bits_per_weight) const { return bits_per_weight <= max_bits ? factor : 1; }
+  };
+  EngineWeightReads engine_weight_reads(std::string_view engine) const;
   // A small request's round trip between two processes of one host over 127.0.0.1.
   double loopback_round_trip_s() const { return loopback_round_trip_s_; }
   const std::map<std::string, EngineHop>& engine_hops() const { return engine_hop_; }
@@ -163,7 +176,9 @@ class Catalog {
   std::map<std::string, double> vendor_layer_overhead_s_;
   std::map<std::string, double> vendor_moe_layer_overhead_s_;
   double jaccl_mesh_peer_s_ = 0;
+  double jaccl_mesh_peer_bytes_ = 1;
   std::map<std::string, EngineHop> engine_hop_;
+  std::map<std::string, EngineWeightReads> engine_weight_reads_;
   double loopback_round_trip_s_ = 0;
   double activation_bytes_ = 2;
   MemoryRule unified_rule_;

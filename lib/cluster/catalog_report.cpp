@@ -189,11 +189,13 @@ std::string catalog_table(const Catalog& c) {
       "above what macOS wires by default\n({:.0f} % of memory, {:.0f} % up to {}) says which hosts "
       "need sudo sysctl iogpu.wired_limit_mb=N; "
       "{:.1f} ms overhead per pipeline stage ({:.2f} ms on NVIDIA GPUs); a JACCL mesh all-reduce "
-      "costs the link's latency and {:.0f} us per peer.\n",
+      "costs the link's latency and {:.0f} us per peer for every {:.0f} bytes of a token's "
+      "activations.\n",
       apple.bandwidth * 100, apple.flops * 100, apple.decode_flops * 100, nvidia.bandwidth * 100,
       nvidia.flops * 100, nvidia.decode_flops * 100, wired.fraction * 100,
       wired.small_fraction * 100, format_gib(wired.small_max_bytes), c.stage_overhead_s() * 1e3,
-      c.stage_overhead_s("nvidia") * 1e3, c.jaccl_mesh_peer_s() * 1e6);
+      c.stage_overhead_s("nvidia") * 1e3, c.jaccl_mesh_peer_s(c.jaccl_mesh_peer_bytes()) * 1e6,
+      c.jaccl_mesh_peer_bytes());
   for (const auto& [engine, hop] : c.engine_hops())
     out += fmt::format(
         "Engine {} adds {:g} round trips of the link and {:.2f} ms to every hop between hosts of a "

@@ -40,6 +40,15 @@ uint64_t ModelDesc::total_bytes() const {
   return total;
 }
 
+double ModelDesc::bits_per_weight() const {
+  double bytes = 0, params = 0;
+  for (const TensorInfo& t : tensors) {
+    bytes += static_cast<double>(t.bytes);
+    params += static_cast<double>(t.params);
+  }
+  return params > 0 ? 8 * bytes / params : 16;
+}
+
 bool ModelDesc::is_moe() const {
   return std::any_of(layers.begin(), layers.end(),
                      [](const LayerInfo& l) { return l.moe.has_value(); });

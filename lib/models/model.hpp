@@ -86,6 +86,9 @@ struct ModelDesc {
   // Bytes held by the rank that runs embedding and LM head, besides its layers.
   uint64_t head_resident_bytes() const { return embedding_bytes + head_bytes + other_bytes; }
   uint64_t total_bytes() const;
+  // Stored bits per parameter over every tensor (4.5 for MLX 4-bit, 16 for bf16); 16 when the
+  // tensors are not known.
+  double bits_per_weight() const;
   bool is_moe() const;
   // The most routed experts of any MoE layer (0 for a dense model).
   int routed_experts() const;

@@ -71,6 +71,14 @@ std::optional<QuantScheme> quant_scheme(std::string_view raw) {
     s.base = QuantSpec::mxfp4();
     return s;
   }
+  if (n == "int4-bf16") {
+    // Kimi K2 Thinking as released (quantization-aware training of the routed experts only), as
+    // MLX stores it: 4-bit experts in groups of 32 with a scale and a bias each, the rest bf16.
+    s.experts = QuantSpec::affine(4, 32);
+    s.base = QuantSpec::bf16();
+    s.router = RouterQuant::kFloat;
+    return s;
+  }
   if (n.rfind("mxfp4-", 0) == 0) {
     std::string rest = n.substr(6);
     s.experts = QuantSpec::mxfp4();
@@ -98,7 +106,7 @@ std::optional<QuantScheme> quant_scheme(std::string_view raw) {
 std::string quant_names() {
   return "bf16, fp16, fp32, 8bit, 6bit, 5bit, 4bit, 3bit, 2bit (group 64; 4bit-g32 for another "
          "group), mxfp4, "
-         "mxfp4-q8, mxfp4-q4, mxfp4-bf16, fp8, native";
+         "mxfp4-q8, mxfp4-q4, mxfp4-bf16, int4-bf16, fp8, native";
 }
 
 QuantSpec QuantScheme::spec_for(const TensorInfo& t) const {

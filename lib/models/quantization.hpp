@@ -55,7 +55,8 @@ struct QuantScheme {
 
 // "bf16", "fp16", "fp32", "2bit" ... "8bit" (group 64; "4bit-g32" for another group size), "mxfp4"
 // (every quantizable weight), "mxfp4-q8" / "mxfp4-q4" (MXFP4 experts, affine rest), "mxfp4-bf16"
-// (MXFP4 experts, bf16 rest: gpt-oss as released), "fp8" (block FP8: DeepSeek / Kimi as released).
+// (MXFP4 experts, bf16 rest: gpt-oss as released), "int4-bf16" (4-bit experts in groups of 32,
+// bf16 rest: Kimi K2 Thinking as released), "fp8" (block FP8: DeepSeek / Kimi K2 as released).
 std::optional<QuantScheme> quant_scheme(std::string_view name);
 // Known names, for messages.
 std::string quant_names();

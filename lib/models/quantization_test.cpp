@@ -82,6 +82,14 @@ TEST(quantization_test, mixed_schemes) {
   QuantScheme native = *quant_scheme("mxfp4-bf16");
   EXPECT_EQ(native.spec_for(expert), QuantSpec::mxfp4());
   EXPECT_EQ(native.spec_for(attn), QuantSpec::bf16());
+  // Kimi K2 Thinking as released: only the routed experts are 4-bit (groups of 32).
+  QuantScheme kimi = *quant_scheme("int4-bf16");
+  TensorInfo shared = tensor("model.layers.1.mlp.shared_experts.up_proj.weight",
+                             TensorRole::kSharedExpert, {2048, 7168});
+  EXPECT_EQ(kimi.spec_for(expert), QuantSpec::affine(4, 32));
+  EXPECT_EQ(kimi.spec_for(shared), QuantSpec::bf16());
+  EXPECT_EQ(kimi.spec_for(attn), QuantSpec::bf16());
+  EXPECT_EQ(kimi.spec_for(embed), QuantSpec::bf16());
   QuantScheme fp8 = *quant_scheme("fp8");
   EXPECT_EQ(fp8.spec_for(attn), QuantSpec::fp8_block());
   EXPECT_EQ(fp8.spec_for(embed), QuantSpec::bf16());

@@ -139,9 +139,9 @@ HostFigures group_figures(const PlanningProblem& problem, const HostGroup& g, do
   f.gpu_link = fmt::format("{} over {}", collective_name(g.path.kind), w.name);
   const bool mesh = g.path.kind == CollectiveKind::kJacclMesh;
   // As a GPU group's all-reduce, lambda + 2(d-1) steps: a mesh's one exchange has a step of half
-  // a peer; a ring's 2(d-1) steps each pay the link's latency.
+  // a peer; a ring's 2(d-1) steps each pay the link's latency and their part of a peer.
   f.gpu_link_latency_s = mesh ? w.latency_s : 0;
-  f.gpu_link_step_s = mesh ? g.path.peer_s / 2 : w.latency_s;
+  f.gpu_link_step_s = mesh ? g.path.peer_s / 2 : w.latency_s + g.path.peer_s / d;
   f.gpu_link_bandwidth = w.bandwidth;
   return f;
 }

@@ -69,7 +69,7 @@ double CollectivePath::allreduce_s(double bytes) const {
   if (ranks() < 2 || !worst) return 0;
   if (kind == CollectiveKind::kJacclMesh)
     return mesh_exchange_latency_s() + 2 * bytes * (p - 1) / (p * worst->bandwidth);
-  return 2 * (p - 1) * (worst->latency_s + bytes / (p * worst->bandwidth));
+  return 2 * (p - 1) * (worst->latency_s + peer_s / p + bytes / (p * worst->bandwidth));
 }
 
 double CollectivePath::mesh_exchange_latency_s() const {
@@ -238,6 +238,8 @@ std::optional<CollectivePath> CollectivePaths::ring(const std::vector<size_t>& g
   CollectivePath path;
   path.kind = kind;
   path.order = *order;
+  // JACCL's ring pays what its mesh pays a peer, for the part of the message each step sends.
+  if (rdma) path.peer_s = in_->mesh_peer_s;
   bool network = false;
   for (size_t r = 0; r < path.order.size(); ++r) {
     const auto& l = links[path.order[r]][path.order[(r + 1) % path.order.size()]];

@@ -29,12 +29,14 @@ struct CollectivePath {
   std::vector<std::optional<LinkFigures>> next;  // link from rank r to rank r + 1 (cyclic)
   std::optional<LinkFigures> worst;              // the slowest link the collective uses
   std::string backend = "none";                  // jaccl, jaccl-ring, ring, ethernet, none
-  double peer_s = 0;                             // mesh: per peer of each exchange
+  // JACCL mesh: per peer of each exchange (the whole message); JACCL ring: per step, for the
+  // 1/p of the message a step sends; 0 for a TCP ring (the link's latency holds it).
+  double peer_s = 0;
 
   size_t ranks() const { return order.size(); }
   // One all-reduce of `bytes` over the group's worst link: a mesh exchanges with every peer at
   // once, lambda + (p-1) peer + 2 bytes(p-1)/(p beta); a ring reduce-scatters then all-gathers,
-  // 2(p-1)(lambda + bytes/(p beta)); one host 0.
+  // 2(p-1)(lambda + peer/p + bytes/(p beta)); one host 0.
   double allreduce_s(double bytes) const;
   // One exchange with every peer of a mesh: lambda + (p-1) peer.
   double mesh_exchange_latency_s() const;

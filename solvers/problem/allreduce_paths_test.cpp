@@ -82,9 +82,15 @@ TEST(allreduce_paths_test, all_reduce_times_follow_spec_formulas) {
   CollectivePath ring = mesh;
   ring.kind = CollectiveKind::kTcpRing;
   ring.worst = kTbTcp;
+  ring.peer_s = 0;
   // Ring: 2 (p-1) (lambda + bytes / (p beta)); the expert exchange is the same ring all-reduce.
   EXPECT_NEAR(ring.allreduce_s(8192), 2 * 3 * (300e-6 + 8192.0 / (4 * 4e9)), 1e-15);
   EXPECT_NEAR(ring.expert_exchange_s(8192), ring.allreduce_s(8192), 1e-15);
+  // JACCL's ring: each of the 2 (p-1) steps also pays its 1/p of a mesh peer.
+  CollectivePath jaccl_ring = mesh;
+  jaccl_ring.kind = CollectiveKind::kJacclRing;
+  EXPECT_NEAR(jaccl_ring.allreduce_s(8192), 2 * 3 * (50e-6 + 14e-6 / 4 + 8192.0 / (4 * 6.5e9)),
+              1e-15);
   CollectivePath single;
   single.order = {0};
   EXPECT_EQ(single.allreduce_s(8192), 0);

@@ -106,7 +106,7 @@ void PlanningProblem::build(const Cluster& cluster, const Catalog& catalog, cons
   in.max_hosts = request.max_hosts > 0 ? std::min(n, request.max_hosts) : n;
   activation_bytes_ = catalog.activation_bytes();
   in.message_bytes = activation_bytes_ * model.hidden_size;
-  in.mesh_peer_s = catalog.jaccl_mesh_peer_s();
+  in.mesh_peer_s = catalog.jaccl_mesh_peer_s(in.message_bytes);
   for (size_t i : candidates) {
     HostFigures h = host_figures(cluster.hosts[i], catalog);
     if (request.headroom_fraction > 0 || request.headroom_bytes > 0) {
@@ -245,7 +245,8 @@ LinkFigures through_main(const LinkFigures& in, const LinkFigures& out, const st
 }  // namespace
 
 PlanningProblem PlanningProblem::via_main_host(size_t main, const std::string& solver,
-                                               const RoundTrip& round_trip_s) const {
+                                               const RoundTrip& round_trip_s,
+                                               double gpu_bandwidth_factor) const {
   if (main >= size()) throw internal_error("main host out of range");
   std::vector<size_t> members;  // the main host last: llama.cpp's last device
   for (size_t i = 0; i < size(); ++i)
@@ -268,6 +269,11 @@ PlanningProblem PlanningProblem::via_main_host(size_t main, const std::string& s
   p.head_host_ = members.size() - 1;
   // What the main host's own stage adds to a token (llama.cpp's rpc-server of a CPU host).
   p.inputs_->hosts.back().overhead_s += round_trip_s(main, main);
+  for (HostFigures& h : p.inputs_->hosts)
+    if (!h.cpu_only) {
+      h.bandwidth *= gpu_bandwidth_factor;
+      h.head_bandwidth *= gpu_bandwidth_factor;
+    }
   const std::string& main_name = inputs_->hosts[main].name;
   p.set_links_from(*this, [&](const LinkMatrix& m) {
     LinkMatrix out(members.size(), std::vector<std::optional<LinkFigures>>(members.size()));

@@ -74,10 +74,12 @@ class PlanningProblem {
   // (ggml-rpc.cpp): a hop a -> b is a -> main then main -> b, each leg one of the links here
   // (free where a or b is the main host, none without a link on both legs), and a hop leaving a
   // remote stage a adds `round_trip_s(main, a)` (candidate indices of this problem); the main
-  // host's own stage adds `round_trip_s(main, main)` to a token.
+  // host's own stage adds `round_trip_s(main, main)` to a token. Every host but a CPU one reads
+  // weights at `gpu_bandwidth_factor` of its bandwidth (llama.cpp's kernels on low-bit weights).
   using RoundTrip = std::function<double(size_t main, size_t stage)>;
   PlanningProblem via_main_host(size_t main, const std::string& solver,
-                                const RoundTrip& round_trip_s) const;
+                                const RoundTrip& round_trip_s,
+                                double gpu_bandwidth_factor = 1) const;
   // Where the embedding and LM head live: on the last rank instead of rank 0, and on which
   // candidate only (none: any).
   bool head_last() const { return head_last_; }

@@ -118,10 +118,12 @@ const Outcome* OwnSplits::of(const Engine& e) {
 
 Outcome OwnSplits::via_main_host(const Engine& e, size_t main, const std::string& solver) const {
   std::vector<PlanningProblem> split;
-  for (const PlanningProblem& p : problems_)
-    split.push_back(p.via_main_host(main, solver, [&](size_t m, size_t stage) {
-      return rpc_round_trip_s(catalog_, e, p, m, stage);
-    }));
+  for (const PlanningProblem& p : problems_) {
+    const double reads = catalog_.engine_weight_reads(e.name).at(p.model().bits_per_weight());
+    split.push_back(p.via_main_host(
+        main, solver,
+        [&](size_t m, size_t stage) { return rpc_round_trip_s(catalog_, e, p, m, stage); }, reads));
+  }
   Outcome o = plan_pipeline_(split);
   const std::string& main_name = problems_.front().host(main).name;
   // A split whose last rank is another host (a solver that sets the order itself) is not one
@@ -152,6 +154,15 @@ Outcome OwnSplits::via_main_host(const Engine& e, size_t main, const std::string
           "{} has no accelerator: llama-server reaches its CPU through an rpc-server of its own on "
           "127.0.0.1, whose calls add {:.1f} ms a token",
           main_name, local * 1e3));
+    const ModelDesc& model = p.model();
+    const double reads = catalog_.engine_weight_reads(e.name).at(model.bits_per_weight());
+    const bool gpu = std::any_of(p.inputs().hosts.begin(), p.inputs().hosts.end(),
+                                 [](const HostFigures& h) { return !h.cpu_only; });
+    if (reads < 1 && gpu)
+      o.plan->notes.push_back(fmt::format(
+          "{} reads {:.1f}-bit weights at {:.0f} % of what its hosts' GPUs reach on wider ones "
+          "(its low-bit kernels)",
+          e.title, model.bits_per_weight(), reads * 100));
   }
   return o;
 }

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "lib/cluster/cluster_loader.hpp"
+#include "lib/core/clock.hpp"
 #include "lib/models/model_catalog.hpp"
+#include "solvers/strategy/strategy_planner.hpp"
 
 namespace meshplan::own_splits_test {
 namespace {
@@ -46,6 +48,40 @@ TEST(own_splits_test, the_fit_meets_both_settings_it_was_fitted_to) {
   const Catalog::EngineHop hop = Catalog::builtin().engine_hop("llama-rpc");
   EXPECT_NEAR(hop.on(600e-6), 3.75e-3, 0.3e-3);
   EXPECT_NEAR(hop.on(40e-6), 0.95e-3, 0.25e-3);
+}
+
+// llama.cpp reads 4-bit weights at 0.85 of the bandwidth it reaches on 8-bit ones (Macs and
+// GPUs; a CPU host keeps its own figure): on one Mac a 4-bit model's layers take 1/0.85 as long
+// under llama.cpp as under mlx-lm, and the plan says why; an 8-bit model's take the same.
+TEST(own_splits_test, llama_cpp_reads_low_bit_weights_slower_on_a_mac) {
+  const Cluster mac =
+      load_cluster("hosts:\n  - {name: studio, chip: m3-ultra-80c, memory: 512GiB, os: macos}\n",
+                   "mac.yaml", Catalog::builtin());
+  auto plan = [&](const std::string& model, const std::string& engine) {
+    PlanRequest r;
+    r.strategy = "pipeline";
+    r.engine = engine;
+    return plan_model(mac, Catalog::builtin(), ModelCatalog::builtin().resolve(model, ""), r,
+                      SteadyClock());
+  };
+  auto noted = [](const Plan& p) {
+    for (const std::string& n : p.notes)
+      if (n.find("% of what its hosts' GPUs reach on wider ones") != std::string::npos) return true;
+    return false;
+  };
+  const double reads = Catalog::builtin().engine_weight_reads("llama-rpc").at(4.5);
+  ASSERT_LT(reads, 1);
+  const Plan llama4 = plan("llama-3.3-70b-4bit", "llama-rpc");
+  const Plan mlx4 = plan("llama-3.3-70b-4bit", "mlx-lm");
+  EXPECT_NEAR(llama4.ranks[0].stage_s - llama4.stage_overhead_s,
+              (mlx4.ranks[0].stage_s - mlx4.stage_overhead_s) / reads, 1e-9);
+  EXPECT_TRUE(noted(llama4));
+  const Plan llama8 = plan("llama-3.3-70b-8bit", "llama-rpc");
+  const Plan mlx8 = plan("llama-3.3-70b-8bit", "mlx-lm");
+  EXPECT_NEAR(llama8.ranks[0].stage_s - llama8.stage_overhead_s,
+              mlx8.ranks[0].stage_s - mlx8.stage_overhead_s, 1e-9);
+  EXPECT_FALSE(noted(llama8));
+  EXPECT_EQ(Catalog::builtin().engine_weight_reads("mlx-lm").at(4.5), 1);
 }
 
 TEST(own_splits_test, engines_without_a_figure_add_nothing) {
