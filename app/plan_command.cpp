@@ -213,7 +213,6 @@ int run_plan(const PlanOptions& o, AppContext& ctx) {
   ModelDesc model = load_model(a.model, a.quant, ctx.fs);
   step("model");
   RoutedRequest routed;
-  routed.started_at = began;
   std::vector<std::pair<std::string, double>> routed_timings;
   routed.timings = &routed_timings;
   if (!o.profile.empty()) {

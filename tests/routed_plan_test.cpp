@@ -220,5 +220,27 @@ TEST(RoutedPlan, HelixsClusterFromItsFixturesWithTheTimeItTook) {
     EXPECT_NE(r.err.find(step), std::string::npos) << step << "\n" << r.err;
 }
 
+// The same tables on hosts of more memory (141 GB H200s instead of 80 GB A100s): more streams
+// and more layers a host fit, and the plan serves what it serves on 80 GB.
+TEST(RoutedPlan, HelixsClusterOnHostsOfMoreMemoryServesAsMuch) {
+  const std::string dir = source_path("tests/fixtures/helix");
+  std::string cluster = read_text(dir + "/helix-24.yaml");
+  for (size_t at = cluster.find("a100-80gb"); at != std::string::npos;
+       at = cluster.find("a100-80gb", at))
+    cluster.replace(at, 9, "h200");
+  const std::string big = temp_dir() + "/helix-24-h200.yaml";
+  std::ofstream(big) << cluster;
+  auto served = [&](const std::string& path) {
+    RunResult r = run_meshplan({"plan", "-c", path, "-m", dir + "/llama-2-70b", "--strategy",
+                                "routed", "--profile", dir + "/helix-24.profile.yaml", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? json::parse(r.out)["serving"]["aggregate_tokens_per_s"].get<double>()
+                            : 0.0;
+  };
+  const double on_80gb = served(dir + "/helix-24.yaml");
+  EXPECT_GE(served(big), 0.995 * on_80gb);
+  EXPECT_GT(on_80gb, 2000);
+}
+
 }  // namespace
 }  // namespace meshplan::routed_plan_test

@@ -52,12 +52,16 @@ TEST(RoutedSearch, SharedBoundariesBeatEveryDisjointChain) {
   RoutedInstance in = instance(2, {host("a", {3}), host("b", {1}), host("c", {2}), host("d", {2})});
   RoutedSolution s = solve_routed(in);
   EXPECT_DOUBLE_EQ(s.flow.total, 4);
-  EXPECT_DOUBLE_EQ(s.replicas.tokens_per_s, 4);  // the replicas' layout, routed, joins up too
+  EXPECT_GE(s.replicas.tokens_per_s, 3);  // routed, the replicas' layout may join up too
   EXPECT_EQ(s.replicas.chains, 2);
   EXPECT_DOUBLE_EQ(s.pipeline.tokens_per_s, 2);
-  // The flow a passes on splits between c and d.
-  EXPECT_GT(s.flow.link[0][2] + s.flow.link[1][2], 0);
-  EXPECT_GT(s.flow.link[0][3] + s.flow.link[1][3], 0);
+  // a and b hold one layer, c and d the other, and the flow a passes on splits between the two
+  // hosts of the other stage.
+  EXPECT_EQ(s.layout[0], s.layout[1]);
+  EXPECT_EQ(s.layout[2], s.layout[3]);
+  EXPECT_NE(s.layout[0], s.layout[2]);
+  for (size_t next : {size_t{2}, size_t{3}})
+    EXPECT_GT(s.flow.link[0][next] + s.flow.link[next][0], 0) << next;
   EXPECT_TRUE(s.optimal);
 }
 

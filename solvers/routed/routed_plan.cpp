@@ -105,12 +105,15 @@ double slowest_chain_s(const RoutedInstance& in, const RoutedLayout& layout, con
   return result;
 }
 
-// Streams per host: as asked, as the profile was measured, or the count whose starting layouts
-// (best pipeline, replicas) carry the most: every count up to kRoutedSureStreams, larger ones
-// within a third of the time limit (on 42 hosts each count takes a tenth of a second or more).
-int choose_streams(const Cluster& cluster, const PlanningProblem& problem, const ModelDesc& model,
-                   const PlanRequest& request, const RoutedRequest& routed, const Clock& clock,
-                   double start) {
+// The streams per host to search: as asked, as the profile was measured, or the counts whose
+// starting layouts (best pipeline, replicas) carry the most, every count up to
+// kRoutedSureStreams and larger ones while they still gain (no clock: a busy machine weighs what
+// an idle one does). Two counts come back when they differ: the fewest streams that carry the
+// most, and the most streams that carry as much, whose memory holds fewer layers a host and so
+// leaves the search fewer layouts; the search weighs them by the flow it reaches.
+std::vector<int> choose_streams(const Cluster& cluster, const PlanningProblem& problem,
+                                const ModelDesc& model, const PlanRequest& request,
+                                const RoutedRequest& routed) {
   const PlanInputs& in = problem.inputs();
   if (request.concurrency > 0) {
     // The streams per host whose starting layout keeps at most the requests asked in flight.
@@ -126,18 +129,17 @@ int choose_streams(const Cluster& cluster, const PlanningProblem& problem, const
       if (n > 1 && in_flight > request.concurrency * 1.0001) break;
       best = n;
     }
-    return best;
+    return {best};
   }
-  int streams = 0;
   if (routed.profile && routed.profile->streams_per_host > 0)
-    streams = routed.profile->streams_per_host;
-  if (streams <= 0) {
+    return {routed.profile->streams_per_host};
+  {
     double best = -1;
-    streams = 1;
+    int streams = 1;
+    std::vector<std::pair<int, double>> starts;  // count, its starting layouts' flow
+    bool gained = true;
     for (int n = 1; n <= kRoutedMaxStreams; n *= 2) {
-      // Up to kRoutedSureStreams every count is weighed whatever the clock says, so that a busy
-      // machine plans what an idle one does; larger counts only while a third of the time is left.
-      if (n > kRoutedSureStreams && clock.now_seconds() - start > routed.time_limit_s / 3) break;
+      if (n > kRoutedSureStreams && !gained) break;
       Built b = build(cluster, problem, model, request, routed, n);
       Chains c = best_pipeline(b.instance, std::vector<bool>(in.size(), true));
       Chains r = greedy_replicas(b.instance);
@@ -149,13 +151,21 @@ int choose_streams(const Cluster& cluster, const PlanningProblem& problem, const
         if (chain > request.tpot_target_s * (1 + 1e-12)) break;
       }
       const double f = c.tokens_per_s;
-      if (f > best * 1.005) {
+      starts.push_back({n, f});
+      gained = f > best * 1.005;
+      if (gained) {
         best = f;
         streams = n;
       }
     }
+    std::vector<int> out = {streams};
+    for (auto it = starts.rbegin(); it != starts.rend(); ++it)
+      if (it->first > streams && it->second >= best * (1 - 1e-9)) {
+        out.push_back(it->first);
+        break;
+      }
+    return out;
   }
-  return streams;
 }
 
 // Why the search found no flow: no host holds a layer, or no layout reaches the last one.
@@ -340,15 +350,25 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   const double began = clock.now_seconds();
   PlanningProblem problem(cluster, catalog, model, request);
   const PlanInputs& in = problem.inputs();
-  const double start = routed.started_at >= 0 ? routed.started_at : began;
-  const int streams = choose_streams(cluster, problem, model, request, routed, clock, start);
-  Built b = build(cluster, problem, model, request, routed, streams);
+  // Each count searched with its share of the budget; the flow reached decides, the fewer streams
+  // on a tie.
+  const std::vector<int> counts = choose_streams(cluster, problem, model, request, routed);
   const double built = clock.now_seconds();
   RoutedOptions options;
-  options.time_limit_s = routed.time_limit_s;
+  options.time_limit_s = routed.time_limit_s / static_cast<double>(counts.size());
   options.clock = &clock;
-  options.started_at = start;
+  int streams = counts.front();
+  Built b = build(cluster, problem, model, request, routed, streams);
   RoutedSolution s = solve_routed(b.instance, options);
+  for (size_t k = 1; k < counts.size(); ++k) {
+    Built other = build(cluster, problem, model, request, routed, counts[k]);
+    RoutedSolution t = solve_routed(other.instance, options);
+    if (t.flow.total > s.flow.total * (1 + 1e-9)) {
+      streams = counts[k];
+      b = std::move(other);
+      s = std::move(t);
+    }
+  }
   if (s.flow.total <= 0) throw_no_layout(b.instance, model, streams);
 
   Plan plan = routed_plan_header(model, request, in);

@@ -24,10 +24,9 @@ struct RoutedRequest {
   std::optional<ThroughputProfile> profile;
   std::string profile_where;  // the file, for messages
   std::string model_id;       // what the user named with -m, matched against the profile's model
+  // The search's budget of work (RoutedOptions::time_limit_s), shared by the stream counts it
+  // weighs.
   double time_limit_s = 1.5;
-  // When the command began (on the plan's clock): loading and the choice of streams count in the
-  // time limit. Negative: when plan_routed begins.
-  double started_at = -1;
   // Where the routed planner's time went (step, seconds) is added here when set, for -v.
   std::vector<std::pair<std::string, double>>* timings = nullptr;
   // --strategy auto with --objective throughput also plans routed serving (over two hosts or

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "solvers/routed/routed_greedy.hpp"
 #include "solvers/routed/routed_regions.hpp"
@@ -213,26 +214,116 @@ void state_proof(RoutedSolution& out, bool stopped) {
         out.nodes, out.groups);
   } else {
     out.proof = fmt::format(
-        "search stopped after {:.1f} s and {} partial layouts; the best found is within {:.3g} % "
-        "of the upper bound",
-        out.solve_s, out.nodes,
+        "search stopped at its work budget, after {} partial layouts ({:.1f} s); the best found "
+        "is within {:.3g} % of the upper bound",
+        out.nodes, out.solve_s,
         out.flow.total > 0 ? (out.bound.tokens_per_s / out.flow.total - 1) * 100 : 100.0);
   }
 }
 
+// The hosts in an order that depends on what they are, not on where the caller listed them or
+// what it named them: region by region (routed_regions: hosts joined by links that never bind),
+// the larger regions and then those of faster tables first, and inside a region by table, memory
+// limits, LM head time and the speeds of their links to the others (as sorted lists, which no
+// order changes). Hosts equal in all of it are interchangeable, and keep the caller's order.
+std::vector<size_t> canonical_order(const RoutedInstance& in) {
+  const size_t n = in.hosts.size();
+  struct Key {
+    std::vector<double> table;
+    int first, last, both;
+    double head_s;
+    std::vector<double> out, into;
+    auto tie() const { return std::tie(table, first, last, both, head_s, out, into); }
+  };
+  std::vector<Key> keys(n);
+  for (size_t i = 0; i < n; ++i) {
+    const RoutedHost& h = in.hosts[i];
+    Key& k = keys[i];
+    k.table = h.table;
+    k.first = h.max_with_first;
+    k.last = h.max_with_last;
+    k.both = h.max_with_both;
+    k.head_s = h.head_s;
+    for (size_t j = 0; j < n; ++j)
+      if (j != i) {
+        k.out.push_back(in.link[i][j]);
+        k.into.push_back(in.link[j][i]);
+      }
+    std::sort(k.out.begin(), k.out.end());
+    std::sort(k.into.begin(), k.into.end());
+  }
+  std::vector<std::vector<size_t>> regions = routed_regions(in);
+  std::vector<std::vector<std::vector<double>>> region_tables;
+  for (std::vector<size_t>& r : regions) {
+    std::stable_sort(r.begin(), r.end(),
+                     [&](size_t a, size_t b) { return keys[a].tie() > keys[b].tie(); });
+    region_tables.emplace_back();
+    for (size_t i : r)
+      region_tables.back().push_back(keys[i].table);
+  }
+  std::vector<size_t> by(regions.size());
+  for (size_t k = 0; k < by.size(); ++k)
+    by[k] = k;
+  std::stable_sort(by.begin(), by.end(), [&](size_t a, size_t b) {
+    if (regions[a].size() != regions[b].size()) return regions[a].size() > regions[b].size();
+    return region_tables[a] > region_tables[b];
+  });
+  std::vector<size_t> order;
+  for (size_t k : by)
+    order.insert(order.end(), regions[k].begin(), regions[k].end());
+  return order;
+}
+
+RoutedInstance reordered(const RoutedInstance& in, const std::vector<size_t>& order) {
+  RoutedInstance out = in;
+  for (size_t a = 0; a < order.size(); ++a) {
+    out.hosts[a] = in.hosts[order[a]];
+    for (size_t b = 0; b < order.size(); ++b)
+      out.link[a][b] = in.link[order[a]][order[b]];
+  }
+  return out;
+}
+
+RoutedLayout in_callers_order(const RoutedLayout& layout, const std::vector<size_t>& order) {
+  if (layout.size() != order.size()) return layout;
+  RoutedLayout out(layout.size());
+  for (size_t a = 0; a < order.size(); ++a)
+    out[order[a]] = layout[a];
+  return out;
+}
+
+RoutedSolution solve_in_order(const RoutedInstance& in, const RoutedOptions& options);
+
 }  // namespace
 
+double routed_read_step_s(size_t hosts) {
+  return 0.005 * static_cast<double>(std::max<size_t>(hosts, 4)) / 42.0;
+}
+
 RoutedSolution solve_routed(const RoutedInstance& in, const RoutedOptions& options) {
+  const std::vector<size_t> order = canonical_order(in);
+  RoutedSolution s = solve_in_order(reordered(in, order), options);
+  s.layout = in_callers_order(s.layout, order);
+  for (Chains* c : {&s.pipeline, &s.replicas, &s.stages, &s.greedy})
+    c->layout = in_callers_order(c->layout, order);
+  s.flow = routed_max_flow(in, s.layout);
+  return s;
+}
+
+namespace {
+
+RoutedSolution solve_in_order(const RoutedInstance& in, const RoutedOptions& options) {
   SteadyClock steady;
   const Clock& clock = options.clock ? *options.clock : steady;
   const double started = clock.now_seconds();
-  const double deadline =
-      (options.started_at >= 0 ? options.started_at : started) + options.time_limit_s;
+  // Every limit below is read on `work`; `clock` only reports.
+  const WorkClock work(routed_read_step_s(in.hosts.size()));
+  const double deadline = options.time_limit_s;
   RoutedSolution out;
   PhaseTimer phase(clock, out, started);
-  bound_and_start(in, out, clock, deadline, phase);
+  bound_and_start(in, out, work, deadline, phase);
 
-  Search search(in, options, clock, deadline);
+  Search search(in, options, work, deadline);
   // Local moves from the best starting layout, for at most half the time left: the branch and
   // bound needs the rest, and starts from what they reach.
   Chains seed = out.greedy;
@@ -243,8 +334,8 @@ RoutedSolution solve_routed(const RoutedInstance& in, const RoutedOptions& optio
   search.start_from(out.stages.tokens_per_s, out.stages.layout);
   search.start_from(out.greedy.tokens_per_s, out.greedy.layout);
   if (seed.tokens_per_s > 0 && seed.tokens_per_s < out.bound.tokens_per_s * (1 - 1e-9)) {
-    const double now = clock.now_seconds();
-    out.moves = improve_by_moves(in, seed, clock, now + std::max(0.0, deadline - now) / 2);
+    const double now = work.now_seconds();
+    out.moves = improve_by_moves(in, seed, work, now + std::max(0.0, deadline - now) / 2);
     search.start_from(seed.tokens_per_s, seed.layout);
   }
   phase.lap("local moves");
@@ -260,5 +351,7 @@ RoutedSolution solve_routed(const RoutedInstance& in, const RoutedOptions& optio
   state_proof(out, search.stopped());
   return out;
 }
+
+}  // namespace
 
 }  // namespace meshplan

@@ -21,12 +21,16 @@
 
 namespace meshplan {
 
+// The search's budget is work, not time: its limit is read on a WorkClock that advances a step
+// each time the search checks it (every 256 partial layouts, every sweep, every move), so the
+// same instance gets the same layout on an idle machine and on a busy one. The step is about what
+// the work between two checks takes on one core of the 2-core CI machine: 5 ms for 42 hosts, in
+// proportion to the hosts.
+double routed_read_step_s(size_t hosts);
+
 struct RoutedOptions {
-  double time_limit_s = 1.5;
-  const Clock* clock = nullptr;  // SteadyClock when null
-  // When the plan began, on `clock`: the limit counts from there, so that what the caller spent
-  // before (loading, choosing the streams) comes out of it. Negative: when the solve begins.
-  double started_at = -1;
+  double time_limit_s = 1.5;     // the budget, in seconds of kRoutedReadStepS reads
+  const Clock* clock = nullptr;  // for the phases' times and solve_s only; SteadyClock when null
   int64_t max_nodes = INT64_MAX;
 };
 

@@ -61,11 +61,35 @@ std::vector<Stage> stages_at(const std::vector<std::vector<double>>& tables,
   return out;
 }
 
+// The branch and bound stops after this many nodes, or once its calls back times the program's
+// columns (each call follows a pass over the columns) pass kProgramWork: a budget of work, so
+// that the answer does not depend on how busy the machine is.
+constexpr int kProgramNodes = 200;
+constexpr double kProgramWork = 3e5;
+
+struct ProgramBudget {
+  double columns = 0;
+  int64_t calls = 0;
+};
+
+void stop_at_work_budget(glp_tree* tree, void* info) {
+  ProgramBudget& budget = *static_cast<ProgramBudget*>(info);
+  if (static_cast<double>(++budget.calls) * budget.columns > kProgramWork) {
+    glp_ios_terminate(tree);
+    return;
+  }
+  if (glp_ios_reason(tree) != GLP_ISELECT) return;
+  int active = 0, alive = 0, total = 0;
+  glp_ios_tree_size(tree, &active, &alive, &total);
+  if (total > kProgramNodes) glp_ios_terminate(tree);
+}
+
 // How many of each stage reach exactly `layers` within the host counts; empty when none do (or
-// the program ran out of time first).
+// the program ran out of its budget first, or `budget_left` is spent).
 std::vector<int> solve(const std::vector<Stage>& stages,
-                       const std::vector<std::vector<size_t>>& groups, int layers, double limit_s) {
-  if (stages.empty() || limit_s <= 0) return {};
+                       const std::vector<std::vector<size_t>>& groups, int layers,
+                       double budget_left) {
+  if (stages.empty() || budget_left <= 0) return {};
   const size_t G = groups.size();
   glp_term_out(GLP_OFF);  // the library never prints
   glp_prob* P = glp_create_prob();
@@ -97,7 +121,9 @@ std::vector<int> solve(const std::vector<Stage>& stages,
   glp_init_iocp(&ip);
   ip.presolve = GLP_ON;
   ip.msg_lev = GLP_MSG_OFF;
-  ip.tm_lim = std::max(1, static_cast<int>(limit_s * 1e3));
+  ProgramBudget budget{static_cast<double>(stages.size()), 0};
+  ip.cb_func = stop_at_work_budget;
+  ip.cb_info = &budget;
   std::vector<int> count;
   glp_intopt(P, &ip);
   const int status = glp_mip_status(P);
@@ -124,8 +150,7 @@ Chains program_stage_layout(const RoutedInstance& in,
   // A layout from the program's counts: stages end to end, hosts of a kind in group order.
   auto reaches = [&](double F) {
     const std::vector<Stage> stages = stages_at(tables, groups, in.layers, F);
-    const std::vector<int> count =
-        solve(stages, groups, in.layers, std::min(0.25, deadline - clock.now_seconds()));
+    const std::vector<int> count = solve(stages, groups, in.layers, deadline - clock.now_seconds());
     if (count.empty()) return false;
     std::vector<size_t> picks;  // stage indices, one per stage of the layout
     for (size_t k = 0; k < stages.size(); ++k)

@@ -44,7 +44,6 @@ Plan plan_case(const Cluster& cluster, const ModelDesc& model, const std::string
   request.objective = objective;
   if (!request.serving()) return plan_model(cluster, Catalog::builtin(), model, request, clock);
   RoutedRequest routed;
-  routed.started_at = clock.now_seconds();
   routed.model_id = model_name;
   routed.consider_in_auto = true;
   return plan_serving(cluster, Catalog::builtin(), model, request, clock, routed);
