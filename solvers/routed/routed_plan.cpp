@@ -115,14 +115,18 @@ std::vector<int> choose_streams(const Cluster& cluster, const PlanningProblem& p
                                 const ModelDesc& model, const PlanRequest& request,
                                 const RoutedRequest& routed) {
   const PlanInputs& in = problem.inputs();
+  // The better of the best single pipeline and disjoint replicas.
+  auto start = [&](const RoutedInstance& ri) {
+    Chains c = best_pipeline(ri, std::vector<bool>(in.size(), true));
+    Chains r = greedy_replicas(ri);
+    return r.tokens_per_s > c.tokens_per_s ? r : c;
+  };
   if (request.concurrency > 0) {
     // The streams per host whose starting layout keeps at most the requests asked in flight.
     int best = 1;
     for (int n = 1; n <= request.concurrency; n = n < 16 ? n + 1 : n * 2) {
       Built b = build(cluster, problem, model, request, routed, n);
-      Chains c = best_pipeline(b.instance, std::vector<bool>(in.size(), true));
-      Chains r = greedy_replicas(b.instance);
-      if (r.tokens_per_s > c.tokens_per_s) c = r;
+      const Chains c = start(b.instance);
       if (c.tokens_per_s <= 0) break;
       RoutedFlow f = routed_max_flow(b.instance, c.layout);
       const double in_flight = routed_in_flight(b.instance, c.layout, f, n);
@@ -133,39 +137,33 @@ std::vector<int> choose_streams(const Cluster& cluster, const PlanningProblem& p
   }
   if (routed.profile && routed.profile->streams_per_host > 0)
     return {routed.profile->streams_per_host};
-  {
-    double best = -1;
-    int streams = 1;
-    std::vector<std::pair<int, double>> starts;  // count, its starting layouts' flow
-    bool gained = true;
-    for (int n = 1; n <= kRoutedMaxStreams; n *= 2) {
-      if (n > kRoutedSureStreams && !gained) break;
-      Built b = build(cluster, problem, model, request, routed, n);
-      Chains c = best_pipeline(b.instance, std::vector<bool>(in.size(), true));
-      Chains r = greedy_replicas(b.instance);
-      if (r.tokens_per_s > c.tokens_per_s) c = r;
-      // Streams beyond --tpot-ms on the starting layout are not worth trying.
-      if (request.tpot_target_s > 0 && c.tokens_per_s > 0) {
-        RoutedFlow f = routed_max_flow(b.instance, c.layout);
-        const double chain = slowest_chain_s(b.instance, c.layout, f, n);
-        if (chain > request.tpot_target_s * (1 + 1e-12)) break;
-      }
-      const double f = c.tokens_per_s;
-      starts.push_back({n, f});
-      gained = f > best * 1.005;
-      if (gained) {
-        best = f;
-        streams = n;
-      }
+  double best = -1;
+  int streams = 1;
+  std::vector<std::pair<int, double>> starts;  // count, its starting layouts' flow
+  bool gained = true;
+  for (int n = 1; n <= kRoutedMaxStreams && (n <= kRoutedSureStreams || gained); n *= 2) {
+    Built b = build(cluster, problem, model, request, routed, n);
+    const Chains c = start(b.instance);
+    // Streams beyond --tpot-ms on the starting layout are not worth trying.
+    if (request.tpot_target_s > 0 && c.tokens_per_s > 0) {
+      RoutedFlow f = routed_max_flow(b.instance, c.layout);
+      const double chain = slowest_chain_s(b.instance, c.layout, f, n);
+      if (chain > request.tpot_target_s * (1 + 1e-12)) break;
     }
-    std::vector<int> out = {streams};
-    for (auto it = starts.rbegin(); it != starts.rend(); ++it)
-      if (it->first > streams && it->second >= best * (1 - 1e-9)) {
-        out.push_back(it->first);
-        break;
-      }
-    return out;
+    starts.push_back({n, c.tokens_per_s});
+    gained = c.tokens_per_s > best * 1.005;
+    if (gained) {
+      best = c.tokens_per_s;
+      streams = n;
+    }
   }
+  std::vector<int> out = {streams};
+  for (auto it = starts.rbegin(); it != starts.rend(); ++it)
+    if (it->first > streams && it->second >= best * (1 - 1e-9)) {
+      out.push_back(it->first);
+      break;
+    }
+  return out;
 }
 
 // Why the search found no flow: no host holds a layer, or no layout reaches the last one.
@@ -357,14 +355,14 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   RoutedOptions options;
   options.time_limit_s = routed.time_limit_s / static_cast<double>(counts.size());
   options.clock = &clock;
-  int streams = counts.front();
-  Built b = build(cluster, problem, model, request, routed, streams);
-  RoutedSolution s = solve_routed(b.instance, options);
-  for (size_t k = 1; k < counts.size(); ++k) {
-    Built other = build(cluster, problem, model, request, routed, counts[k]);
+  int streams = 0;
+  Built b;
+  RoutedSolution s;
+  for (int n : counts) {
+    Built other = build(cluster, problem, model, request, routed, n);
     RoutedSolution t = solve_routed(other.instance, options);
-    if (t.flow.total > s.flow.total * (1 + 1e-9)) {
-      streams = counts[k];
+    if (streams == 0 || t.flow.total > s.flow.total * (1 + 1e-9)) {
+      streams = n;
       b = std::move(other);
       s = std::move(t);
     }

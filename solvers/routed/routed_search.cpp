@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 #include <tuple>
 
 #include "solvers/routed/routed_greedy.hpp"
@@ -262,8 +263,7 @@ std::vector<size_t> canonical_order(const RoutedInstance& in) {
       region_tables.back().push_back(keys[i].table);
   }
   std::vector<size_t> by(regions.size());
-  for (size_t k = 0; k < by.size(); ++k)
-    by[k] = k;
+  std::iota(by.begin(), by.end(), 0);
   std::stable_sort(by.begin(), by.end(), [&](size_t a, size_t b) {
     if (regions[a].size() != regions[b].size()) return regions[a].size() > regions[b].size();
     return region_tables[a] > region_tables[b];

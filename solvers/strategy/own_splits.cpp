@@ -117,9 +117,11 @@ const Outcome* OwnSplits::of(const Engine& e) {
 }
 
 Outcome OwnSplits::via_main_host(const Engine& e, size_t main, const std::string& solver) const {
+  // Every problem plans the same model.
+  const ModelDesc& model = problems_.front().model();
+  const double reads = catalog_.engine_weight_reads(e.name).at(model.bits_per_weight());
   std::vector<PlanningProblem> split;
   for (const PlanningProblem& p : problems_) {
-    const double reads = catalog_.engine_weight_reads(e.name).at(p.model().bits_per_weight());
     split.push_back(p.via_main_host(
         main, solver,
         [&](size_t m, size_t stage) { return rpc_round_trip_s(catalog_, e, p, m, stage); }, reads));
@@ -154,8 +156,6 @@ Outcome OwnSplits::via_main_host(const Engine& e, size_t main, const std::string
           "{} has no accelerator: llama-server reaches its CPU through an rpc-server of its own on "
           "127.0.0.1, whose calls add {:.1f} ms a token",
           main_name, local * 1e3));
-    const ModelDesc& model = p.model();
-    const double reads = catalog_.engine_weight_reads(e.name).at(model.bits_per_weight());
     const bool gpu = std::any_of(p.inputs().hosts.begin(), p.inputs().hosts.end(),
                                  [](const HostFigures& h) { return !h.cpu_only; });
     if (reads < 1 && gpu)
