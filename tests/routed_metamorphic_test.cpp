@@ -1,16 +1,19 @@
 // Metamorphic properties of the routed search, over the Helix-like families: a change that allows
 // nothing new (hosts renamed, listed in another order, identical hosts swapped) returns the same
-// flow, and the search spends a budget of work, so a slow machine gets the plan a fast one does.
-// A failure names the smallest instance that shows it. (That a change allowing more, such as a
-// faster table or an idle host added, never lowers the flow is not held yet on the regional
-// families: see docs/routed-serving.md.)
+// flow; a change that allows more (a faster table, a faster link, an idle host added, memory for
+// one more layer) never returns less, but for the instances listed in kAllowingMoreMisses, which
+// must still show their miss (the list only shrinks); and the search spends a budget of work, so a
+// slow machine gets the plan a fast one does. A failure names the smallest instance that shows it.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <numeric>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench/routed_families.hpp"
@@ -29,17 +32,6 @@ double flow(const RoutedInstance& in) {
   RoutedOptions options;
   options.time_limit_s = kBudget;
   return solve_routed(in, options).flow.total;
-}
-
-RoutedInstance permuted(const RoutedInstance& in, const std::vector<size_t>& order) {
-  RoutedInstance out = in;
-  const size_t n = order.size();
-  for (size_t a = 0; a < n; ++a) {
-    out.hosts[a] = in.hosts[order[a]];
-    for (size_t b = 0; b < n; ++b)
-      out.link[a][b] = in.link[order[a]][order[b]];
-  }
-  return out;
 }
 
 struct Change {
@@ -70,7 +62,7 @@ const std::vector<Change>& changes() {
          std::vector<size_t> order(in.hosts.size());
          std::iota(order.begin(), order.end(), 0);
          std::reverse(order.begin(), order.end());
-         return permuted(in, order);
+         return routed_reordered(in, order);
        }},
       {"hosts in a shuffled order",
        [](const RoutedInstance& in) {
@@ -79,31 +71,104 @@ const std::vector<Change>& changes() {
          // A fixed shuffle: odd positions first, then even ones, each reversed.
          std::stable_partition(order.begin(), order.end(), [](size_t i) { return i % 2 == 1; });
          std::reverse(order.begin(), order.begin() + static_cast<long>(order.size() / 2));
-         return permuted(in, order);
+         return routed_reordered(in, order);
        }},
   };
   return all;
 }
 
-TEST(routed_metamorphic_test, renaming_or_reordering_the_hosts_changes_nothing) {
-  for (const Change& change : changes()) {
-    bool failed = false;
-    for (int hosts : kHosts) {
-      for (const std::string& family : routed_family_names()) {
-        for (uint64_t seed : kSeeds) {
-          if (failed) break;
-          const RoutedInstance base = generate_routed_instance(family, hosts, 40, seed);
-          const double before = flow(base);
+// Changes that allow more, tried on the 6- and 10-host instances.
+const std::vector<Change>& allowing_more() {
+  static const std::vector<Change> all = {
+      {"a faster table",
+       [](const RoutedInstance& in) {
+         RoutedInstance out = in;
+         for (double& t : out.hosts[0].table)
+           t *= 1.1;
+         return out;
+       }},
+      {"a faster link",
+       [](const RoutedInstance& in) {
+         // The slowest link, twice as fast.
+         RoutedInstance out = in;
+         size_t a = 0, b = 1;
+         for (size_t i = 0; i < in.hosts.size(); ++i)
+           for (size_t j = 0; j < in.hosts.size(); ++j)
+             if (i != j && in.link[i][j] < in.link[a][b]) std::tie(a, b) = std::pair(i, j);
+         out.link[a][b] *= 2;
+         return out;
+       }},
+      {"an idle host added",
+       [](const RoutedInstance& in) {
+         // A twin of the first host, linked as it is and fast to it.
+         RoutedInstance out = in;
+         RoutedHost twin = in.hosts[0];
+         twin.name += "-twin";
+         out.hosts.push_back(twin);
+         for (size_t i = 0; i < in.hosts.size(); ++i)
+           out.link[i].push_back(in.link[i][0]);
+         out.link.push_back(in.link[0]);
+         out.link.back().push_back(0);
+         out.link[0].back() = out.link.back()[0] = 61035;
+         return out;
+       }},
+      {"memory for one more layer",
+       [](const RoutedInstance& in) {
+         // The first host's table one entry longer, at the same layer work.
+         RoutedInstance out = in;
+         std::vector<double>& t = out.hosts[0].table;
+         t.push_back(t.back() * static_cast<double>(t.size()) / static_cast<double>(t.size() + 1));
+         return out;
+       }},
+  };
+  return all;
+}
+
+// Instances where a change allowing more still returns less at this budget ("change: family,
+// hosts, seed"): the search stops at its budget on both, on another path. docs/routed-serving.md
+// says where the rest of the gap lies.
+const std::set<std::string> kAllowingMoreMisses = {
+    "a faster table: four-regions, 10 hosts, seed 2",
+};
+
+TEST(routed_metamorphic_test, renaming_or_reordering_changes_nothing_and_allowing_more_never_less) {
+  std::map<std::string, bool> failed;  // by change: only its smallest failure is reported
+  std::set<std::string> misses_seen;
+  for (int hosts : kHosts) {
+    for (const std::string& family : routed_family_names()) {
+      for (uint64_t seed : kSeeds) {
+        const RoutedInstance base = generate_routed_instance(family, hosts, 40, seed);
+        const double before = flow(base);
+        for (const Change& change : changes()) {
+          if (failed[change.name]) continue;
           const double after = flow(change.apply(base));
-          const std::string where = fmt::format(
-              "{}: family {}, {} hosts, 40 layers, seed {}: {:.6f} tokens/s, then {:.6f}",
+          EXPECT_NEAR(after, before, before * 1e-9) << fmt::format(
+              "{}: family {}, {} hosts, 40 layers, seed {}: {:.6f} tokens/s, then "
+              "{:.6f}",
               change.name, family, hosts, seed, before, after);
-          EXPECT_NEAR(after, before, before * 1e-9) << where;
-          failed = std::abs(after - before) > before * 1e-9;
+          failed[change.name] = std::abs(after - before) > before * 1e-9;
+        }
+        if (hosts > 10) continue;
+        for (const Change& change : allowing_more()) {
+          const std::string name =
+              fmt::format("{}: {}, {} hosts, seed {}", change.name, family, hosts, seed);
+          const double after = flow(change.apply(base));
+          const bool lower = after < before * (1 - 1e-9);
+          if (kAllowingMoreMisses.count(name)) {
+            misses_seen.insert(name);
+            EXPECT_TRUE(lower) << name << ": no longer a miss (" << after << " against " << before
+                               << " tokens/s); take it off the list";
+            continue;
+          }
+          if (failed[change.name]) continue;
+          EXPECT_GE(after, before * (1 - 1e-9))
+              << name << ", 40 layers: " << before << " tokens/s, then " << after;
+          failed[change.name] = lower;
         }
       }
     }
   }
+  EXPECT_EQ(misses_seen, kAllowingMoreMisses) << "a listed miss is not among the instances tried";
 }
 
 // The budget is work: on a machine whose clock runs a second a reading, the search visits as many

@@ -34,8 +34,18 @@ class Sweep {
       left += static_cast<double>(groups_[g].size()) * work_[g];
     }
     layout.assign(in_.hosts.size(), {});
+    prev_.clear();
     for (int p = 0; p < in_.layers;) {
       const int rest = in_.layers - p;
+      // What the links from the stage before carry into each group's next host.
+      inflow_.assign(G, std::numeric_limits<double>::infinity());
+      if (!prev_.empty() && !in_.link.empty())
+        for (size_t g = 0; g < G; ++g) {
+          if (used_[g] >= groups_[g].size()) continue;
+          inflow_[g] = 0;
+          for (size_t i : prev_)
+            inflow_[g] += in_.link[i][groups_[g][used_[g]]];
+        }
       double best_eff = 0, best_cost = 0;
       int best_len = 0;
       for (int l = 1; l <= std::min(rest, longest_); ++l) {
@@ -52,9 +62,12 @@ class Sweep {
         }
       }
       if (best_len == 0) return false;
+      prev_.clear();
       for (size_t g = 0; g < G; ++g)
-        for (int k = 0; k < best_take_[g]; ++k)
+        for (int k = 0; k < best_take_[g]; ++k) {
+          prev_.push_back(groups_[g][used_[g]]);
           layout[groups_[g][used_[g]++]] = {p, p + best_len};
+        }
       left -= best_cost;
       p += best_len;
     }
@@ -64,14 +77,16 @@ class Sweep {
  private:
   // The least layer work of unused hosts whose capacities for [p, p + l) sum to F: hosts are added
   // by capacity per work while one alone cannot close the gap; each step also tries closing it
-  // with the cheapest host that can. 0 when no set reaches F. The hosts go to take_.
+  // with the cheapest host that can. 0 when no set reaches F. The hosts go to take_. A host counts
+  // at most what its links from the previous stage's hosts carry, so a slow link is crossed only
+  // by a stage wide enough to carry F over it (hosts of a group are linked alike).
   double cheapest_cover(double F, int p, int l) {
     const size_t G = groups_.size();
     cap_.assign(G, 0);
     cost_.assign(G, 0);
     for (size_t g = 0; g < G; ++g) {
       if (used_[g] >= groups_[g].size()) continue;
-      cap_[g] = range_capacity(in_, groups_[g][used_[g]], {p, p + l});
+      cap_[g] = std::min(range_capacity(in_, groups_[g][used_[g]], {p, p + l}), inflow_[g]);
       cost_[g] = std::max(work_[g], l * std::min(cap_[g], F));
     }
     cur_.assign(G, 0);
@@ -82,9 +97,13 @@ class Sweep {
       size_t close = G, add = G;
       for (size_t g = 0; g < G; ++g) {
         if (!free(g)) continue;
+        // On a tie (the same kind in two regions) the host the stage before reaches faster.
         if (cap_[g] >= need * (1 - 1e-12)) {
-          if (close == G || cost_[g] < cost_[close]) close = g;
-        } else if (add == G || cap_[g] * cost_[add] > cap_[add] * cost_[g]) {
+          if (close == G || cost_[g] < cost_[close] ||
+              (cost_[g] == cost_[close] && inflow_[g] > inflow_[close]))
+            close = g;
+        } else if (add == G || cap_[g] * cost_[add] > cap_[add] * cost_[g] ||
+                   (cap_[g] * cost_[add] == cap_[add] * cost_[g] && inflow_[g] > inflow_[add])) {
           add = g;
         }
       }
@@ -107,6 +126,8 @@ class Sweep {
   int longest_ = 0;
   std::vector<double> work_, cap_, cost_;
   std::vector<size_t> used_;
+  std::vector<size_t> prev_;    // the hosts of the stage before
+  std::vector<double> inflow_;  // per group: what links from them carry into its next host
   std::vector<int> cur_, take_, best_take_;
 };
 

@@ -4,8 +4,10 @@
 // layers are laid from the first: each next stage is the length and the set of unused hosts, of
 // any kinds, that carries F through the most layers for the layer work the hosts give up (the
 // measure of the upper bound, max_k k x min(t(k), F)), so long as the hosts left can still cover
-// the layers left at F. The largest F for which the sweep reaches the last layer (by bisection),
-// measured by its max flow, is the layout; local moves over the shared boundaries then raise it.
+// the layers left at F. A host counts at most what the links from the stage before carry into it:
+// where slow links join regions, a stage crosses one only when it is wide enough to carry F. The
+// largest F for which the sweep reaches the last layer (by bisection), measured by its max flow, is
+// the layout; local moves over the shared boundaries then raise it.
 #pragma once
 
 #include <vector>

@@ -222,12 +222,14 @@ void state_proof(RoutedSolution& out, bool stopped) {
   }
 }
 
+}  // namespace
+
 // The hosts in an order that depends on what they are, not on where the caller listed them or
 // what it named them: region by region (routed_regions: hosts joined by links that never bind),
 // the larger regions and then those of faster tables first, and inside a region by table, memory
 // limits, LM head time and the speeds of their links to the others (as sorted lists, which no
 // order changes). Hosts equal in all of it are interchangeable, and keep the caller's order.
-std::vector<size_t> canonical_order(const RoutedInstance& in) {
+std::vector<size_t> routed_canonical_order(const RoutedInstance& in) {
   const size_t n = in.hosts.size();
   struct Key {
     std::vector<double> table;
@@ -274,7 +276,7 @@ std::vector<size_t> canonical_order(const RoutedInstance& in) {
   return order;
 }
 
-RoutedInstance reordered(const RoutedInstance& in, const std::vector<size_t>& order) {
+RoutedInstance routed_reordered(const RoutedInstance& in, const std::vector<size_t>& order) {
   RoutedInstance out = in;
   for (size_t a = 0; a < order.size(); ++a) {
     out.hosts[a] = in.hosts[order[a]];
@@ -283,6 +285,8 @@ RoutedInstance reordered(const RoutedInstance& in, const std::vector<size_t>& or
   }
   return out;
 }
+
+namespace {
 
 RoutedLayout in_callers_order(const RoutedLayout& layout, const std::vector<size_t>& order) {
   if (layout.size() != order.size()) return layout;
@@ -301,8 +305,8 @@ double routed_read_step_s(size_t hosts) {
 }
 
 RoutedSolution solve_routed(const RoutedInstance& in, const RoutedOptions& options) {
-  const std::vector<size_t> order = canonical_order(in);
-  RoutedSolution s = solve_in_order(reordered(in, order), options);
+  const std::vector<size_t> order = routed_canonical_order(in);
+  RoutedSolution s = solve_in_order(routed_reordered(in, order), options);
   s.layout = in_callers_order(s.layout, order);
   for (Chains* c : {&s.pipeline, &s.replicas, &s.stages, &s.greedy})
     c->layout = in_callers_order(c->layout, order);

@@ -54,4 +54,13 @@ struct RoutedSolution {
 
 RoutedSolution solve_routed(const RoutedInstance& instance, const RoutedOptions& options = {});
 
+// The order solve_routed searches the hosts in, set by what they are and not by where the caller
+// listed them or what it named them: region by region (routed_regions), the larger regions and
+// then those of faster tables first, and inside a region by table, memory limits, LM head time and
+// the speeds of their links. Hosts equal in all of it keep the caller's order.
+std::vector<size_t> routed_canonical_order(const RoutedInstance& instance);
+
+// The instance with host a of the result being host order[a] of `instance`.
+RoutedInstance routed_reordered(const RoutedInstance& instance, const std::vector<size_t>& order);
+
 }  // namespace meshplan

@@ -13,6 +13,7 @@ namespace {
 struct Stage {
   int length = 0;
   std::vector<int> hosts;  // per kind
+  bool operator==(const Stage&) const = default;
 };
 
 // Stages with more hosts than this are left out: they waste too much to be worth a column.
@@ -63,18 +64,24 @@ std::vector<Stage> stages_at(const std::vector<std::vector<double>>& tables,
 
 // The branch and bound stops after this many nodes, or once its calls back times the program's
 // columns (each call follows a pass over the columns) pass kProgramWork: a budget of work, so
-// that the answer does not depend on how busy the machine is.
+// that the answer does not depend on how busy the machine is. All the programs of one bisection
+// share kProgramTotalWork: at the budget each takes a few tenths of a second on the 2-core
+// machine, and a bisection of 30 of them had taken seconds.
 constexpr int kProgramNodes = 200;
 constexpr double kProgramWork = 3e5;
+constexpr double kProgramTotalWork = 6e5;
 
 struct ProgramBudget {
   double columns = 0;
   int64_t calls = 0;
+  double* spent = nullptr;  // by every program of the bisection
 };
 
 void stop_at_work_budget(glp_tree* tree, void* info) {
   ProgramBudget& budget = *static_cast<ProgramBudget*>(info);
-  if (static_cast<double>(++budget.calls) * budget.columns > kProgramWork) {
+  *budget.spent += budget.columns;
+  if (static_cast<double>(++budget.calls) * budget.columns > kProgramWork ||
+      *budget.spent > kProgramTotalWork) {
     glp_ios_terminate(tree);
     return;
   }
@@ -85,10 +92,10 @@ void stop_at_work_budget(glp_tree* tree, void* info) {
 }
 
 // How many of each stage reach exactly `layers` within the host counts; empty when none do (or
-// the program ran out of its budget first, or `budget_left` is spent).
+// the program ran out of its budget first, or `budget_left` is spent). Adds its work to `spent`.
 std::vector<int> solve(const std::vector<Stage>& stages,
                        const std::vector<std::vector<size_t>>& groups, int layers,
-                       double budget_left) {
+                       double budget_left, double& spent) {
   if (stages.empty() || budget_left <= 0) return {};
   const size_t G = groups.size();
   glp_term_out(GLP_OFF);  // the library never prints
@@ -121,7 +128,7 @@ std::vector<int> solve(const std::vector<Stage>& stages,
   glp_init_iocp(&ip);
   ip.presolve = GLP_ON;
   ip.msg_lev = GLP_MSG_OFF;
-  ProgramBudget budget{static_cast<double>(stages.size()), 0};
+  ProgramBudget budget{static_cast<double>(stages.size()), 0, &spent};
   ip.cb_func = stop_at_work_budget;
   ip.cb_info = &budget;
   std::vector<int> count;
@@ -148,9 +155,17 @@ Chains program_stage_layout(const RoutedInstance& in,
   for (const std::vector<size_t>& g : groups)
     tables.push_back(bound_table(in.hosts[g.front()], in.layers));
   // A layout from the program's counts: stages end to end, hosts of a kind in group order.
+  double spent = 0;
+  // Targets close together often give the same stages, and so the same answer.
+  std::vector<Stage> last_stages;
+  bool last_answer = false;
   auto reaches = [&](double F) {
     const std::vector<Stage> stages = stages_at(tables, groups, in.layers, F);
-    const std::vector<int> count = solve(stages, groups, in.layers, deadline - clock.now_seconds());
+    if (!last_stages.empty() && stages == last_stages) return last_answer;
+    const std::vector<int> count =
+        solve(stages, groups, in.layers, deadline - clock.now_seconds(), spent);
+    last_stages = stages;
+    last_answer = !count.empty();
     if (count.empty()) return false;
     std::vector<size_t> picks;  // stage indices, one per stage of the layout
     for (size_t k = 0; k < stages.size(); ++k)
@@ -177,7 +192,9 @@ Chains program_stage_layout(const RoutedInstance& in,
   };
   double lo = std::max(0.0, low), hi = high;
   if (lo <= 0) lo = hi / 2;
-  for (int it = 0; it < 30 && hi - lo > 1e-4 * hi && clock.now_seconds() < deadline; ++it) {
+  for (int it = 0; it < 30 && hi - lo > 1e-4 * hi && clock.now_seconds() < deadline &&
+                   spent <= kProgramTotalWork;
+       ++it) {
     const double mid = (lo + hi) / 2;
     (reaches(mid) ? lo : hi) = mid;
   }
