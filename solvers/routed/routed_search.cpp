@@ -224,11 +224,7 @@ void state_proof(RoutedSolution& out, bool stopped) {
 
 }  // namespace
 
-// The hosts in an order that depends on what they are, not on where the caller listed them or
-// what it named them: region by region (routed_regions: hosts joined by links that never bind),
-// the larger regions and then those of faster tables first, and inside a region by table, memory
-// limits, LM head time and the speeds of their links to the others (as sorted lists, which no
-// order changes). Hosts equal in all of it are interchangeable, and keep the caller's order.
+// Links to the others are compared as sorted lists, which no order of the hosts changes.
 std::vector<size_t> routed_canonical_order(const RoutedInstance& in) {
   const size_t n = in.hosts.size();
   struct Key {

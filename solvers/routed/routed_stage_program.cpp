@@ -154,11 +154,11 @@ Chains program_stage_layout(const RoutedInstance& in,
   std::vector<std::vector<double>> tables;
   for (const std::vector<size_t>& g : groups)
     tables.push_back(bound_table(in.hosts[g.front()], in.layers));
-  // A layout from the program's counts: stages end to end, hosts of a kind in group order.
   double spent = 0;
   // Targets close together often give the same stages, and so the same answer.
   std::vector<Stage> last_stages;
   bool last_answer = false;
+  // A layout from the program's counts: stages end to end, hosts of a kind in group order.
   auto reaches = [&](double F) {
     const std::vector<Stage> stages = stages_at(tables, groups, in.layers, F);
     if (!last_stages.empty() && stages == last_stages) return last_answer;
