@@ -67,8 +67,9 @@ inline LinkFigures rdma_link() {
 inline PlanInputs rdma_pair(double b_bandwidth) {
   PlanInputs in;
   in.hosts = {test_host("a", 1e11), test_host("b", b_bandwidth)};
-  in.rdma = in.tcp = in.network = LinkMatrix(2, std::vector<std::optional<LinkFigures>>(2));
-  in.rdma[0][1] = in.rdma[1][0] = rdma_link();
+  in.rdma = in.tcp = in.network = LinkMatrix(2);
+  in.rdma.set(0, 1, rdma_link());
+  in.rdma.set(1, 0, rdma_link());
   in.message_bytes = 2000;
   in.min_hosts = 1;
   in.max_hosts = 2;

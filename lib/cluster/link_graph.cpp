@@ -168,18 +168,23 @@ std::vector<LinkFigures> LinkGraph::links(size_t a, size_t b) const {
 std::optional<LinkFigures> LinkGraph::best(size_t a, size_t b, Transport transport,
                                            double message_bytes) const {
   std::optional<LinkFigures> best;
-  for (LinkFigures l : links(a, b)) {
-    if (!allowed(l, transport)) continue;
-    if ((transport == Transport::kTcp || transport == Transport::kThunderbolt) && l.rdma) {
-      // The same cable used over TCP: Thunderbolt 5 figures without RDMA.
-      l.rdma = false;
-      l.name = link_kind_name(l.kind);
-      l.latency_s = l.tcp_latency_s;
-      l.bandwidth = l.tcp_bandwidth;
-    }
-    if (!best || l.hop_time(message_bytes) < best->hop_time(message_bytes)) best = l;
+  for (const LinkFigures& link : links(a, b)) {
+    std::optional<LinkFigures> l = as_used(link, transport);
+    if (l && (!best || l->hop_time(message_bytes) < best->hop_time(message_bytes))) best = l;
   }
   return best;
+}
+
+std::optional<LinkFigures> as_used(LinkFigures l, Transport transport) {
+  if (!allowed(l, transport)) return std::nullopt;
+  if ((transport == Transport::kTcp || transport == Transport::kThunderbolt) && l.rdma) {
+    // The same cable used over TCP: Thunderbolt 5 figures without RDMA.
+    l.rdma = false;
+    l.name = link_kind_name(l.kind);
+    l.latency_s = l.tcp_latency_s;
+    l.bandwidth = l.tcp_bandwidth;
+  }
+  return l;
 }
 
 }  // namespace meshplan

@@ -50,6 +50,10 @@ enum class Transport {
   kNetwork,      // Ethernet / Wi-Fi networks only
 };
 
+// `link` as `transport` uses it (an RDMA cable over TCP has its TCP figures), or none when the
+// transport may not use it.
+std::optional<LinkFigures> as_used(LinkFigures link, Transport transport);
+
 Transport transport_for_backend(std::string_view backend);  // "auto", "ring", "jaccl", ...
 // A plan's transport: "rdma", "thunderbolt", "network"; anything else is kAny.
 Transport transport_named(std::string_view transport);
@@ -76,6 +80,10 @@ class LinkGraph {
   // The link with the smallest hop time for `message_bytes` that `transport` allows, if any.
   std::optional<LinkFigures> best(size_t a, size_t b, Transport transport,
                                   double message_bytes) const;
+  // The networks, by index into cluster.networks, and the ones host `v` is on (ascending).
+  size_t network_count() const { return networks_.size(); }
+  const LinkFigures& network(size_t n) const { return networks_[n]; }
+  const std::vector<int>& networks_of(size_t v) const { return host_networks_[v]; }
 
  private:
   Graph graph_;

@@ -195,6 +195,13 @@ std::optional<std::vector<size_t>> CollectivePaths::ring_order(const std::vector
   std::sort(levels.begin(), levels.end());
   levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
   for (double limit : levels) {
+    // Every pair within the limit (hosts on one switch): the search would take the group's own
+    // order (Warnsdorff's rule ties go to the lowest index), in p^3 steps; take it in p^2.
+    bool complete = true;
+    for (size_t a = 0; a < p && complete; ++a)
+      for (size_t b = 0; b < p && complete; ++b)
+        complete = a == b || local[a][b] <= limit;
+    if (complete) return group;
     CycleSearch search{local, limit, {0}, std::vector<bool>(p, false)};
     search.used[0] = true;
     if (search.extend()) {

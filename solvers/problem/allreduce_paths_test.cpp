@@ -32,7 +32,7 @@ PlanInputs hosts(size_t n) {
     h.name = "h" + std::to_string(i);
     in.hosts.push_back(h);
   }
-  in.rdma = in.tcp = in.network = LinkMatrix(n, std::vector<std::optional<LinkFigures>>(n));
+  in.rdma = in.tcp = in.network = LinkMatrix(n);
   in.message_bytes = 8192;
   in.min_hosts = 1;
   in.max_hosts = static_cast<int>(n);
@@ -41,18 +41,20 @@ PlanInputs hosts(size_t n) {
 
 // An RDMA cable between a and b: JACCL uses it as RDMA, the MLX ring as Thunderbolt TCP.
 void cable(PlanInputs& in, size_t a, size_t b, const LinkFigures& rdma = kRdma) {
-  in.rdma[a][b] = in.rdma[b][a] = rdma;
-  in.tcp[a][b] = in.tcp[b][a] = kTbTcp;
+  in.rdma.set(a, b, rdma);
+  in.rdma.set(b, a, rdma);
+  in.tcp.set(a, b, kTbTcp);
+  in.tcp.set(b, a, kTbTcp);
 }
 
 void network(PlanInputs& in) {
   for (size_t a = 0; a < in.size(); ++a)
     for (size_t b = 0; b < in.size(); ++b)
       if (a != b) {
-        in.network[a][b] = kTenGig;
+        in.network.set(a, b, kTenGig);
         if (!in.tcp[a][b] ||
             kTenGig.hop_time(in.message_bytes) < in.tcp[a][b]->hop_time(in.message_bytes))
-          in.tcp[a][b] = kTenGig;
+          in.tcp.set(a, b, kTenGig);
       }
 }
 

@@ -10,7 +10,7 @@
 namespace meshplan {
 
 PipelineCostModel::PipelineCostModel(const ModelDesc& model, std::vector<HostFigures> hosts,
-                                     std::vector<std::vector<std::optional<LinkFigures>>> links,
+                                     LinkMatrix links,
                                      int64_t context, int64_t prompt,
                                      double activation_bytes_per_value, bool head_last)
     : model_(&model),

@@ -11,6 +11,7 @@
 #include "lib/cluster/link_graph.hpp"
 #include "lib/models/model.hpp"
 #include "lib/plan/plan.hpp"
+#include "solvers/problem/link_matrix.hpp"
 
 namespace meshplan {
 
@@ -43,9 +44,9 @@ class PipelineCostModel {
   // `links[a][b]`: the best link between candidate hosts a and b for the chosen transport.
   // `head_last`: the embedding and LM head live on the last rank (llama.cpp RPC: the main host,
   // llama-server's, is the last device), not on rank 0.
-  PipelineCostModel(const ModelDesc& model, std::vector<HostFigures> hosts,
-                    std::vector<std::vector<std::optional<LinkFigures>>> links, int64_t context,
-                    int64_t prompt, double activation_bytes_per_value, bool head_last = false);
+  PipelineCostModel(const ModelDesc& model, std::vector<HostFigures> hosts, LinkMatrix links,
+                    int64_t context, int64_t prompt, double activation_bytes_per_value,
+                    bool head_last = false);
 
   size_t num_hosts() const { return hosts_.size(); }
   int num_layers() const { return num_layers_; }
@@ -73,7 +74,7 @@ class PipelineCostModel {
   double head_time(size_t host) const;
   // Hop time of one token's activations; infinity when a and b have no usable link.
   double hop_time(size_t a, size_t b) const;
-  const std::optional<LinkFigures>& link(size_t a, size_t b) const { return links_[a][b]; }
+  const std::optional<LinkFigures>& link(size_t a, size_t b) const { return links_.at(a, b); }
   // Prefill (TTFT) time of a stage for the prompt.
   double prefill_stage_time(size_t host, int start, int end) const;
   double prefill_hop_time(size_t a, size_t b) const;
@@ -83,7 +84,7 @@ class PipelineCostModel {
  private:
   const ModelDesc* model_;
   std::vector<HostFigures> hosts_;
-  std::vector<std::vector<std::optional<LinkFigures>>> links_;
+  LinkMatrix links_;
   int64_t context_;
   int64_t prompt_;
   int num_layers_;

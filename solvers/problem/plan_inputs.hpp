@@ -10,10 +10,9 @@
 #include "lib/cluster/host_figures.hpp"
 #include "lib/cluster/link_graph.hpp"
 #include "lib/plan/plan.hpp"
+#include "solvers/problem/link_matrix.hpp"
 
 namespace meshplan {
-
-using LinkMatrix = std::vector<std::vector<std::optional<LinkFigures>>>;
 
 struct PlanInputs {
   std::vector<HostFigures> hosts;  // candidates, in the requested order

@@ -55,13 +55,30 @@ std::vector<RangePin> resolve_pins(const PlanRequest& request,
   return pins;
 }
 
-// Rows and columns `members` of `m`, in that order.
-LinkMatrix sub_matrix(const LinkMatrix& m, const std::vector<size_t>& members) {
-  LinkMatrix out(members.size(), std::vector<std::optional<LinkFigures>>(members.size()));
-  for (size_t a = 0; a < members.size(); ++a)
-    for (size_t b = 0; b < members.size(); ++b)
-      out[a][b] = m[members[a]][members[b]];
-  return out;
+// The links of `transport` between `candidates` (graph vertices, in candidate order): each network
+// one medium its candidates join, and each pair joined by a cable its own best link.
+LinkMatrix link_matrix(const LinkGraph& graph, const std::vector<size_t>& candidates,
+                       Transport transport, double message_bytes) {
+  LinkMatrix m(candidates.size());
+  std::vector<size_t> medium(graph.network_count(), SIZE_MAX);
+  for (size_t n = 0; n < graph.network_count(); ++n)  // in the file's order: it breaks ties
+    if (std::optional<LinkFigures> l = as_used(graph.network(n), transport))
+      medium[n] = m.add_medium(*l, l->hop_time(message_bytes));
+  std::vector<size_t> position(graph.size(), SIZE_MAX);
+  for (size_t a = 0; a < candidates.size(); ++a) {
+    position[candidates[a]] = a;
+    for (int n : graph.networks_of(candidates[a]))
+      if (medium[static_cast<size_t>(n)] != SIZE_MAX) m.join(a, medium[static_cast<size_t>(n)]);
+  }
+  auto [it, end] = boost::edges(graph.graph());
+  for (; it != end; ++it) {
+    const size_t u = boost::source(*it, graph.graph()), v = boost::target(*it, graph.graph());
+    const size_t a = position[u], b = position[v];
+    if (a == SIZE_MAX || b == SIZE_MAX || a == b) continue;
+    m.set(a, b, graph.best(u, v, transport, message_bytes));
+    m.set(b, a, graph.best(v, u, transport, message_bytes));
+  }
+  return m;
 }
 
 }  // namespace
@@ -120,13 +137,7 @@ void PlanningProblem::build(const Cluster& cluster, const Catalog& catalog, cons
     in.hosts.push_back(std::move(h));
   }
   // One link graph; one matrix per transport.
-  auto matrix = [&](Transport t) {
-    LinkMatrix m(candidates.size(), std::vector<std::optional<LinkFigures>>(candidates.size()));
-    for (size_t a = 0; a < candidates.size(); ++a)
-      for (size_t b = 0; b < candidates.size(); ++b)
-        if (a != b) m[a][b] = graph.best(candidates[a], candidates[b], t, in.message_bytes);
-    return m;
-  };
+  auto matrix = [&](Transport t) { return link_matrix(graph, candidates, t, in.message_bytes); };
   in.rdma = matrix(Transport::kRdma);
   in.tcp = matrix(Transport::kTcp);
   in.thunderbolt = matrix(Transport::kThunderbolt);
@@ -190,7 +201,7 @@ PlanningProblem PlanningProblem::subset(const std::vector<size_t>& members,
     p.request_.hosts.push_back(inputs_->hosts[members[k]].name);
     if (head_host_ == members[k]) p.head_host_ = k;
   }
-  p.set_links_from(*this, [&](const LinkMatrix& m) { return sub_matrix(m, members); });
+  p.set_links_from(*this, [&](const LinkMatrix& m) { return m.subset(members); });
   in.min_hosts = 1;
   in.max_hosts = static_cast<int>(members.size());
   return p;
@@ -208,12 +219,7 @@ PlanningProblem PlanningProblem::for_engine(const std::string& solver, double ex
   if (extra_hop_s <= 0) return p;
   p.set_links_from(p, [&](const LinkMatrix& m) {
     LinkMatrix out = m;
-    for (auto& row : out)
-      for (auto& link : row)
-        if (link) {
-          link->latency_s += extra_hop_s;
-          link->tcp_latency_s += extra_hop_s;
-        }
+    out.add_latency(extra_hop_s);
     return out;
   });
   return p;
@@ -276,21 +282,24 @@ PlanningProblem PlanningProblem::via_main_host(size_t main, const std::string& s
     }
   const std::string& main_name = inputs_->hosts[main].name;
   p.set_links_from(*this, [&](const LinkMatrix& m) {
-    LinkMatrix out(members.size(), std::vector<std::optional<LinkFigures>>(members.size()));
+    // Every pair its own link: a hop's figures depend on both ends and the main host.
+    LinkMatrix out(members.size());
     for (size_t a = 0; a < members.size(); ++a)
       for (size_t b = 0; b < members.size(); ++b) {
         const size_t from = members[a], to = members[b];
         if (a == b) continue;
+        std::optional<LinkFigures> link;
         if (from == main || to == main) {
-          out[a][b] = m[from][to];
+          link = m[from][to];
         } else if (m[from][main] && m[main][to]) {
-          out[a][b] = through_main(*m[from][main], *m[main][to], main_name);
+          link = through_main(*m[from][main], *m[main][to], main_name);
         }
-        if (out[a][b] && from != main) {  // the main host's round trip to stage `from`
+        if (link && from != main) {  // the main host's round trip to stage `from`
           const double rt = round_trip_s(main, from);
-          out[a][b]->latency_s += rt;
-          out[a][b]->tcp_latency_s += rt;
+          link->latency_s += rt;
+          link->tcp_latency_s += rt;
         }
+        if (link) out.set(a, b, link);
       }
     return out;
   });
@@ -309,10 +318,7 @@ PlanningProblem PlanningProblem::for_backend(const std::string& backend,
   p.inputs_->min_hosts = inputs_->min_hosts;
   p.inputs_->max_hosts = inputs_->max_hosts;
   for (size_t h : no_rdma)
-    for (size_t o = 0; o < size(); ++o) {
-      p.inputs_->rdma[h][o].reset();
-      p.inputs_->rdma[o][h].reset();
-    }
+    p.inputs_->rdma.cut(h);
   return p;
 }
 
@@ -335,16 +341,7 @@ PlanningProblem PlanningProblem::grouped(const std::vector<std::vector<size_t>>&
       p.head_host_ = g;
   const double bytes = inputs_->message_bytes;
   p.set_links_from(*this, [&](const LinkMatrix& m) {
-    LinkMatrix out(groups.size(), std::vector<std::optional<LinkFigures>>(groups.size()));
-    for (size_t a = 0; a < groups.size(); ++a)
-      for (size_t b = 0; b < groups.size(); ++b) {
-        if (a == b) continue;
-        for (size_t x : groups[a])
-          for (size_t y : groups[b])
-            if (m[x][y] && (!out[a][b] || m[x][y]->hop_time(bytes) < out[a][b]->hop_time(bytes)))
-              out[a][b] = m[x][y];
-      }
-    return out;
+    return m.grouped(groups, [&](const LinkFigures& l) { return l.hop_time(bytes); });
   });
   in.min_hosts = 1;
   in.max_hosts = static_cast<int>(groups.size());

@@ -1,0 +1,121 @@
+// The best link between each ordered pair of candidate hosts for one transport, kept in memory
+// that grows with the hosts and the links rather than with the pairs (issue 51): a shared network
+// (a switch) is one medium that each host on it joins, not a link per pair; only pairs with their
+// own cable carry a link of their own. A pair's link is its own when it has one, else the fastest
+// medium both hosts are on. Up to kDenseHosts hosts, an index per pair is kept beside that (4
+// bytes a pair, at most 256 KiB) so that the solvers' inner loops read a link in one step.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "lib/cluster/link_graph.hpp"
+
+namespace meshplan {
+
+class LinkMatrix {
+ public:
+  static constexpr size_t kDenseHosts = 256;
+
+  LinkMatrix() = default;
+  explicit LinkMatrix(size_t hosts);
+  // Every link given pair by pair ([a][b], the diagonal ignored), as tests write them.
+  LinkMatrix(
+      const std::vector<std::vector<std::optional<LinkFigures>>>& pairs);  // NOLINT: implicit
+
+  size_t size() const { return cut_.size(); }
+
+  // The link from a to b, if any (none from a host to itself).
+  const std::optional<LinkFigures>& at(size_t a, size_t b) const;
+  class Row {
+   public:
+    const std::optional<LinkFigures>& operator[](size_t b) const { return m_->at(a_, b); }
+
+   private:
+    friend class LinkMatrix;
+    Row(const LinkMatrix* m, size_t a) : m_(m), a_(a) {}
+    const LinkMatrix* m_;
+    size_t a_;
+  };
+  Row operator[](size_t a) const { return Row(this, a); }
+
+  // A shared medium with its figures; `rank` orders media (lower is better: the hop time of one
+  // message), ties going to the medium added first.
+  size_t add_medium(const LinkFigures& figures, double rank);
+  // Host `host` is on `medium`.
+  void join(size_t host, size_t medium);
+  // The link from a to b is `link` (none: no link), whatever media they share.
+  void set(size_t a, size_t b, const std::optional<LinkFigures>& link);
+  // No link touches `host` from now on.
+  void cut(size_t host);
+  // Every link's latency (and its latency over TCP) grows by `s`.
+  void add_latency(double s);
+
+  // Hosts `members` in that order.
+  LinkMatrix subset(const std::vector<size_t>& members) const;
+  // Each group of hosts as one host: between two groups, the link of the smallest rank among
+  // their members' (a medium ranks as added; a pair's own link by `rank_of`).
+  template <typename Rank>
+  LinkMatrix grouped(const std::vector<std::vector<size_t>>& groups, Rank rank_of) const;
+
+  // Entries kept: the media joined and the pairs with a link of their own (what grows with the
+  // cluster), for the memory benchmark.
+  size_t stored_links() const;
+
+ private:
+  size_t value(const std::optional<LinkFigures>& link);  // its index in values_
+  size_t best_medium(size_t a, size_t b) const;          // an index into values_, 0 for none
+  size_t compute(size_t a, size_t b) const;              // what dense_ holds for (a, b)
+  void refresh(size_t host);                             // dense_'s row and column of `host`
+  void fill_dense();
+  static uint64_t key(size_t a, size_t b) { return uint64_t{a} << 32 | b; }
+
+  std::vector<std::optional<LinkFigures>> values_{std::nullopt};  // 0: no link
+  struct Medium {
+    size_t value;
+    double rank;
+  };
+  std::vector<Medium> media_;
+  std::vector<std::vector<size_t>> host_media_;  // per host, best medium first
+  std::unordered_map<uint64_t, size_t> own_;     // pairs with a link of their own
+  std::vector<bool> cut_;
+  std::vector<uint32_t> dense_;  // n x n indices into values_ while n <= kDenseHosts
+};
+
+template <typename Rank>
+LinkMatrix LinkMatrix::grouped(const std::vector<std::vector<size_t>>& groups, Rank rank_of) const {
+  LinkMatrix out(groups.size());
+  std::vector<size_t> group_of(size(), SIZE_MAX);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (size_t h : groups[g])
+      if (!cut_[h]) group_of[h] = g;
+  // Media: a group is on every medium one of its members is on.
+  std::vector<size_t> medium_id(media_.size(), SIZE_MAX);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (size_t h : groups[g]) {
+      if (cut_[h]) continue;
+      for (size_t m : host_media_[h]) {
+        if (medium_id[m] == SIZE_MAX)
+          medium_id[m] = out.add_medium(*values_[media_[m].value], media_[m].rank);
+        out.join(g, medium_id[m]);
+      }
+    }
+  // A pair's own link between members of two groups competes with the media they share.
+  std::unordered_map<uint64_t, std::optional<LinkFigures>> best;
+  for (const auto& [k, v] : own_) {
+    const size_t a = group_of[k >> 32], b = group_of[k & 0xffffffffu];
+    if (a == SIZE_MAX || b == SIZE_MAX || a == b || !values_[v]) continue;
+    auto& slot = best[key(a, b)];
+    if (!slot) {
+      slot = out.at(a, b);  // the media's best so far
+    }
+    if (!slot || rank_of(*values_[v]) < rank_of(*slot)) slot = values_[v];
+  }
+  for (const auto& [k, v] : best)
+    out.set(k >> 32, k & 0xffffffffu, v);
+  return out;
+}
+
+}  // namespace meshplan
