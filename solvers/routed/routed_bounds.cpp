@@ -6,6 +6,7 @@
 #include <functional>
 #include <numeric>
 
+#include "solvers/routed/routed_chain_reach.hpp"
 #include "solvers/routed/routed_cuts.hpp"
 #include "solvers/routed/routed_tables.hpp"
 
@@ -30,8 +31,6 @@ double work_bound(const std::vector<LayerWork>& work, int layers, double hi) {
   }
   return lo;
 }
-
-enum Role { kSkip, kMiddle, kFirst, kLast, kBoth };
 
 // The LM head: every token leaves through a host that also spends head_s on it, time it cannot
 // spend on layers. A host busy with k layers at t(k) does k t(k) layer passes a second; one
@@ -94,57 +93,6 @@ std::vector<double> candidate_capacities(const RoutedInstance& in,
   values.erase(std::unique(values.begin(), values.end()), values.end());
   return values;
 }
-
-struct ChainStep {
-  int prev_s = -1, prev_mask = 0, k = 0;
-  Role role = kSkip;
-};
-
-// Whether hosts can hold [0, L) as a chain with every range at least F, and which (in `how`,
-// per host and state: layers covered x 4 + which of first and last are placed).
-struct ChainReach {
-  ChainReach(const RoutedInstance& in, const std::vector<bool>& allowed)
-      : in(in), allowed(allowed) {}
-
-  bool feasible(double F) {
-    const int L = in.layers;
-    const size_t n = in.hosts.size();
-    const size_t S = static_cast<size_t>(L + 1) * 4;
-    how.assign(n, std::vector<ChainStep>(S));
-    reach.assign(S, 0);
-    reach[0] = 1;
-    for (size_t i = 0; i < n; ++i) {
-      next = reach;
-      for (size_t st = 0; st < S; ++st)
-        if (reach[st]) how[i][st] = {static_cast<int>(st / 4), static_cast<int>(st % 4), 0, kSkip};
-      if (!allowed[i]) continue;
-      for (size_t st = 0; st < S; ++st) {
-        if (!reach[st]) continue;
-        const int s = static_cast<int>(st / 4), mask = static_cast<int>(st % 4);
-        for (int k = 1; s + k <= L; ++k) {
-          auto put = [&](Role role, int m, LayerRange r) {
-            if (range_capacity(in, i, r) + 1e-12 < F) return;
-            size_t to = static_cast<size_t>(s + k) * 4 + static_cast<size_t>(m);
-            if (next[to]) return;
-            next[to] = 1;
-            how[i][to] = {s, mask, k, role};
-          };
-          if (mask == 0 && s == 0 && k == L) put(kBoth, 3, {0, L});
-          if (!(mask & 1) && k < L) put(kFirst, mask | 1, {0, k});
-          if (!(mask & 2) && k < L) put(kLast, mask | 2, {L - k, L});
-          if (k < L - 1) put(kMiddle, mask, {1, 1 + k});
-        }
-      }
-      reach = next;
-    }
-    return reach[static_cast<size_t>(L) * 4 + 3] != 0;
-  }
-
-  const RoutedInstance& in;
-  const std::vector<bool>& allowed;
-  std::vector<std::vector<ChainStep>> how;
-  std::vector<char> reach, next;
-};
 
 // An order of the middles (host, layers) along links from `first` to `last` (n: none), as
 // indices into `middles`; any order when all pairs are linked or no order is found.
@@ -283,11 +231,11 @@ Chains best_pipeline(const RoutedInstance& in, const std::vector<bool>& allowed)
   std::vector<std::pair<size_t, int>> middles;
   int s = L, mask = 3;
   for (size_t i = n; i-- > 0;) {
-    ChainStep st = reach.how[i][static_cast<size_t>(s) * 4 + static_cast<size_t>(mask)];
-    if (st.role == kBoth) out.layout[i] = {0, L};
-    if (st.role == kFirst) out.layout[i] = {0, st.k};
-    if (st.role == kLast) out.layout[i] = {L - st.k, L};
-    if (st.role == kMiddle) middles.push_back({i, st.k});
+    const ChainReach::Step st = reach.how(i, s, mask);
+    if (st.role == ChainReach::kBoth) out.layout[i] = {0, L};
+    if (st.role == ChainReach::kFirst) out.layout[i] = {0, st.k};
+    if (st.role == ChainReach::kLast) out.layout[i] = {L - st.k, L};
+    if (st.role == ChainReach::kMiddle) middles.push_back({i, st.k});
     s = st.prev_s;
     mask = st.prev_mask;
   }

@@ -1,0 +1,51 @@
+// Whether hosts can hold layers [0, L) as one chain (a first host, middles in any order, a last
+// host, or one host holding all) with every range carrying at least a flow F: a reachability
+// program over (layers covered, which of first and last are placed), host by host. The states
+// reached are kept as bit sets, one word per 64 layers, so a host costs its usable lengths times
+// L / 64 steps; the choice that reached a state is recovered only for the states the chain walks
+// back through, by the rule a state-by-state program would follow (the first state in order, the
+// shortest range, roles in the order both, first, last, middle).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "solvers/routed/routed_flow.hpp"
+
+namespace meshplan {
+
+class ChainReach {
+ public:
+  enum Role { kSkip, kMiddle, kFirst, kLast, kBoth };
+  struct Step {
+    int prev_s = -1, prev_mask = 0, k = 0;
+    Role role = kSkip;
+  };
+
+  ChainReach(const RoutedInstance& instance, const std::vector<bool>& allowed);
+
+  // Whether the hosts allowed reach (L, first and last placed) with every range at least F.
+  bool feasible(double F);
+  // After feasible(F): how host i's choice led to state (s, mask) (kSkip: it was reached before).
+  Step how(size_t i, int s, int mask) const;
+
+ private:
+  using Bits = std::vector<uint64_t>;  // bit s: s layers covered
+  double cap(size_t i, Role role, int k) const {
+    return caps_[i][static_cast<size_t>(k) * 5 + static_cast<size_t>(role)];
+  }
+  bool usable(size_t i, Role role, int k) const { return cap(i, role, k) + 1e-12 >= F_; }
+  bool test(const Bits& b, int s) const { return b[static_cast<size_t>(s) / 64] >> (s % 64) & 1; }
+  void or_shifted(Bits& to, const Bits& from, int k) const;
+
+  const RoutedInstance& in_;
+  const std::vector<bool>& allowed_;
+  int L_;
+  size_t words_;
+  double F_ = 0;
+  std::vector<std::vector<double>> caps_;  // [host][k * 5 + role]
+  std::vector<int> longest_;               // per host: the most layers with any capacity
+  std::vector<std::vector<Bits>> before_;  // [host][mask]: the states reached before it
+};
+
+}  // namespace meshplan
