@@ -1,14 +1,18 @@
 // meshplan-bench: the pipeline planner on seeded what-if clusters, a development tool beside the
 // product (README "Benchmarks"). It exits 1 when the optimal plan is ever slower than a feasible
-// proportional split or a bound lies above its plan.
+// proportional split or a bound lies above its plan. With --fleet it times whole plans on fleets
+// of 64 to thousands of hosts instead (bench/fleet_bench.hpp).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 
 #include "bench/bench_runner.hpp"
+#include "bench/fleet_bench.hpp"
 #include "lib/cluster/catalog.hpp"
 #include "lib/core/clock.hpp"
 #include "lib/core/error.hpp"
@@ -19,10 +23,13 @@ namespace {
 struct BenchCommandOptions {
   bool quick = false;
   bool json = false;
+  bool fleet = false;
   std::string sizes;
   std::string families;
   std::string models;
   std::string contexts;
+  std::string objectives;
+  std::string time_limit = "60";
   uint64_t seed = 1;
   int replicas = 0;
 };
@@ -40,7 +47,27 @@ daisy-chain, 10gbe-switch, mixed-islands) at each size, plans every catalog mode
 the optimal solver (every catalog model at every quantization by default), and prints per family and per size: the predicted speed-up over the
 memory-proportional split (geometric mean, minimum, maximum), the gap to the lower bound and the
 solve times. Exits with 1 if the optimal plan is ever slower than a feasible proportional split
-or a bound lies above its plan.)";
+or a bound lies above its plan.
+
+Fleets (--fleet): how planning time and memory grow with the cluster. Examples:
+  meshplan-bench --fleet
+  meshplan-bench --fleet --sizes 64,256,1024 --time-limit 30
+  meshplan-bench --fleet --sizes 8 --families minis --models llama-3.1-405b-4bit --time-limit 20
+  meshplan-bench --fleet --families h100-nodes --objectives throughput --json
+
+Generates seeded fleets of four families (minis: Mac minis on a 10 GbE switch; h100-nodes: nodes
+of 8 H100 on InfiniBand; macs-islands: three kinds of Mac in Thunderbolt 5 islands of 2-4;
+mixed-6: those Macs and nodes of 1 H200, 4 A100 and 8 H100) at each size (default
+64,256,1024,4096), and plans each model (default llama-3.1-405b-4bit, llama-3.1-405b-8bit,
+deepseek-v3.1-4bit) for each objective as `meshplan plan -c FLEET -m MODEL` does (latency: the
+default plan; throughput: --objective throughput; --strategy auto both). Every plan runs in a
+child process that is killed (SIGKILL) when it passes --time-limit seconds of wall time and is
+then reported as "over the limit"; its address space is limited to three quarters of this
+machine's memory. Time is the plan alone, measured inside the child (steady clock) and sent
+back through a pipe; peak MB is the child's peak resident memory (ru_maxrss from wait4). Per
+family, objective and model it prints the growth exponent (the least-squares slope of log(time)
+against log(hosts) over the sizes that finished) and time(largest) / time(256). A model that
+does not fit a fleet is a result, not an error; the exit code is 0.)";
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
@@ -66,7 +93,40 @@ std::vector<int64_t> parse_numbers(const std::string& text, const char* option) 
   return out;
 }
 
+int run_fleet(const BenchCommandOptions& o) {
+  FleetOptions options;
+  options.seed = o.seed;
+  try {
+    size_t used = 0;
+    options.time_limit_s = std::stod(o.time_limit, &used);
+    if (used != o.time_limit.size() || !(options.time_limit_s > 0) ||
+        !std::isfinite(options.time_limit_s))
+      throw std::invalid_argument(o.time_limit);
+  } catch (const std::exception&) {
+    throw input_error("--time-limit {}: expected seconds above 0, e.g. 30", o.time_limit);
+  }
+  if (!o.sizes.empty()) {
+    options.sizes.clear();
+    for (int64_t v : parse_numbers(o.sizes, "--sizes"))
+      options.sizes.push_back(static_cast<int>(std::min<int64_t>(v, 1 << 30)));
+  }
+  if (!o.families.empty()) options.families = split_list(o.families);
+  if (!o.models.empty()) options.models = split_list(o.models);
+  if (!o.objectives.empty()) options.objectives = split_list(o.objectives);
+  // Progress on stderr, one line a plan, once the names and sizes have been checked.
+  bool first = true;
+  FleetReport report = run_fleet_bench(options, Catalog::builtin(), [&](const FleetRun& r) {
+    if (first) std::fputs("benchmarking plans on fleets ...\n", stderr);
+    first = false;
+    std::fprintf(stderr, "  %s\n", fleet_run_line(r).c_str());
+  });
+  std::string text = o.json ? fleet_to_json(report).dump(2) + "\n" : render_fleet(report);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
 int run(const BenchCommandOptions& o) {
+  if (o.fleet) return run_fleet(o);
   SteadyClock clock;
   BenchOptions options = o.quick ? quick_bench_options() : BenchOptions{};
   options.seed = o.seed;
@@ -93,21 +153,45 @@ int main(int argc, char** argv) {
   using namespace meshplan;
   BenchCommandOptions o;
   CLI::App app(kBenchHelp, "meshplan-bench");
-  app.add_flag("--quick", o.quick, "Fewer sizes and models (a few seconds)");
+  app.add_flag("--fleet", o.fleet,
+               "Time whole plans on fleets of 64 to 4,096 hosts instead (see Fleets above)");
+  CLI::Option* quick = app.add_flag("--quick", o.quick, "Fewer sizes and models (a few seconds)");
   app.add_option("--sizes", o.sizes,
-                 "Host counts, comma-separated (default 2,3,4,6,8,12,16,24,32,48,64)");
-  app.add_option("--families", o.families, "Cluster families, comma-separated (default all)");
-  app.add_option("--models", o.models, "Models, comma-separated (default every catalog model)");
-  app.add_option("--contexts", o.contexts,
-                 "Context lengths the instances cycle through (default 4096,32768)");
-  app.add_option("--replicas", o.replicas, "Clusters per family, size and model (default 2)")
-      ->check(CLI::PositiveNumber);
+                 "Host counts, comma-separated (default 2,3,4,6,8,12,16,24,32,48,64; with "
+                 "--fleet 64,256,1024,4096)");
+  app.add_option("--families", o.families,
+                 "Cluster families (with --fleet: fleet families), comma-separated (default all)");
+  app.add_option("--models", o.models,
+                 "Models, comma-separated (default every catalog model; with --fleet "
+                 "llama-3.1-405b-4bit,llama-3.1-405b-8bit,deepseek-v3.1-4bit)");
+  CLI::Option* contexts = app.add_option(
+      "--contexts", o.contexts, "Context lengths the instances cycle through (default 4096,32768)");
+  CLI::Option* replicas =
+      app.add_option("--replicas", o.replicas, "Clusters per family, size and model (default 2)")
+          ->check(CLI::PositiveNumber);
+  CLI::Option* objectives =
+      app.add_option("--objectives", o.objectives,
+                     "--fleet: objectives, comma-separated: latency, throughput (default both)");
+  CLI::Option* limit = app.add_option("--time-limit", o.time_limit,
+                                      "--fleet: seconds of wall time each plan may take before "
+                                      "its process is killed")
+                           ->type_name("SECONDS")
+                           ->capture_default_str();
   app.add_option("--seed", o.seed, "Seed of the cluster generator")->capture_default_str();
   app.add_flag("--json", o.json, "Print the results as JSON, with every instance");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  // An option of the other benchmark would be silently ignored: say so instead.
+  for (CLI::Option* option : {quick, contexts, replicas, objectives, limit}) {
+    const bool fleet_only = option == objectives || option == limit;
+    if (option->count() > 0 && fleet_only != o.fleet) {
+      std::fprintf(stderr, "meshplan-bench: %s %s\n", option->get_name().c_str(),
+                   fleet_only ? "is for --fleet" : "is not for --fleet");
+      return 2;
+    }
   }
   try {
     return run(o);

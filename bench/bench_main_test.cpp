@@ -1,6 +1,10 @@
 // meshplan-bench, the real program: the reduced run finds no violation, and a family it does not
-// know is bad usage.
+// know is bad usage; --fleet times plans on a small fleet, as a table or JSON, and refuses bad
+// values and the other benchmark's options.
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
 
 #include "tests/test_support.hpp"
 
@@ -24,6 +28,48 @@ TEST(bench_main_test, unknown_family_and_bad_numbers_exit_2) {
   r = run_meshplan_bench({"--sizes", "3,x"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("--sizes 3,x"), std::string::npos) << r.err;
+}
+
+TEST(bench_main_test, fleet_times_plans_on_a_small_fleet) {
+  auto r = run_meshplan_bench({"--fleet", "--sizes", "8", "--families", "minis", "--models",
+                               "llama-3.1-405b-4bit", "--time-limit", "20"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  // A row: family, hosts, objective, model, time in seconds, peak MB, the plan.
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex("\nminis +8 +latency +llama-3.1-405b-4bit +[0-9]+\\.[0-9]{3} +[0-9]+ +"
+                        "[a-z]+.*, [0-9]+ hosts?, [0-9.]+ tok/s\n")))
+      << r.out;
+  EXPECT_NE(r.out.find("throughput"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("exponent"), std::string::npos) << r.out;
+  // Progress on stderr, one line a plan.
+  EXPECT_NE(r.err.find("minis 8 hosts latency llama-3.1-405b-4bit: "), std::string::npos) << r.err;
+  r = run_meshplan_bench({"--fleet", "--sizes", "8", "--families", "h100-nodes", "--models",
+                          "deepseek-v3.1-4bit", "--objectives", "latency", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.at("runs").size(), 1u);
+  EXPECT_EQ(j.at("runs")[0].at("outcome"), "planned");
+  EXPECT_GT(j.at("runs")[0].at("seconds").get<double>(), 0);
+  EXPECT_EQ(j.at("time_limit_s"), 60);
+}
+
+TEST(bench_main_test, fleet_bad_values_exit_2) {
+  // The arguments, and what the message names.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--fleet", "--families", "moon-base"}, "moon-base"},
+      {{"--fleet", "--objectives", "speed"}, "speed"},
+      {{"--fleet", "--models", "no-such-model"}, "no-such-model"},
+      {{"--fleet", "--sizes", "8,x"}, "--sizes 8,x"},
+      {{"--fleet", "--time-limit", "0"}, "--time-limit"},
+      {{"--fleet", "--time-limit", "soon"}, "--time-limit"},
+      {{"--fleet", "--quick"}, "--quick is not for --fleet"},
+      {{"--time-limit", "5"}, "--time-limit is for --fleet"},
+  };
+  for (const auto& [args, named] : cases) {
+    auto r = run_meshplan_bench(args);
+    EXPECT_EQ(r.exit_code, 2) << named << ": " << r.err;
+    EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
+  }
 }
 
 // meshplan itself no longer carries the harness.
