@@ -186,12 +186,16 @@ std::optional<std::vector<size_t>> CollectivePaths::ring_order(const std::vector
   // Beyond the exact table: the smallest worst link for which a bounded search finds a cycle.
   std::vector<std::vector<double>> local(p, std::vector<double>(p, kNoPath));
   std::vector<double> levels;
+  bool uniform = true;  // every pair linked, all at one cost (hosts on one switch)
   for (size_t a = 0; a < p; ++a)
     for (size_t b = 0; b < p; ++b)
       if (a != b) {
         local[a][b] = cost(links, group[a], group[b]);
+        uniform = uniform && local[a][b] != kNoPath && local[a][b] == local[0][1];
         if (local[a][b] != kNoPath) levels.push_back(local[a][b]);
       }
+  // One level, every pair within it: the group's own order, as below.
+  if (uniform && p >= 3) return group;
   std::sort(levels.begin(), levels.end());
   levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
   for (double limit : levels) {
