@@ -11,7 +11,8 @@ const std::optional<LinkFigures> kNoLink;
 
 }  // namespace
 
-LinkMatrix::LinkMatrix(size_t hosts) : host_media_(hosts), cut_(hosts, false) {
+LinkMatrix::LinkMatrix(size_t hosts) : cut_(hosts, false) {
+  links_->host_media.resize(hosts);
   if (hosts > UINT32_MAX) throw internal_error("too many hosts for a link matrix");
   if (hosts <= kDenseHosts) dense_.assign(hosts * hosts, 0);
 }
@@ -24,41 +25,49 @@ LinkMatrix::LinkMatrix(const std::vector<std::vector<std::optional<LinkFigures>>
 }
 
 const std::optional<LinkFigures>& LinkMatrix::at(size_t a, size_t b) const {
-  if (!dense_.empty()) return values_[dense_[a * size() + b]];
-  return values_[compute(a, b)];
+  if (!dense_.empty()) return links_->values[dense_[a * size() + b]];
+  return links_->values[compute(a, b)];
 }
 
 size_t LinkMatrix::compute(size_t a, size_t b) const {
   if (a == b || cut_[a] || cut_[b]) return 0;
-  if (!own_.empty())
-    if (auto it = own_.find(key(a, b)); it != own_.end()) return it->second;
+  if (!links_->own.empty())
+    if (auto it = links_->own.find(key(a, b)); it != links_->own.end()) return it->second;
   return best_medium(a, b);
 }
 
 size_t LinkMatrix::best_medium(size_t a, size_t b) const {
-  const std::vector<size_t>& on_b = host_media_[b];
-  for (size_t m : host_media_[a])  // best first
-    if (std::find(on_b.begin(), on_b.end(), m) != on_b.end()) return media_[m].value;
+  const std::vector<size_t>& on_b = links_->host_media[b];
+  for (size_t m : links_->host_media[a])  // best first
+    if (std::find(on_b.begin(), on_b.end(), m) != on_b.end()) return links_->media[m].value;
   return 0;
+}
+
+LinkMatrix::Links& LinkMatrix::edit() {
+  if (links_.use_count() > 1) links_ = std::make_shared<Links>(*links_);
+  return *links_;
 }
 
 size_t LinkMatrix::value(const std::optional<LinkFigures>& link) {
   if (!link) return 0;
-  values_.push_back(link);
-  return values_.size() - 1;
+  Links& l = edit();
+  l.values.push_back(link);
+  return l.values.size() - 1;
 }
 
 size_t LinkMatrix::add_medium(const LinkFigures& figures, double rank) {
-  media_.push_back({value(figures), rank});
-  return media_.size() - 1;
+  const size_t v = value(figures);
+  edit().media.push_back({v, rank});
+  return links_->media.size() - 1;
 }
 
 void LinkMatrix::join(size_t host, size_t medium) {
-  std::vector<size_t>& on = host_media_.at(host);
+  Links& l = edit();
+  std::vector<size_t>& on = l.host_media.at(host);
   if (std::find(on.begin(), on.end(), medium) != on.end()) return;
   // Kept best first: by rank, then the medium added first.
   auto at = std::upper_bound(on.begin(), on.end(), medium, [&](size_t x, size_t y) {
-    return media_[x].rank < media_[y].rank || (media_[x].rank == media_[y].rank && x < y);
+    return l.media[x].rank < l.media[y].rank || (l.media[x].rank == l.media[y].rank && x < y);
   });
   on.insert(at, medium);
   refresh(host);
@@ -66,7 +75,8 @@ void LinkMatrix::join(size_t host, size_t medium) {
 
 void LinkMatrix::set(size_t a, size_t b, const std::optional<LinkFigures>& link) {
   if (a >= size() || b >= size() || a == b) throw internal_error("link matrix pair out of range");
-  own_[key(a, b)] = value(link);
+  const size_t v = value(link);
+  edit().own[key(a, b)] = v;
   if (!dense_.empty()) dense_[a * size() + b] = static_cast<uint32_t>(compute(a, b));
 }
 
@@ -76,12 +86,13 @@ void LinkMatrix::cut(size_t host) {
 }
 
 void LinkMatrix::add_latency(double s) {
-  for (std::optional<LinkFigures>& v : values_)
+  Links& l = edit();
+  for (std::optional<LinkFigures>& v : l.values)
     if (v) {
       v->latency_s += s;
       v->tcp_latency_s += s;
     }
-  for (Medium& m : media_)
+  for (Medium& m : l.media)
     m.rank += s;
 }
 
@@ -103,35 +114,47 @@ void LinkMatrix::fill_dense() {
 }
 
 LinkMatrix LinkMatrix::subset(const std::vector<size_t>& members) const {
-  LinkMatrix out;
   const size_t n = members.size();
-  out.host_media_.resize(n);
+  bool same = n == size();
+  for (size_t k = 0; k < n && same; ++k)
+    same = members[k] == k;
+  if (same) return *this;
+  LinkMatrix out;
+  Links& to = *out.links_;
+  to.host_media.resize(n);
   out.cut_.assign(n, false);
-  out.values_ = values_;
-  out.media_ = media_;
+  to.values = links_->values;
+  to.media = links_->media;
   std::vector<size_t> index(size(), SIZE_MAX);
   for (size_t k = 0; k < n; ++k) {
     const size_t h = members.at(k);
     index.at(h) = k;
-    out.host_media_[k] = host_media_[h];
+    to.host_media[k] = links_->host_media[h];
     out.cut_[k] = cut_[h];
   }
-  for (const auto& [k, v] : own_) {
+  to.own.reserve(links_->own.size());
+  for (const auto& [k, v] : links_->own) {
     const size_t a = index[k >> 32], b = index[k & 0xffffffffu];
-    if (a != SIZE_MAX && b != SIZE_MAX) out.own_[key(a, b)] = v;
+    if (a != SIZE_MAX && b != SIZE_MAX) to.own[key(a, b)] = v;
   }
   if (n <= kDenseHosts) {
     out.dense_.assign(n * n, 0);
-    out.fill_dense();
+    if (dense_.empty()) {
+      out.fill_dense();
+    } else {  // read from this one's index, without a lookup per pair
+      for (size_t a = 0; a < n; ++a)
+        for (size_t b = 0; b < n; ++b)
+          out.dense_[a * n + b] = a == b ? 0 : dense_[members[a] * size() + members[b]];
+    }
   }
   return out;
 }
 
 size_t LinkMatrix::stored_links() const {
   size_t joined = 0;
-  for (const auto& on : host_media_)
+  for (const auto& on : links_->host_media)
     joined += on.size();
-  return joined + own_.size();
+  return joined + links_->own.size();
 }
 
 }  // namespace meshplan

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -65,23 +66,29 @@ class LinkMatrix {
   size_t stored_links() const;
 
  private:
-  size_t value(const std::optional<LinkFigures>& link);  // its index in values_
-  size_t best_medium(size_t a, size_t b) const;          // an index into values_, 0 for none
+  size_t value(const std::optional<LinkFigures>& link);  // its index in Links::values
+  size_t best_medium(size_t a, size_t b) const;          // an index into Links::values, 0: none
   size_t compute(size_t a, size_t b) const;              // what dense_ holds for (a, b)
   void refresh(size_t host);                             // dense_'s row and column of `host`
   void fill_dense();
   static uint64_t key(size_t a, size_t b) { return uint64_t{a} << 32 | b; }
 
-  std::vector<std::optional<LinkFigures>> values_{std::nullopt};  // 0: no link
   struct Medium {
     size_t value;
     double rank;
   };
-  std::vector<Medium> media_;
-  std::vector<std::vector<size_t>> host_media_;  // per host, best medium first
-  std::unordered_map<uint64_t, size_t> own_;     // pairs with a link of their own
+  // What copies share until one of them changes it (copies are many: every sub-problem and cost
+  // model holds its matrices).
+  struct Links {
+    std::vector<std::optional<LinkFigures>> values{std::nullopt};  // 0: no link
+    std::vector<Medium> media;
+    std::vector<std::vector<size_t>> host_media;  // per host, best medium first
+    std::unordered_map<uint64_t, size_t> own;     // pairs with a link of their own
+  };
+  Links& edit();  // this matrix's own Links, copied first when shared
+  std::shared_ptr<Links> links_ = std::make_shared<Links>();
   std::vector<bool> cut_;
-  std::vector<uint32_t> dense_;  // n x n indices into values_ while n <= kDenseHosts
+  std::vector<uint32_t> dense_;  // n x n indices into Links::values while n <= kDenseHosts
 };
 
 template <typename Rank>
@@ -92,26 +99,27 @@ LinkMatrix LinkMatrix::grouped(const std::vector<std::vector<size_t>>& groups, R
     for (size_t h : groups[g])
       if (!cut_[h]) group_of[h] = g;
   // Media: a group is on every medium one of its members is on.
-  std::vector<size_t> medium_id(media_.size(), SIZE_MAX);
+  std::vector<size_t> medium_id(links_->media.size(), SIZE_MAX);
   for (size_t g = 0; g < groups.size(); ++g)
     for (size_t h : groups[g]) {
       if (cut_[h]) continue;
-      for (size_t m : host_media_[h]) {
+      for (size_t m : links_->host_media[h]) {
         if (medium_id[m] == SIZE_MAX)
-          medium_id[m] = out.add_medium(*values_[media_[m].value], media_[m].rank);
+          medium_id[m] =
+              out.add_medium(*links_->values[links_->media[m].value], links_->media[m].rank);
         out.join(g, medium_id[m]);
       }
     }
   // A pair's own link between members of two groups competes with the media they share.
   std::unordered_map<uint64_t, std::optional<LinkFigures>> best;
-  for (const auto& [k, v] : own_) {
+  for (const auto& [k, v] : links_->own) {
     const size_t a = group_of[k >> 32], b = group_of[k & 0xffffffffu];
-    if (a == SIZE_MAX || b == SIZE_MAX || a == b || !values_[v]) continue;
+    if (a == SIZE_MAX || b == SIZE_MAX || a == b || !links_->values[v]) continue;
     auto& slot = best[key(a, b)];
     if (!slot) {
       slot = out.at(a, b);  // the media's best so far
     }
-    if (!slot || rank_of(*values_[v]) < rank_of(*slot)) slot = values_[v];
+    if (!slot || rank_of(*links_->values[v]) < rank_of(*slot)) slot = links_->values[v];
   }
   for (const auto& [k, v] : best)
     out.set(k >> 32, k & 0xffffffffu, v);
