@@ -10,8 +10,7 @@
 namespace meshplan {
 
 PipelineCostModel::PipelineCostModel(const ModelDesc& model, std::vector<HostFigures> hosts,
-                                     LinkMatrix links,
-                                     int64_t context, int64_t prompt,
+                                     LinkMatrix links, int64_t context, int64_t prompt,
                                      double activation_bytes_per_value, bool head_last)
     : model_(&model),
       hosts_(std::move(hosts)),
