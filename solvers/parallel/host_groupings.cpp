@@ -7,8 +7,10 @@
 #include <bit>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "lib/core/units.hpp"
+#include "solvers/problem/candidate_classes.hpp"
 
 namespace meshplan {
 namespace {
@@ -18,11 +20,15 @@ class Groupings {
  public:
   Groupings(const PlanningProblem& problem, const TensorCostModel& cost,
             const std::vector<size_t>& eligible, size_t max_groupings)
-      : problem_(problem), cost_(cost), eligible_(eligible), max_groupings_(max_groupings) {}
+      : problem_(problem),
+        cost_(cost),
+        eligible_(eligible),
+        max_groupings_(max_groupings),
+        class_of_(candidate_classes(problem, eligible)) {}
 
   std::vector<HostGrouping> all(bool& capped) {
     std::vector<HostGroup> chosen;
-    walk((1u << eligible_.size()) - 1, chosen);
+    walk((1u << eligible_.size()) - 1, 0, chosen);
     capped = capped_;
     return std::move(out_);
   }
@@ -46,13 +52,19 @@ class Groupings {
     return memo_.emplace(mask, std::move(g)).first->second;
   }
 
-  void walk(uint32_t left, std::vector<HostGroup>& chosen) {
+  // Groupings of the hosts in `left`; those in `single` may join no group. Interchangeable hosts
+  // give the same plan in either place, so a group takes the lowest free members of each class,
+  // and once a host is left single so are the rest of its class (a grouping that groups one of
+  // them is the same, swapped, as one that groups the first); what is left alike is dropped by
+  // its shape.
+  void walk(uint32_t left, uint32_t single, std::vector<HostGroup>& chosen) {
     if (out_.size() >= max_groupings_) {
       capped_ = true;
       return;
     }
     if (left == 0) {
       if (chosen.empty()) return;  // a plain pipeline: the pipeline strategy's
+      if (!shapes_.insert(shape(chosen)).second) return;
       HostGrouping g{chosen, {}};
       for (size_t i = 0; i < eligible_.size(); ++i) {
         bool grouped = false;
@@ -65,18 +77,56 @@ class Groupings {
     }
     const uint32_t first = left & -left;
     const uint32_t rest = left & ~first;
-    // Groups holding the lowest host left, the most promising first (so that a capped search
-    // keeps the likely ones); then that host alone.
-    std::vector<std::pair<double, uint32_t>> options;
-    for (uint32_t sub = rest; sub != 0; sub = (sub - 1) & rest)
-      if (const auto& g = group(sub | first)) options.emplace_back(promise(*g), sub | first);
-    std::sort(options.begin(), options.end());
-    for (const auto& [t, mask] : options) {
-      chosen.push_back(*group(mask));
-      walk(left & ~mask, chosen);
-      chosen.pop_back();
+    const int first_class = class_of_[std::countr_zero(first)];
+    if (!(single & first)) {
+      // Groups holding the lowest host left, the most promising first (so that a capped search
+      // keeps the likely ones); then that host alone.
+      const uint32_t free = rest & ~single;
+      std::vector<std::pair<double, uint32_t>> options;
+      for (uint32_t sub = free; sub != 0; sub = (sub - 1) & free)
+        if (lowest_of_each_class(sub, free))
+          if (const auto& g = group(sub | first)) options.emplace_back(promise(*g), sub | first);
+      std::sort(options.begin(), options.end());
+      for (const auto& [t, mask] : options) {
+        chosen.push_back(*group(mask));
+        walk(left & ~mask, single, chosen);
+        chosen.pop_back();
+      }
     }
-    walk(rest, chosen);
+    uint32_t same = 0;
+    for (size_t i = 0; i < eligible_.size(); ++i)
+      if (class_of_[i] == first_class) same |= 1u << i;
+    walk(rest, single | (rest & same), chosen);
+  }
+
+  // Whether `sub` holds, of each class, the lowest hosts of `free` in it.
+  bool lowest_of_each_class(uint32_t sub, uint32_t free) const {
+    uint64_t skipped = 0;  // classes with a free host not taken (classes < 64: hosts <= 32)
+    for (uint32_t m = free; m != 0; m &= m - 1) {
+      const int i = std::countr_zero(m);
+      const uint64_t c = uint64_t{1} << class_of_[i];
+      if (sub >> i & 1) {
+        if (skipped & c) return false;
+      } else {
+        skipped |= c;
+      }
+    }
+    return true;
+  }
+
+  // A grouping's shape: each group's classes, in order; the groups in order.
+  std::vector<std::vector<int>> shape(const std::vector<HostGroup>& chosen) const {
+    std::vector<std::vector<int>> out;
+    for (const HostGroup& g : chosen) {
+      std::vector<int> classes;
+      for (size_t m : g.members)
+        classes.push_back(
+            class_of_[std::find(eligible_.begin(), eligible_.end(), m) - eligible_.begin()]);
+      std::sort(classes.begin(), classes.end());
+      out.push_back(std::move(classes));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
   }
 
   // What a token would take if the group held every layer: the weights over its hosts' combined
@@ -94,7 +144,9 @@ class Groupings {
   const TensorCostModel& cost_;
   const std::vector<size_t>& eligible_;
   const size_t max_groupings_;
+  const std::vector<int> class_of_;  // per eligible host
   std::map<uint32_t, std::optional<HostGroup>> memo_;
+  std::set<std::vector<std::vector<int>>> shapes_;
   std::vector<HostGrouping> out_;
   bool capped_ = false;
 };

@@ -32,7 +32,8 @@ HostFigures group_figures(const PlanningProblem& problem, const HostGroup& g, do
 
 // Every grouping of `eligible` with at least one group, larger groups first (the most promising
 // first, so that a capped list keeps the likely ones), up to `max_groupings`; `capped` tells
-// whether the cap cut the list short.
+// whether the cap cut the list short. Of groupings that differ only by swapping interchangeable
+// hosts (candidate_classes) one is listed: 12 identical hosts give a handful, not thousands.
 std::vector<HostGrouping> host_groupings(const PlanningProblem& problem,
                                          const TensorCostModel& cost,
                                          const std::vector<size_t>& eligible, size_t max_groupings,

@@ -8,6 +8,7 @@
 #include "lib/core/engine_rules.hpp"
 #include "lib/plan/strategy_kind.hpp"
 #include "solvers/pipeline/tensor_degrees.hpp"
+#include "solvers/problem/candidate_classes.hpp"
 
 namespace meshplan {
 
@@ -25,7 +26,7 @@ bool linked(const std::vector<PlanningProblem>& problems, size_t a, size_t b) {
 
 // The candidates a main host may be: those that reach the most other hosts directly first (the
 // main host needs a link to every stage), then the most memory (it holds the embedding and LM
-// head); at most kMainHostCandidates.
+// head); at most kMainHostCandidates, one of each class of interchangeable hosts among them.
 std::vector<size_t> main_host_candidates(const std::vector<PlanningProblem>& problems) {
   const PlanningProblem& p = problems.front();
   std::vector<size_t> reach(p.size(), 0), order(p.size());
@@ -39,7 +40,15 @@ std::vector<size_t> main_host_candidates(const std::vector<PlanningProblem>& pro
     return p.host(a).usable_bytes > p.host(b).usable_bytes;
   });
   if (order.size() > kMainHostCandidates) order.resize(kMainHostCandidates);
-  return order;
+  // A main host interchangeable with one before it in every route gives the same plan.
+  std::vector<size_t> kept;
+  for (size_t a : order)
+    if (std::none_of(kept.begin(), kept.end(), [&](size_t b) {
+          return std::all_of(problems.begin(), problems.end(),
+                             [&](const PlanningProblem& q) { return interchangeable(q, a, b); });
+        }))
+      kept.push_back(a);
+  return kept;
 }
 
 // Why no host can be llama.cpp RPC's main host for `hosts` (candidate indices): the host that

@@ -1,0 +1,72 @@
+// Interchangeable candidates: the same figures and the same link to every other host, neither
+// pinned; a cable of their own, other memory or a pin sets a host apart.
+#include "solvers/problem/candidate_classes.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "lib/cluster/cluster_loader.hpp"
+#include "lib/models/model_catalog.hpp"
+
+namespace meshplan::candidate_classes_test {
+namespace {
+
+// `n` Mac minis on one 10 GbE switch; `memory` per host (64 GiB where not given) and extra links.
+Cluster minis(int n, const std::map<int, int>& memory = {}, const std::string& extra = "") {
+  std::string text = "schema: meshplan.cluster/1\nname: minis\nhosts:\n";
+  for (int i = 1; i <= n; ++i)
+    text += fmt::format(
+        "  - {{name: mini-{}, chip: m4-pro-20c, memory: {}GiB, interfaces: [{{name: en0, kind: "
+        "ethernet, ipv4: 10.0.0.{}, prefix: 24, speed_gbps: 10}}]}}\n",
+        i, memory.count(i) ? memory.at(i) : 64, i);
+  text += "links:\n  - {topology: switch, kind: 10gbe, hosts: all, subnet: 10.0.0.0/24}\n" + extra;
+  return load_cluster(text, "minis.yaml", Catalog::builtin());
+}
+
+std::vector<int> classes(const Cluster& c, PlanRequest r = {}) {
+  const ModelDesc model = ModelCatalog::builtin().resolve("llama-3.3-70b-4bit", "");
+  PlanningProblem p(c, Catalog::builtin(), model, r);
+  std::vector<size_t> all(p.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    all[i] = i;
+  return candidate_classes(p, all);
+}
+
+TEST(candidate_classes_test, identical_hosts_on_one_switch_are_one_class) {
+  EXPECT_EQ(classes(minis(5)), (std::vector<int>{0, 0, 0, 0, 0}));
+}
+
+TEST(candidate_classes_test, other_memory_sets_a_host_apart) {
+  EXPECT_EQ(classes(minis(4, {{2, 48}, {4, 48}})), (std::vector<int>{0, 1, 0, 1}));
+}
+
+TEST(candidate_classes_test, a_cable_sets_its_two_ends_apart_but_not_from_each_other) {
+  // mini-2 and mini-3 are cabled: each sees the cable to the other and the switch to the rest,
+  // so they may swap with each other but not with mini-1 or mini-4.
+  const std::string cable = "  - {a: mini-2, b: mini-3, kind: tb5}\n";
+  EXPECT_EQ(classes(minis(4, {}, cable)), (std::vector<int>{0, 1, 1, 0}));
+}
+
+TEST(candidate_classes_test, a_pinned_host_is_a_class_of_its_own) {
+  PlanRequest r;
+  r.pins.push_back(LayerPin{"mini-3", 0, 9});
+  EXPECT_EQ(classes(minis(4), r), (std::vector<int>{0, 0, 1, 0}));
+}
+
+TEST(candidate_classes_test, same_figures_ignores_only_the_name) {
+  HostFigures a;
+  a.name = "a";
+  a.bandwidth = 1e11;
+  HostFigures b = a;
+  b.name = "b";
+  EXPECT_TRUE(same_figures(a, b));
+  b.gpu_link_step_s = 1e-6;
+  EXPECT_FALSE(same_figures(a, b));
+  b = a;
+  b.group_links.push_back({2, "NV18", 0, 0, 0});
+  EXPECT_FALSE(same_figures(a, b));
+}
+
+}  // namespace
+}  // namespace meshplan::candidate_classes_test
