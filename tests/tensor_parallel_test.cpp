@@ -1,6 +1,9 @@
 #include "solvers/parallel/tensor_parallel.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "lib/cluster/cluster_loader.hpp"
 #include "lib/core/error.hpp"
@@ -244,6 +247,40 @@ TEST(tensor_parallel_test, tensor_over_rdma_rises_while_pipeline_over_tcp_falls)
   EXPECT_GT(pipeline[0], pipeline[1]);
   EXPECT_GT(pipeline[1], pipeline[2]);
   EXPECT_NEAR(tensor[0], pipeline[0], 1e-9) << "one host is the same plan";
+}
+
+// A fleet: 600 Mac minis on one switch. Only group sizes that split the heads are planned (other
+// sizes are looked at only to say why nothing runs), and the note counts the hosts left out
+// instead of naming each.
+TEST(tensor_parallel_test, six_hundred_identical_hosts_give_one_group_and_count_the_rest) {
+  std::string text = "schema: meshplan.cluster/1\nhosts:\n";
+  for (int i = 0; i < 600; ++i)
+    text += fmt::format(
+        "  - {{name: m{:03}, chip: m4-pro-20c, memory: 64GiB, interfaces: [{{name: en0, kind: "
+        "ethernet, ipv4: 10.0.{}.{}, prefix: 16, speed_gbps: 10}}]}}\n",
+        i, i / 200, 1 + i % 200);
+  text += "links:\n  - {topology: switch, kind: 10gbe, hosts: all, subnet: 10.0.0.0/16}\n";
+  const Cluster c = load(text);
+  const ModelDesc m = ModelCatalog::builtin().resolve("llama-3.1-405b-4bit", "");
+  PlanRequest r;
+  r.strategy = "tensor";
+  const Plan plan = plan_model(c, Catalog::builtin(), m, r, SteadyClock());
+  const size_t used = plan.ranks.size();
+  EXPECT_EQ(m.num_kv_heads % static_cast<int>(used), 0) << used;
+  EXPECT_GE(used, 4u);  // 405B at 4 bits needs four 64 GiB minis at least
+  ASSERT_EQ(plan.hosts.size(), 600u);
+  size_t left = 0;
+  for (const HostInfo& h : plan.hosts)
+    if (!h.used) {
+      ++left;
+      EXPECT_EQ(h.left_out, "using it would not make the plan faster") << h.name;
+    }
+  EXPECT_EQ(left, 600 - used);
+  const std::string note =
+      fmt::format("and {} more hosts (using it would not make the plan faster)", 600 - used - 3);
+  EXPECT_TRUE(std::any_of(plan.notes.begin(), plan.notes.end(), [&](const std::string& n) {
+    return n.starts_with("left out: ") && n.find(note) != std::string::npos;
+  })) << note;
 }
 
 }  // namespace

@@ -15,6 +15,34 @@
 
 namespace meshplan {
 
+// For each ordering and size p, whether its first p hosts are the first p of an earlier ordering
+// (as sets): kept as how many hosts each pair's prefixes differ by, in memory linear in n.
+inline std::vector<std::vector<bool>> repeated_prefixes(
+    const std::vector<std::vector<size_t>>& orderings, size_t n) {
+  const size_t k = orderings.size();
+  std::vector<std::vector<bool>> repeated(k), in(k, std::vector<bool>(n, false));
+  std::vector<size_t> differ(k * k, 0);  // [j * k + l]: |prefix_j symmetric-difference prefix_l|
+  for (size_t l = 0; l < k; ++l)
+    repeated[l].assign(orderings[l].size() + 1, false);
+  for (size_t p = 1; p <= n; ++p) {
+    for (size_t l = 0; l < k; ++l) {
+      if (p > orderings[l].size()) continue;
+      const size_t h = orderings[l][p - 1];
+      in[l][h] = true;
+      for (size_t j = 0; j < k; ++j) {
+        if (j == l || p > orderings[j].size()) continue;
+        // h joins l's prefix: the pair's difference shrinks when j's prefix holds it already.
+        size_t& d = differ[std::min(j, l) * k + std::max(j, l)];
+        d = in[j][h] ? d - 1 : d + 1;
+      }
+    }
+    for (size_t l = 0; l < k; ++l)
+      for (size_t j = 0; j < l && p <= orderings[l].size(); ++j)
+        if (p <= orderings[j].size() && differ[j * k + l] == 0) repeated[l][p] = true;
+  }
+  return repeated;
+}
+
 // Calls fn(group) with sorted candidate indices; returns true when the search was exhaustive.
 template <typename Fn>
 bool for_each_group(const PlanInputs& in, const std::vector<std::vector<size_t>>& orderings,
@@ -32,12 +60,13 @@ bool for_each_group(const PlanInputs& in, const std::vector<std::vector<size_t>>
     }
     return true;
   }
-  std::set<std::vector<size_t>> seen;
-  for (const auto& order : orderings) {
-    for (int p = in.min_hosts; p <= in.max_hosts && p <= static_cast<int>(order.size()); ++p) {
-      std::vector<size_t> group(order.begin(), order.begin() + p);
-      std::sort(group.begin(), group.end());
-      if (seen.insert(group).second) fn(group);
+  const std::vector<std::vector<bool>> repeated = repeated_prefixes(orderings, n);
+  for (size_t k = 0; k < orderings.size(); ++k) {
+    const std::vector<size_t>& order = orderings[k];
+    std::vector<size_t> group;  // the first p of `order`, sorted, grown one host at a time
+    for (int p = 1; p <= in.max_hosts && p <= static_cast<int>(order.size()); ++p) {
+      group.insert(std::upper_bound(group.begin(), group.end(), order[p - 1]), order[p - 1]);
+      if (p >= in.min_hosts && !repeated[k][p]) fn(group);
     }
   }
   return false;

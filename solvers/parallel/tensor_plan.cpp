@@ -133,28 +133,43 @@ StrategyOutcome plan_tensor(const PlanningProblem& problem, const Clock& clock) 
 
   std::vector<TensorCandidate> candidates;
   GroupRejections rejected;
-  bool any_path = false, any_divisible = false;
-  const bool exhaustive =
-      for_each_group(in, group_seed_orders(in), [&](const std::vector<size_t>& group) {
-        std::vector<CollectivePath> options = paths.options(group);
-        if (options.empty()) {
-          rejected.no_collective(group, paths);
-          return;
-        }
+  bool any_path = false, any_divisible = false, unsized = false;
+  // Only sizes that split the heads (evenly, or unevenly when allowed) can hold a plan; other
+  // groups matter only to say why none runs, so their all-reduce paths are looked for only then
+  // (thousands of hosts give thousands of such groups).
+  auto sized = [&](size_t p) {
+    return cost.divisible(p) || (request.allow_uneven && p <= static_cast<size_t>(cost.heads()));
+  };
+  const std::vector<std::vector<size_t>> seeds = group_seed_orders(in);
+  const bool exhaustive = for_each_group(in, seeds, [&](const std::vector<size_t>& group) {
+    if (!sized(group.size())) {
+      unsized = true;
+      return;
+    }
+    std::vector<CollectivePath> options = paths.options(group);
+    if (options.empty()) {
+      rejected.no_collective(group, paths);
+      return;
+    }
+    any_path = true;
+    const CollectivePath* path = &fastest_path(
+        options, [&](const CollectivePath& o) { return o.allreduce_s(cost.message_bytes()); });
+    any_divisible = true;
+    std::string why = why_no_room(in, cost, group);
+    if (!why.empty()) {
+      rejected.short_of_memory(in, group, std::move(why));
+      return;
+    }
+    candidates.push_back({cost.lower_bound(*path), *path});
+  });
+  if (candidates.empty() && !any_path && unsized)
+    for_each_group(in, seeds, [&](const std::vector<size_t>& group) {
+      if (any_path || sized(group.size())) return;
+      if (paths.options(group).empty())
+        rejected.no_collective(group, paths);
+      else
         any_path = true;
-        const CollectivePath* path = &fastest_path(
-            options, [&](const CollectivePath& o) { return o.allreduce_s(cost.message_bytes()); });
-        const size_t p = group.size();
-        const bool even = cost.divisible(p);
-        if (!even && (!request.allow_uneven || p > static_cast<size_t>(cost.heads()))) return;
-        any_divisible = true;
-        std::string why = why_no_room(in, cost, group);
-        if (!why.empty()) {
-          rejected.short_of_memory(in, group, std::move(why));
-          return;
-        }
-        candidates.push_back({cost.lower_bound(*path), *path});
-      });
+    });
 
   std::sort(candidates.begin(), candidates.end(),
             [](const TensorCandidate& a, const TensorCandidate& b) { return a.bound < b.bound; });

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "lib/core/units.hpp"
 #include "lib/plan/strategy_kind.hpp"
@@ -11,14 +13,16 @@
 namespace meshplan {
 namespace {
 
-bool has_link_to_plan(const PlanningProblem& problem, size_t i, const Plan& plan) {
+constexpr size_t kLeftOutNamed = 8;  // hosts named one by one for one reason
+constexpr size_t kLeftOutFirst = 3;  // beyond: the first few named, the rest counted
+
+// Whether host i has a link the backend can use to one of the plan's hosts (`in_plan`, by
+// candidate index).
+bool has_link_to_plan(const PlanningProblem& problem, size_t i,
+                      const std::vector<size_t>& in_plan) {
   const LinkMatrix& links = problem.backend_links();
-  for (size_t j = 0; j < problem.size(); ++j) {
-    if (j == i) continue;
-    for (const RankPlan& r : plan.ranks)
-      if (r.host == problem.host(j).name && links[i][j]) return true;
-  }
-  return false;
+  return std::any_of(in_plan.begin(), in_plan.end(),
+                     [&](size_t j) { return j != i && links[i][j].has_value(); });
 }
 
 // The least memory one rank of this plan's kind needs: one layer (the smallest) for a pipeline,
@@ -44,13 +48,18 @@ double smallest_need(const Plan& plan, const PlanningProblem& problem) {
 void record_left_out(Plan& plan, const PlanningProblem& problem, const std::string& constrained) {
   plan.hosts.clear();
   const double need = smallest_need(plan, problem);
+  std::set<std::string> used;
+  for (const RankPlan& r : plan.ranks)
+    used.insert(r.host);
+  std::vector<size_t> in_plan;
+  for (size_t i = 0; i < problem.size(); ++i)
+    if (used.count(problem.host(i).name)) in_plan.push_back(i);
   for (size_t i = 0; i < problem.size(); ++i) {
     const HostFigures& h = problem.host(i);
     HostInfo info{h.name,       h.usable_bytes, h.bandwidth, h.flops,
                   h.overhead_s, h.usable_rule,  false,       "",
                   h.gpus,       h.tp,           h.gpu_link};
-    info.used = std::any_of(plan.ranks.begin(), plan.ranks.end(),
-                            [&](const RankPlan& r) { return r.host == h.name; });
+    info.used = used.count(h.name) > 0;
     if (!info.used) {
       if (h.usable_bytes < need) {
         info.left_out =
@@ -60,7 +69,7 @@ void record_left_out(Plan& plan, const PlanningProblem& problem, const std::stri
                       "too small: {} usable, one {} needs {}", format_gib(h.usable_bytes),
                       is_strategy(plan.strategy, StrategyKind::kPipeline) ? "layer" : "rank",
                       format_gib(need));
-      } else if (plan.ranks.size() > 1 && !has_link_to_plan(problem, i, plan)) {
+      } else if (plan.ranks.size() > 1 && !has_link_to_plan(problem, i, in_plan)) {
         info.left_out = fmt::format("no link the {} backend can use to the plan's hosts",
                                     problem.request().backend);
       } else if (!constrained.empty()) {
@@ -75,9 +84,23 @@ void record_left_out(Plan& plan, const PlanningProblem& problem, const std::stri
 }
 
 void rewrite_left_out_note(Plan& plan) {
-  std::vector<std::string> parts;
+  // Hosts left out for one reason are named one by one up to a few; beyond, the first few and how
+  // many more (a fleet of one kind leaves out hundreds for the same reason).
+  std::map<std::string, std::vector<std::string>> by_reason;
   for (const HostInfo& h : plan.hosts)
-    if (!h.used && !h.left_out.empty()) parts.push_back(fmt::format("{} ({})", h.name, h.left_out));
+    if (!h.used && !h.left_out.empty()) by_reason[h.left_out].push_back(h.name);
+  std::vector<std::string> parts;
+  for (const HostInfo& h : plan.hosts) {
+    if (h.used || h.left_out.empty()) continue;
+    const std::vector<std::string>& alike = by_reason[h.left_out];
+    if (alike.size() <= kLeftOutNamed) {
+      parts.push_back(fmt::format("{} ({})", h.name, h.left_out));
+    } else if (alike.front() == h.name) {
+      const std::vector<std::string> first(alike.begin(), alike.begin() + kLeftOutFirst);
+      parts.push_back(fmt::format("{} and {} more hosts ({})", fmt::join(first, ", "),
+                                  alike.size() - kLeftOutFirst, h.left_out));
+    }
+  }
   auto it = std::find_if(plan.notes.begin(), plan.notes.end(),
                          [](const std::string& n) { return n.starts_with("left out: "); });
   if (parts.empty()) {

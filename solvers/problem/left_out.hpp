@@ -1,6 +1,7 @@
 // Why a plan leaves a candidate host out: no link its backend can use to the plan's hosts, too
 // small to hold one layer (or its share), or not faster. Every strategy names its left-out hosts
-// this way, in plan.hosts[].left_out and in one note.
+// this way, in plan.hosts[].left_out and in one note (which names up to eight hosts left out for
+// one reason, and beyond that the first three and how many more).
 #pragma once
 
 #include "lib/plan/plan.hpp"
