@@ -10,7 +10,9 @@
 
 #include "lib/core/error.hpp"
 #include "lib/plan/engines.hpp"
+#include "lib/plan/plan_rename.hpp"
 #include "solvers/problem/batched_decode.hpp"
+#include "solvers/serving/replica_kinds.hpp"
 #include "solvers/serving/serving_streams.hpp"
 #include "solvers/strategy/strategy_planner.hpp"
 
@@ -254,16 +256,44 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
   std::stable_sort(by_memory.begin(), by_memory.end(), [&](size_t a, size_t b) {
     return whole.hosts[a].usable_bytes > whole.hosts[b].usable_bytes;
   });
-  std::map<std::vector<size_t>, std::optional<Plan>> cache;
-  auto group_plan = [&](std::vector<size_t> members) -> const std::optional<Plan>& {
+  // Groups whose hosts have the same kinds in candidate order get the same plan: each kind of
+  // group is planned once, and the replicas chosen get it renamed to their own hosts.
+  std::vector<std::string> names(n);
+  for (size_t h = 0; h < n; ++h)
+    names[h] = whole.hosts[h].name;
+  const std::vector<int> kind = replica_kinds(cluster, catalog, model, request, names);
+  struct Planned {
+    std::vector<size_t> members;  // the group planned, sorted
+    std::optional<Plan> plan;
+  };
+  std::map<std::vector<int>, Planned> by_kinds;
+  auto planned = [&](std::vector<size_t> members) -> const Planned& {
     std::sort(members.begin(), members.end());  // candidate (ring) order
-    auto it = cache.find(members);
-    if (it != cache.end()) return it->second;
-    std::vector<std::string> names;
+    std::vector<int> kinds;
     for (size_t m : members)
-      names.push_back(whole.hosts[m].name);
-    return cache.emplace(members, plan_group(cluster, catalog, model, request, names, clock))
+      kinds.push_back(kind[m]);
+    auto it = by_kinds.find(kinds);
+    if (it != by_kinds.end()) return it->second;
+    std::vector<std::string> group;
+    for (size_t m : members)
+      group.push_back(names[m]);
+    std::optional<Plan> p = plan_group(cluster, catalog, model, request, group, clock);
+    return by_kinds.emplace(std::move(kinds), Planned{std::move(members), std::move(p)})
         .first->second;
+  };
+  auto group_plan = [&](const std::vector<size_t>& members) -> const std::optional<Plan>& {
+    return planned(members).plan;
+  };
+  // The plan of the group itself: its kind's plan with the hosts renamed.
+  auto own_plan = [&](std::vector<size_t> members) {
+    const Planned& p = planned(members);
+    std::sort(members.begin(), members.end());
+    Plan plan = *p.plan;
+    HostRenames to;
+    for (size_t i = 0; i < members.size(); ++i)
+      if (members[i] != p.members[i]) to[names[p.members[i]]] = names[members[i]];
+    if (!to.empty()) rename_hosts(plan, to);
+    return plan;
   };
   std::vector<std::vector<std::vector<size_t>>> splits;
   // Small clusters: the best of every partition (it covers the splits tried for larger ones).
@@ -272,12 +302,15 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
     // (the split found is then shared out request by request).
     const int total = request.concurrency;
     const size_t units = total > 0 ? static_cast<size_t>(std::min(total, kLoadUnits)) : 0;
-    std::map<std::vector<size_t>, GroupLoad> loads;
+    std::map<std::vector<int>, GroupLoad> loads;  // by the kinds of the group's hosts
     auto values = [&](const std::vector<size_t>& members) {
       const std::optional<Plan>& p = group_plan(members);
       if (!p) return std::vector<double>{};
       if (units == 0) return std::vector<double>{p->serving->aggregate_tokens_per_s};
-      const GroupLoad& g = loads.try_emplace(members, *p, model, request).first->second;
+      std::vector<int> kinds;
+      for (size_t m : members)
+        kinds.push_back(kind[m]);
+      const GroupLoad& g = loads.try_emplace(kinds, *p, model, request).first->second;
       std::vector<double> v(units + 1, -1);
       for (size_t u = 1; u <= units; ++u) {
         const int k = std::max(1, static_cast<int>(std::lround(static_cast<double>(u) * total /
@@ -314,17 +347,26 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
       splits.push_back(groups);
     }
   }
-  std::optional<ReplicaSet> best;
+  // The splits compared on their kinds' plans (names aside, the same figures); the best one's
+  // replicas then named.
+  std::optional<double> best;
+  const std::vector<std::vector<size_t>>* chosen = nullptr;
   for (const auto& groups : splits) {
     std::vector<Plan> plans;
     for (const auto& g : groups)
       if (const auto& p = group_plan(g)) plans.push_back(*p);
     if (plans.size() < 2) continue;
     std::optional<ReplicaSet> set = replica_set(std::move(plans), model, request);
-    if (set && (!best || set->aggregate_tokens_per_s > best->aggregate_tokens_per_s * 1.000001))
-      best = std::move(set);
+    if (set && (!best || set->aggregate_tokens_per_s > *best * 1.000001)) {
+      best = set->aggregate_tokens_per_s;
+      chosen = &groups;
+    }
   }
-  return best;
+  if (!chosen) return std::nullopt;
+  std::vector<Plan> plans;
+  for (const auto& g : *chosen)
+    if (group_plan(g)) plans.push_back(own_plan(g));
+  return replica_set(std::move(plans), model, request);
 }
 
 }  // namespace meshplan

@@ -1,0 +1,117 @@
+// Replicas on a fleet of one kind: kinds of hosts, the plan of one group renamed for another (every
+// field that names a host, checked against the plan file), and the replicas chosen are what
+// planning each of their groups gives.
+#include "solvers/serving/replica_kinds.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <fmt/ranges.h>
+
+#include <regex>
+
+#include "lib/cluster/cluster_loader.hpp"
+#include "lib/models/model_catalog.hpp"
+#include "lib/plan/plan_json.hpp"
+#include "lib/plan/plan_rename.hpp"
+#include "solvers/serving/replica_groups.hpp"
+#include "solvers/serving/serving_planner.hpp"
+#include "solvers/strategy/strategy_planner.hpp"
+
+namespace meshplan::replica_kinds_test {
+namespace {
+
+// `n` Mac minis of 24 GiB on one 10 GbE switch; `os` per host number where not 26.2.
+Cluster minis(int n, const std::map<int, std::string>& os = {}) {
+  std::string text = "schema: meshplan.cluster/1\nname: minis\nhosts:\n";
+  for (int i = 1; i <= n; ++i)
+    text += fmt::format(
+        "  - {{name: mini-{}, chip: m4-pro-20c, memory: 24GiB, os: {{kind: macos, version: "
+        "\"{}\"}}, interfaces: [{{name: en0, kind: ethernet, ipv4: 10.0.0.{}, prefix: 24, "
+        "speed_gbps: 10}}]}}\n",
+        i, os.count(i) ? os.at(i) : "26.2", i);
+  text += "links:\n  - {topology: switch, kind: 10gbe, hosts: all, subnet: 10.0.0.0/24}\n";
+  return load_cluster(text, "minis.yaml", Catalog::builtin());
+}
+
+std::vector<std::string> names(int n) {
+  std::vector<std::string> out;
+  for (int i = 1; i <= n; ++i)
+    out.push_back(fmt::format("mini-{}", i));
+  return out;
+}
+
+const ModelDesc& model() {
+  static const ModelDesc m = ModelCatalog::builtin().resolve("llama-3.3-70b-4bit", "");
+  return m;
+}
+
+PlanRequest throughput() {
+  PlanRequest r;
+  r.objective = "throughput";
+  return r;
+}
+
+// The plan file with its solve times blanked (two plannings of one problem differ only there).
+std::string file_of(const Plan& p) {
+  static const std::regex timing("\"solve_ms\":[0-9.eE+-]+");
+  return std::regex_replace(plan_to_json(p, model()).dump(), timing, "\"solve_ms\":0");
+}
+
+TEST(replica_kinds_test, hosts_differ_in_kind_by_figures_or_software_not_by_address) {
+  const Cluster c = minis(4, {{3, "15.6"}});
+  EXPECT_EQ(replica_kinds(c, Catalog::builtin(), model(), throughput(), names(4)),
+            (std::vector<int>{0, 0, 1, 0}));
+}
+
+TEST(replica_kinds_test, every_host_name_in_a_plan_is_renamed) {
+  const Cluster c = minis(10);
+  std::vector<std::string> hosts = names(10);
+  HostRenames reverse;
+  for (size_t i = 0; i < hosts.size(); ++i)
+    reverse[hosts[i]] = hosts[hosts.size() - 1 - i];
+  for (const std::string strategy : {"auto", "routed"}) {
+    PlanRequest r = throughput();
+    r.strategy = strategy;
+    r.concurrency = 12;
+    RoutedRequest routed;
+    routed.consider_in_auto = true;
+    Plan plan = plan_serving(c, Catalog::builtin(), model(), r, SteadyClock(), routed);
+    const std::string before = file_of(plan);
+    rename_hosts(plan, reverse);
+    EXPECT_EQ(file_of(plan), renamed(before, reverse)) << strategy;
+    EXPECT_NE(file_of(plan), before) << strategy;
+  }
+}
+
+TEST(replica_kinds_test, replicas_of_one_kind_are_what_planning_each_group_gives) {
+  // Ten minis of 24 GiB: a copy of Llama 3.3 70B at 4 bits needs three. Each kind of group is
+  // planned once; the replicas get that plan renamed, which must be their own plan.
+  const Cluster c = minis(10);
+  PlanRequest r = throughput();
+  r.concurrency = 24;
+  const Plan whole =
+      plan_model(c, Catalog::builtin(), model(), r, SteadyClock(), serving_score(model(), r));
+  const std::optional<ReplicaSet> set =
+      best_replicas(c, Catalog::builtin(), model(), r, whole, SteadyClock());
+  ASSERT_TRUE(set);
+  ASSERT_GE(set->plans.size(), 2u);
+  std::vector<Plan> direct;
+  for (const Plan& replica : set->plans) {
+    std::vector<std::string> group;  // the group it was planned over, used or not
+    for (const HostInfo& h : replica.hosts)
+      group.push_back(h.name);
+    std::optional<Plan> p = plan_group(c, Catalog::builtin(), model(), r, group, SteadyClock());
+    ASSERT_TRUE(p) << fmt::format("{}", fmt::join(group, ","));
+    direct.push_back(*p);
+  }
+  const std::optional<ReplicaSet> planned = replica_set(direct, model(), r);
+  ASSERT_TRUE(planned);
+  EXPECT_DOUBLE_EQ(planned->aggregate_tokens_per_s, set->aggregate_tokens_per_s);
+  for (size_t i = 0; i < direct.size(); ++i)
+    EXPECT_EQ(file_of(set->plans[i]), file_of(planned->plans[i])) << i;
+}
+
+}  // namespace
+}  // namespace meshplan::replica_kinds_test
