@@ -140,5 +140,36 @@ TEST(llama_rpc_plan_cli_test, a_ring_of_cables_has_no_main_host_for_all_four) {
             0);
 }
 
+// A fleet of 300 minis: the main host's problem gives every pair a link of its own, so beyond 256
+// candidates the split is planned over the planned pipeline's hosts, and says so; every other
+// candidate is still listed with why it is left out, and the main host is still the last rank.
+TEST(llama_rpc_plan_cli_test, a_fleet_plans_over_the_planned_pipelines_hosts) {
+  std::string text = "schema: meshplan.cluster/1\nhosts:\n";
+  for (int i = 0; i < 300; ++i)
+    text += "  - {name: m" + std::to_string(i) +
+            ", chip: m4-pro-20c, memory: 64GiB, interfaces: [{name: en0, kind: ethernet, ipv4: "
+            "10.0." +
+            std::to_string(i / 200) + "." + std::to_string(1 + i % 200) +
+            ", prefix: 16, speed_gbps: 10}]}\n";
+  text += "links:\n  - {topology: switch, kind: 10gbe, hosts: all, subnet: 10.0.0.0/16}\n";
+  const std::string fleet = write_temp("fleet-300.yaml", text);
+  json p = plan_json({"-c", fleet, "-m", "llama-3.1-405b-4bit"});
+  ASSERT_TRUE(p.is_object());
+  const size_t used = p["ranks"].size();
+  ASSERT_GE(used, 4u);
+  EXPECT_TRUE(p["ranks"][used - 1]["holds_head"].get<bool>());
+  EXPECT_TRUE(has_note(p, "split is planned over the " + std::to_string(used) +
+                              " hosts of the planned pipeline, not all 300 candidates"))
+      << p["notes"];
+  ASSERT_EQ(p["hosts"].size(), 300u);
+  size_t left = 0;
+  for (const auto& h : p["hosts"])
+    if (!h["used"].get<bool>()) {
+      ++left;
+      EXPECT_FALSE(h.value("left_out", "").empty()) << h;
+    }
+  EXPECT_EQ(left, 300 - used);
+}
+
 }  // namespace
 }  // namespace meshplan::llama_rpc_plan_cli_test

@@ -9,6 +9,7 @@
 #include "lib/plan/strategy_kind.hpp"
 #include "solvers/pipeline/tensor_degrees.hpp"
 #include "solvers/problem/candidate_classes.hpp"
+#include "solvers/problem/left_out.hpp"
 
 namespace meshplan {
 
@@ -16,6 +17,8 @@ namespace {
 
 // The most main hosts a llama.cpp RPC plan tries: each is one pipeline search.
 constexpr size_t kMainHostCandidates = 8;
+// Above this many candidates llama.cpp RPC's split is planned over the planned pipeline's hosts.
+constexpr size_t kRpcAllCandidates = 256;
 
 // Whether a and b have a link both ways in some route's links.
 bool linked(const std::vector<PlanningProblem>& problems, size_t a, size_t b) {
@@ -179,6 +182,24 @@ Outcome OwnSplits::via_main_host(const Engine& e, size_t main, const std::string
 Outcome OwnSplits::llama_rpc_pipeline(const Engine& e) const {
   Outcome best{std::string(name(StrategyKind::kPipeline)), std::nullopt, "", {}};
   if (problems_.empty()) return best;
+  // On a fleet, over the planned pipeline's hosts only: the main host's problem gives every pair
+  // a link of its own (a hop depends on both ends and the main host), n^2 of them.
+  if (const std::vector<size_t> hosts = planned_pipeline_hosts();
+      problems_.front().size() > kRpcAllCandidates && !hosts.empty() &&
+      hosts.size() < problems_.front().size()) {
+    std::vector<PlanningProblem> sub;
+    for (const PlanningProblem& p : problems_)
+      sub.push_back(p.subset(hosts, request_.solver));
+    Outcome o = OwnSplits(catalog_, request_, sub, outcomes_, scorer_, plan_pipeline_)
+                    .llama_rpc_pipeline(e);
+    if (o.plan) {
+      record_left_out(*o.plan, problems_.front(), "");
+      o.plan->notes.push_back(fmt::format(
+          "{}'s split is planned over the {} hosts of the planned pipeline, not all {} candidates",
+          e.title, hosts.size(), problems_.front().size()));
+    }
+    return o;
+  }
   bool rejected = false;  // a split was found but a check refused it: its reason says more
   for (size_t main : main_host_candidates(problems_)) {
     Outcome o = via_main_host(e, main, request_.solver);
@@ -195,17 +216,22 @@ Outcome OwnSplits::llama_rpc_pipeline(const Engine& e) const {
   scorer_.cache.clear();
   if (best.plan || rejected) return best;
   // The hosts the planned pipeline needs, or every candidate.
+  std::vector<size_t> hosts = planned_pipeline_hosts();
+  if (hosts.empty())
+    for (size_t i = 0; i < problems_.front().size(); ++i)
+      hosts.push_back(i);
+  if (std::string why = missing_main_link(problems_, hosts); !why.empty()) best.reason = why;
+  return best;
+}
+
+std::vector<size_t> OwnSplits::planned_pipeline_hosts() const {
   std::vector<size_t> hosts;
   for (const Outcome& o : outcomes_)
     if (is_strategy(o.strategy, StrategyKind::kPipeline) && o.plan)
       for (const std::string& h : plan_hosts(*o.plan))
         for (size_t i = 0; i < problems_.front().size(); ++i)
           if (problems_.front().host(i).name == h) hosts.push_back(i);
-  if (hosts.empty())
-    for (size_t i = 0; i < problems_.front().size(); ++i)
-      hosts.push_back(i);
-  if (std::string why = missing_main_link(problems_, hosts); !why.empty()) best.reason = why;
-  return best;
+  return hosts;
 }
 
 // vLLM runs a pipeline at one tensor-parallel degree on every stage (-tp T -pp P). When the

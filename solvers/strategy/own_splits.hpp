@@ -48,9 +48,12 @@ class OwnSplits {
  private:
   Outcome vllm_pipeline() const;
   // llama.cpp RPC's pipeline: the best over the candidate main hosts of the main host's problem
-  // (PlanningProblem::via_main_host), or no plan saying which link no main host has.
+  // (PlanningProblem::via_main_host), or no plan saying which link no main host has. Above 256
+  // candidates, over the hosts of the planned pipeline (a note says so).
   Outcome llama_rpc_pipeline(const Engine& e) const;
   Outcome via_main_host(const Engine& e, size_t main, const std::string& solver) const;
+  // The candidates the planned pipeline uses (candidate indices), none without one.
+  std::vector<size_t> planned_pipeline_hosts() const;
 
   const Catalog& catalog_;
   const PlanRequest& request_;
