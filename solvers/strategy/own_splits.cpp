@@ -184,9 +184,16 @@ Outcome OwnSplits::llama_rpc_pipeline(const Engine& e) const {
   if (problems_.empty()) return best;
   // On a fleet, over the planned pipeline's hosts only: the main host's problem gives every pair
   // a link of its own (a hop depends on both ends and the main host), n^2 of them.
-  if (const std::vector<size_t> hosts = planned_pipeline_hosts();
-      problems_.front().size() > kRpcAllCandidates && !hosts.empty() &&
-      hosts.size() < problems_.front().size()) {
+  if (problems_.front().size() > kRpcAllCandidates) {
+    std::vector<size_t> hosts = planned_pipeline_hosts();
+    if (hosts.empty()) hosts = planned_hosts();  // no pipeline: the hosts any layout uses
+    if (hosts.empty() || hosts.size() == problems_.front().size()) {
+      best.reason = fmt::format(
+          "on more than {} candidates {} is planned over the hosts of a planned layout, and no "
+          "layout uses fewer than all of them",
+          kRpcAllCandidates, e.title);
+      return best;
+    }
     std::vector<PlanningProblem> sub;
     for (const PlanningProblem& p : problems_)
       sub.push_back(p.subset(hosts, request_.solver));
@@ -203,8 +210,11 @@ Outcome OwnSplits::llama_rpc_pipeline(const Engine& e) const {
   bool rejected = false;  // a split was found but a check refused it: its reason says more
   for (size_t main : main_host_candidates(problems_)) {
     Outcome o = via_main_host(e, main, request_.solver);
-    if (o.plan && (!best.plan || scorer_.of(o) > scorer_.of(best) * (1 + 1e-9))) {
-      scorer_.cache.clear();  // scores are cached by address; `best` is about to be replaced
+    const bool better = o.plan && (!best.plan || scorer_.of(o) > scorer_.of(best) * (1 + 1e-9));
+    // Scores are cached by address: `o`'s is the next main host's, and `best`'s may change.
+    if (o.plan) scorer_.cache.erase(&*o.plan);
+    if (better) {
+      scorer_.cache.clear();
       best = std::move(o);
     } else if (!best.plan) {
       const bool refused = std::any_of(o.attempts.begin(), o.attempts.end(),
@@ -222,6 +232,19 @@ Outcome OwnSplits::llama_rpc_pipeline(const Engine& e) const {
       hosts.push_back(i);
   if (std::string why = missing_main_link(problems_, hosts); !why.empty()) best.reason = why;
   return best;
+}
+
+std::vector<size_t> OwnSplits::planned_hosts() const {
+  std::vector<bool> used(problems_.front().size(), false);
+  for (const Outcome& o : outcomes_)
+    if (o.plan)
+      for (const std::string& h : plan_hosts(*o.plan))
+        for (size_t i = 0; i < used.size(); ++i)
+          if (problems_.front().host(i).name == h) used[i] = true;
+  std::vector<size_t> hosts;
+  for (size_t i = 0; i < used.size(); ++i)
+    if (used[i]) hosts.push_back(i);
+  return hosts;
 }
 
 std::vector<size_t> OwnSplits::planned_pipeline_hosts() const {
@@ -258,9 +281,12 @@ Outcome OwnSplits::vllm_pipeline() const {
     for (const PlanningProblem& p : problems)
       at.push_back(p.at_one_tensor_degree(tp));
     Outcome o = plan_pipeline_(at);
-    if (o.plan && layout_refusal(vllm, *o.plan).empty() &&
-        (!best.plan || scorer.of(o) > scorer.of(best) * (1 + 1e-9))) {
-      scorer.cache.clear();  // scores are cached by address; `best` is about to be replaced
+    const bool better = o.plan && layout_refusal(vllm, *o.plan).empty() &&
+                        (!best.plan || scorer.of(o) > scorer.of(best) * (1 + 1e-9));
+    // Scores are cached by address: `o`'s is the next degree's, and `best`'s may change.
+    if (o.plan) scorer.cache.erase(&*o.plan);
+    if (better) {
+      scorer.cache.clear();
       best = std::move(o);
     }
   }

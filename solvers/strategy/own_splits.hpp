@@ -54,6 +54,8 @@ class OwnSplits {
   Outcome via_main_host(const Engine& e, size_t main, const std::string& solver) const;
   // The candidates the planned pipeline uses (candidate indices), none without one.
   std::vector<size_t> planned_pipeline_hosts() const;
+  // The candidates any planned layout uses, in candidate order.
+  std::vector<size_t> planned_hosts() const;
 
   const Catalog& catalog_;
   const PlanRequest& request_;
