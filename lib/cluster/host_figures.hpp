@@ -51,6 +51,7 @@ struct HostFigures {
     int tp = 0;
     std::string link;
     double latency_s = 0, step_s = 0, bandwidth = 0;
+    bool operator==(const GroupLink&) const = default;
   };
   std::vector<GroupLink> group_links;
   // The embedding and LM head run slower than the layers where a group of hosts replicates them
@@ -58,6 +59,7 @@ struct HostFigures {
   // the figures above.
   double head_bandwidth = 0;
   double head_flops = 0;
+  bool operator==(const HostFigures&) const = default;
 };
 
 // Seconds the in-host all-reduces add to one layer for `tokens` tokens (streams at decode, the

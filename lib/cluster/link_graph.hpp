@@ -39,6 +39,7 @@ struct LinkFigures {
   // What one RPC call costs on it beyond its data: the measured round trip, else twice the TCP
   // latency.
   double call_round_trip_s() const { return round_trip_s > 0 ? round_trip_s : 2 * tcp_latency_s; }
+  bool operator==(const LinkFigures&) const = default;
 };
 
 // Which links a backend may use.

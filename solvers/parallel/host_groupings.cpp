@@ -24,7 +24,10 @@ class Groupings {
         cost_(cost),
         eligible_(eligible),
         max_groupings_(max_groupings),
-        class_of_(candidate_classes(problem, eligible)) {}
+        class_of_(candidate_classes(problem, eligible)) {
+    for (size_t i = 0; i < eligible_.size(); ++i)
+      class_of_candidate_[eligible_[i]] = class_of_[i];
+  }
 
   std::vector<HostGrouping> all(bool& capped) {
     std::vector<HostGroup> chosen;
@@ -120,8 +123,7 @@ class Groupings {
     for (const HostGroup& g : chosen) {
       std::vector<int> classes;
       for (size_t m : g.members)
-        classes.push_back(
-            class_of_[std::find(eligible_.begin(), eligible_.end(), m) - eligible_.begin()]);
+        classes.push_back(class_of_candidate_.at(m));
       std::sort(classes.begin(), classes.end());
       out.push_back(std::move(classes));
     }
@@ -144,7 +146,8 @@ class Groupings {
   const TensorCostModel& cost_;
   const std::vector<size_t>& eligible_;
   const size_t max_groupings_;
-  const std::vector<int> class_of_;  // per eligible host
+  const std::vector<int> class_of_;           // per eligible host
+  std::map<size_t, int> class_of_candidate_;  // the same by candidate index
   std::map<uint32_t, std::optional<HostGroup>> memo_;
   std::set<std::vector<std::vector<int>>> shapes_;
   std::vector<HostGrouping> out_;

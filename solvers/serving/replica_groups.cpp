@@ -267,11 +267,15 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
     std::optional<Plan> plan;
   };
   std::map<std::vector<int>, Planned> by_kinds;
-  auto planned = [&](std::vector<size_t> members) -> const Planned& {
-    std::sort(members.begin(), members.end());  // candidate (ring) order
+  auto kinds_of = [&](const std::vector<size_t>& members) {
     std::vector<int> kinds;
     for (size_t m : members)
       kinds.push_back(kind[m]);
+    return kinds;
+  };
+  auto planned = [&](std::vector<size_t> members) -> const Planned& {
+    std::sort(members.begin(), members.end());  // candidate (ring) order
+    std::vector<int> kinds = kinds_of(members);
     auto it = by_kinds.find(kinds);
     if (it != by_kinds.end()) return it->second;
     std::vector<std::string> group;
@@ -307,10 +311,7 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
       const std::optional<Plan>& p = group_plan(members);
       if (!p) return std::vector<double>{};
       if (units == 0) return std::vector<double>{p->serving->aggregate_tokens_per_s};
-      std::vector<int> kinds;
-      for (size_t m : members)
-        kinds.push_back(kind[m]);
-      const GroupLoad& g = loads.try_emplace(kinds, *p, model, request).first->second;
+      const GroupLoad& g = loads.try_emplace(kinds_of(members), *p, model, request).first->second;
       std::vector<double> v(units + 1, -1);
       for (size_t u = 1; u <= units; ++u) {
         const int k = std::max(1, static_cast<int>(std::lround(static_cast<double>(u) * total /

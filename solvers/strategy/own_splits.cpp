@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 
 #include "lib/core/engine_rules.hpp"
 #include "lib/plan/strategy_kind.hpp"
@@ -185,8 +186,9 @@ Outcome OwnSplits::llama_rpc_pipeline(const Engine& e) const {
   // On a fleet, over the planned pipeline's hosts only: the main host's problem gives every pair
   // a link of its own (a hop depends on both ends and the main host), n^2 of them.
   if (problems_.front().size() > kRpcAllCandidates) {
-    std::vector<size_t> hosts = planned_pipeline_hosts();
-    if (hosts.empty()) hosts = planned_hosts();  // no pipeline: the hosts any layout uses
+    std::vector<size_t> hosts = planned_hosts(true);
+    const bool pipeline = !hosts.empty();
+    if (!pipeline) hosts = planned_hosts(false);  // no pipeline: the hosts any layout uses
     if (hosts.empty() || hosts.size() == problems_.front().size()) {
       best.reason = fmt::format(
           "on more than {} candidates {} is planned over the hosts of a planned layout, and no "
@@ -202,8 +204,10 @@ Outcome OwnSplits::llama_rpc_pipeline(const Engine& e) const {
     if (o.plan) {
       record_left_out(*o.plan, problems_.front(), "");
       o.plan->notes.push_back(fmt::format(
-          "{}'s split is planned over the {} hosts of the planned pipeline, not all {} candidates",
-          e.title, hosts.size(), problems_.front().size()));
+          "{}'s split is planned over the {} hosts of the planned {}, not all {} candidates",
+          e.title, hosts.size(),
+          pipeline ? name(StrategyKind::kPipeline) : std::string_view("layouts"),
+          problems_.front().size()));
     }
     return o;
   }
@@ -226,7 +230,7 @@ Outcome OwnSplits::llama_rpc_pipeline(const Engine& e) const {
   scorer_.cache.clear();
   if (best.plan || rejected) return best;
   // The hosts the planned pipeline needs, or every candidate.
-  std::vector<size_t> hosts = planned_pipeline_hosts();
+  std::vector<size_t> hosts = planned_hosts(true);
   if (hosts.empty())
     for (size_t i = 0; i < problems_.front().size(); ++i)
       hosts.push_back(i);
@@ -234,26 +238,19 @@ Outcome OwnSplits::llama_rpc_pipeline(const Engine& e) const {
   return best;
 }
 
-std::vector<size_t> OwnSplits::planned_hosts() const {
-  std::vector<bool> used(problems_.front().size(), false);
-  for (const Outcome& o : outcomes_)
-    if (o.plan)
-      for (const std::string& h : plan_hosts(*o.plan))
-        for (size_t i = 0; i < used.size(); ++i)
-          if (problems_.front().host(i).name == h) used[i] = true;
+std::vector<size_t> OwnSplits::planned_hosts(bool pipeline_only) const {
+  std::map<std::string, size_t, std::less<>> index;
+  for (size_t i = 0; i < problems_.front().size(); ++i)
+    index.emplace(problems_.front().host(i).name, i);
   std::vector<size_t> hosts;
-  for (size_t i = 0; i < used.size(); ++i)
-    if (used[i]) hosts.push_back(i);
-  return hosts;
-}
-
-std::vector<size_t> OwnSplits::planned_pipeline_hosts() const {
-  std::vector<size_t> hosts;
+  std::vector<bool> seen(problems_.front().size(), false);
   for (const Outcome& o : outcomes_)
-    if (is_strategy(o.strategy, StrategyKind::kPipeline) && o.plan)
+    if (o.plan && (!pipeline_only || is_strategy(o.strategy, StrategyKind::kPipeline)))
       for (const std::string& h : plan_hosts(*o.plan))
-        for (size_t i = 0; i < problems_.front().size(); ++i)
-          if (problems_.front().host(i).name == h) hosts.push_back(i);
+        if (auto it = index.find(h); it != index.end() && !seen[it->second]) {
+          seen[it->second] = true;
+          hosts.push_back(it->second);
+        }
   return hosts;
 }
 

@@ -52,10 +52,9 @@ class OwnSplits {
   // candidates, over the hosts of the planned pipeline (a note says so).
   Outcome llama_rpc_pipeline(const Engine& e) const;
   Outcome via_main_host(const Engine& e, size_t main, const std::string& solver) const;
-  // The candidates the planned pipeline uses (candidate indices), none without one.
-  std::vector<size_t> planned_pipeline_hosts() const;
-  // The candidates any planned layout uses, in candidate order.
-  std::vector<size_t> planned_hosts() const;
+  // The candidates the planned pipeline uses (`pipeline_only`) or any planned layout uses, in
+  // rank order, first plan first; none without such a plan.
+  std::vector<size_t> planned_hosts(bool pipeline_only) const;
 
   const Catalog& catalog_;
   const PlanRequest& request_;
