@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
+#include <random>
 #include <set>
 
+#include "bench/fleet_families.hpp"
 #include "lib/cluster/cluster_loader.hpp"
 #include "lib/core/error.hpp"
 #include "lib/models/model_catalog.hpp"
@@ -175,6 +179,47 @@ links:
   ASSERT_TRUE(exact.bound && heuristic.bound);
   EXPECT_LE(heuristic.bound->token_latency_s, exact.predicted.token_latency_s * (1 + 1e-12));
   EXPECT_LE(exact.bound->token_latency_s, exact.predicted.token_latency_s * (1 + 1e-12));
+}
+
+}  // namespace
+}  // namespace meshplan::expert_parallel_test
+
+namespace meshplan::expert_parallel_test {
+namespace {
+
+// The floor that stops the search for larger groups on fleets stays under the bound of every
+// group of its size, whatever its collective (Thunderbolt RDMA islands, InfiniBand, 10 GbE), and
+// rises with the size.
+TEST(expert_parallel_test, exchange_floor_stays_under_every_groups_bound) {
+  const Catalog& catalog = Catalog::builtin();
+  const ModelDesc model = ModelCatalog::builtin().resolve("deepseek-v3.1-4bit", "");
+  for (uint64_t seed : {1, 2}) {
+    const Cluster cluster = generate_fleet("mixed-6", 40, seed, catalog);
+    PlanningProblem problem(cluster, catalog, model, PlanRequest{});
+    const PlanInputs& in = problem.inputs();
+    ExpertCostModel cost(model, in, problem.request());
+    CollectivePaths paths(in, "auto");
+    std::mt19937 rng(static_cast<unsigned>(seed));
+    int checked = 0;
+    double last_floor = 0;
+    for (int p = 1; p <= static_cast<int>(in.size()); ++p) {
+      EXPECT_GE(cost.exchange_floor(p), last_floor) << p;
+      last_floor = cost.exchange_floor(p);
+      for (int trial = 0; trial < 4; ++trial) {
+        std::vector<size_t> group(in.size());
+        std::iota(group.begin(), group.end(), size_t{0});
+        std::shuffle(group.begin(), group.end(), rng);
+        group.resize(static_cast<size_t>(p));
+        std::sort(group.begin(), group.end());
+        for (const CollectivePath& path : paths.options(group)) {
+          EXPECT_GE(cost.lower_bound(path), cost.exchange_floor(p) * (1 - 1e-12)) << p;
+          ++checked;
+        }
+      }
+    }
+    EXPECT_GT(checked, 40);
+    EXPECT_GT(last_floor, 0);
+  }
 }
 
 }  // namespace

@@ -190,6 +190,16 @@ double ExpertCostModel::lower_bound(const CollectivePath& path) const {
          });
 }
 
+double ExpertCostModel::exchange_floor(int ranks) const {
+  if (ranks < 2) return 0;
+  double least = std::numeric_limits<double>::infinity();
+  for (const LinkMatrix* m : {&in_->rdma, &in_->tcp, &in_->thunderbolt, &in_->network, &in_->any})
+    least = std::min(least, m->least_latency());
+  if (!(least < std::numeric_limits<double>::infinity())) return 0;
+  const double hops = ranks <= static_cast<int>(kJacclMaxRanks) ? 2 : 2.0 * (ranks - 1);
+  return static_cast<double>(moe_layers_.size()) * hops * least;
+}
+
 double ExpertCostModel::lower_bound_any_group() const {
   std::vector<size_t> all(in_->size());
   std::iota(all.begin(), all.end(), 0);

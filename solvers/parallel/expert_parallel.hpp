@@ -44,6 +44,10 @@ class ExpertCostModel {
   // A lower bound on the time per token over this group (any placement) and over any group.
   double lower_bound(const CollectivePath& path) const;
   double lower_bound_any_group() const;
+  // No group of `ranks` hosts exchanges faster than its collective's hops at the cluster's lowest
+  // link latency: two for a JACCL mesh (at most kJacclMaxRanks ranks), 2 (ranks - 1) for a ring,
+  // once per MoE layer. A floor under lower_bound() of every group of that size, rising with it.
+  double exchange_floor(int ranks) const;
 
   using Evaluation = GroupEvaluation;  // collective_s: the expert exchanges
   // `placements[k]`: the placement of instance k on path.order.

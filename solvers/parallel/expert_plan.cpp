@@ -4,6 +4,7 @@
 #include "lib/plan/strategy_kind.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -146,6 +147,46 @@ std::optional<Best> place_on_best_group(const PlanInputs& in, const ExpertCostMo
   return best;
 }
 
+// Collects the candidate groups, sorted by bound; returns whether the search was exhaustive.
+// Beyond kExactPathHosts candidates, groups grow up to twice kExactPathHosts hosts (and on,
+// doubling, until one runs); once a plan is placed, larger groups are taken only while their
+// exchange floor is below its time: a larger one could not be placed before it (the placement
+// stops at the first bound not below the best time), so fleets of thousands search a few dozen
+// sizes.
+template <typename Consider>
+bool collect_groups(const PlanInputs& in, const ExpertCostModel& cost,
+                    const std::vector<std::vector<size_t>>& orders, Consider&& consider,
+                    std::vector<Candidate>& candidates) {
+  auto by_bound = [&] {
+    std::sort(candidates.begin(), candidates.end(),
+              [](const Candidate& a, const Candidate& b) { return a.bound < b.bound; });
+  };
+  const int most = std::min(in.max_hosts, static_cast<int>(in.size()));
+  if (in.size() <= kExactPathHosts) {
+    const bool exhaustive = for_each_group(in, orders, consider);
+    by_bound();
+    return exhaustive;
+  }
+  int done = std::min(most, 2 * static_cast<int>(kExactPathHosts));
+  for_each_group(in, orders, consider, 1, done);
+  while (done < most) {
+    by_bound();
+    size_t unused = 0;
+    if (std::optional<Best> trial = place_on_best_group(in, cost, candidates, unused)) {
+      int last = done;
+      while (last < most && cost.exchange_floor(last + 1) < trial->eval.token_latency_s)
+        ++last;
+      for_each_group(in, orders, consider, done + 1, last);
+      break;
+    }
+    const int next = std::min(most, 2 * done);
+    for_each_group(in, orders, consider, done + 1, next);
+    done = next;
+  }
+  by_bound();
+  return false;
+}
+
 // Improves each distinct MoE layer's placement with the integer program where it is not proven
 // best; returns whether every program ran to optimality.
 bool refine_with_ilp(const ExpertCostModel& cost, Best& best) {
@@ -200,31 +241,29 @@ StrategyOutcome plan_expert(const PlanningProblem& problem, const Clock& clock) 
 
   std::vector<Candidate> candidates;
   GroupRejections rejected;
-  const bool exhaustive =
-      for_each_group(in, group_seed_orders(in), [&](const std::vector<size_t>& group) {
-        std::vector<CollectivePath> options = paths.options(group);
-        if (options.empty()) {
-          rejected.no_collective(group, paths);
-          return;
-        }
-        const CollectivePath* path = &fastest_path(options, [&](const CollectivePath& o) {
-          return o.expert_exchange_s(cost.message_bytes());
-        });
-        const std::string why = why_no_room(in, cost, group);
-        if (!why.empty()) {
-          rejected.short_of_memory(in, group, why);
-          return;
-        }
-        candidates.push_back({cost.lower_bound(*path), *path});
-      });
-  std::sort(candidates.begin(), candidates.end(),
-            [](const Candidate& a, const Candidate& b) { return a.bound < b.bound; });
-
+  auto consider = [&](const std::vector<size_t>& group) {
+    std::vector<CollectivePath> options = paths.options(group);
+    if (options.empty()) {
+      rejected.no_collective(group, paths);
+      return;
+    }
+    const CollectivePath* path = &fastest_path(options, [&](const CollectivePath& o) {
+      return o.expert_exchange_s(cost.message_bytes());
+    });
+    const std::string why = why_no_room(in, cost, group);
+    if (!why.empty()) {
+      rejected.short_of_memory(in, group, why);
+      return;
+    }
+    candidates.push_back({cost.lower_bound(*path), *path});
+  };
+  const std::vector<std::vector<size_t>> orders = group_seed_orders(in);
+  const bool exhaustive = collect_groups(in, cost, orders, consider, candidates);
   size_t evaluated = 0;
   std::optional<Best> best = place_on_best_group(in, cost, candidates, evaluated);
   if (!best) {
-    if (!rejected.no_path.empty() && rejected.memory.empty())
-      out.reason = rejected.no_path;
+    if (!rejected.no_path().empty() && rejected.memory.empty())
+      out.reason = rejected.no_path();
     else
       out.reason = "not enough memory: " +
                    (rejected.memory.empty() ? std::string("no group fits") : rejected.memory);

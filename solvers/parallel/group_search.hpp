@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -43,16 +44,18 @@ inline std::vector<std::vector<bool>> repeated_prefixes(
   return repeated;
 }
 
-// Calls fn(group) with sorted candidate indices; returns true when the search was exhaustive.
+// Calls fn(group) with sorted candidate indices, for groups of `from` to `to` hosts within
+// --min-hosts and --max-hosts; returns true when the search was exhaustive.
 template <typename Fn>
 bool for_each_group(const PlanInputs& in, const std::vector<std::vector<size_t>>& orderings,
-                    Fn&& fn) {
+                    Fn&& fn, int from = 1, int to = INT_MAX) {
   const size_t n = in.size();
+  const int lo = std::max(in.min_hosts, from), hi = std::min(in.max_hosts, to);
   if (n <= kExactPathHosts) {
     std::vector<size_t> group;
     for (uint64_t mask = 1; mask < (uint64_t{1} << n); ++mask) {
       const int count = __builtin_popcountll(mask);
-      if (count < in.min_hosts || count > in.max_hosts) continue;
+      if (count < lo || count > hi) continue;
       group.clear();
       for (size_t i = 0; i < n; ++i)
         if (mask >> i & 1) group.push_back(i);
@@ -64,9 +67,9 @@ bool for_each_group(const PlanInputs& in, const std::vector<std::vector<size_t>>
   for (size_t k = 0; k < orderings.size(); ++k) {
     const std::vector<size_t>& order = orderings[k];
     std::vector<size_t> group;  // the first p of `order`, sorted, grown one host at a time
-    for (int p = 1; p <= in.max_hosts && p <= static_cast<int>(order.size()); ++p) {
+    for (int p = 1; p <= hi && p <= static_cast<int>(order.size()); ++p) {
       group.insert(std::upper_bound(group.begin(), group.end(), order[p - 1]), order[p - 1]);
-      if (p >= in.min_hosts && !repeated[k][p]) fn(group);
+      if (p >= lo && !repeated[k][p]) fn(group);
     }
   }
   return false;
@@ -75,16 +78,17 @@ bool for_each_group(const PlanInputs& in, const std::vector<std::vector<size_t>>
 // Why no group could run, for the message of an impossible strategy: the reason of the largest
 // group without a collective, and the memory shortfall of the group with the most memory.
 struct GroupRejections {
-  std::string no_path;
-  size_t no_path_size = 0;
   std::string memory;
   double memory_usable = -1;
 
+  // The largest group seen without a collective; why, worded only when asked (growing groups of
+  // a fleet each set it).
   void no_collective(const std::vector<size_t>& group, const CollectivePaths& paths) {
-    if (group.size() <= no_path_size) return;
-    no_path_size = group.size();
-    no_path = paths.why_none(group);
+    if (group.size() <= no_path_group_.size()) return;
+    no_path_group_ = group;
+    paths_ = &paths;
   }
+  std::string no_path() const { return paths_ ? paths_->why_none(no_path_group_) : ""; }
   void short_of_memory(const PlanInputs& in, const std::vector<size_t>& group, std::string why) {
     double usable = 0;
     for (size_t g : group)
@@ -93,6 +97,10 @@ struct GroupRejections {
     memory_usable = usable;
     memory = std::move(why);
   }
+
+ private:
+  std::vector<size_t> no_path_group_;
+  const CollectivePaths* paths_ = nullptr;
 };
 
 // The collective option with the lowest time per exchange.

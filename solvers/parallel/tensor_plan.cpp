@@ -180,7 +180,7 @@ StrategyOutcome plan_tensor(const PlanningProblem& problem, const Clock& clock) 
   StrategyOutcome out;
   if (!best) {
     if (!any_path) {
-      out.reason = rejected.no_path.empty() ? "no all-reduce path" : rejected.no_path;
+      out.reason = rejected.no_path().empty() ? "no all-reduce path" : rejected.no_path();
     } else if (!any_divisible) {
       out.reason = fmt::format(
           "head count not divisible: {} attention heads and {} KV heads split evenly over {}; "

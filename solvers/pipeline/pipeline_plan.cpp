@@ -17,6 +17,7 @@
 #include "solvers/pipeline/pipeline_fill.hpp"
 #include "solvers/pipeline/proportional_solver.hpp"
 #include "solvers/pipeline/tensor_degrees.hpp"
+#include "solvers/problem/candidate_classes.hpp"
 #include "solvers/problem/left_out.hpp"
 #include "solvers/problem/lower_bound.hpp"
 #include "solvers/problem/pipeline_cost.hpp"
@@ -107,12 +108,9 @@ std::string explain_infeasible(const PipelineCostModel& cost, const PipelineCons
         format_gib(need), cost.context(), m);
   if (m >= 2) {
     std::vector<std::string> isolated;
-    for (size_t a = 0; a < cost.num_hosts(); ++a) {
-      bool any = false;
-      for (size_t b = 0; b < cost.num_hosts(); ++b)
-        any = any || (a != b && cost.link(a, b));
-      if (!any) isolated.push_back(cost.host(a).name);
-    }
+    const std::vector<double> least = cost.least_hops(false);
+    for (size_t a = 0; a < cost.num_hosts(); ++a)
+      if (!(least[a] < kInfinity)) isolated.push_back(cost.host(a).name);
     std::string who = isolated.empty() ? ""
                                        : fmt::format(" ({} {} no usable link to any other host)",
                                                      fmt::join(isolated, ", "),
@@ -187,6 +185,36 @@ SolverInfo solver_info(const std::string& solver, const SearchResult& search,
                                              : "memory-weighted ring split (exo 0.0.x)"};
 }
 
+// The optimal solver's search. A pipeline holds at least a layer a rank, so it uses at most as
+// many hosts as layers (or --max-hosts): of a class of interchangeable hosts, the first that many
+// are all the search needs, and a fleet of one kind is searched over them alone.
+SearchResult search_pipeline(const PlanningProblem& problem,
+                             const PipelineConstraints& constraints) {
+  size_t cap = static_cast<size_t>(problem.model().num_layers());
+  if (constraints.max_hosts > 0) cap = std::min(cap, static_cast<size_t>(constraints.max_hosts));
+  const std::vector<size_t> kept = at_most_per_class(problem, cap);
+  std::vector<size_t> order(kept.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  if (kept.size() == problem.size()) {
+    SearchSpace space(problem.pipeline_cost(), constraints);
+    return solve_optimal_pipeline(space, order);
+  }
+  // Pinned hosts and the head's host are classes of their own, so they are kept.
+  std::vector<size_t> index(problem.size(), SIZE_MAX);
+  for (size_t k = 0; k < kept.size(); ++k)
+    index[kept[k]] = k;
+  PipelineConstraints sub_constraints = constraints;
+  for (RangePin& pin : sub_constraints.pins)
+    pin.host = index.at(pin.host);
+  if (constraints.head_host) sub_constraints.head_host = index.at(*constraints.head_host);
+  const PlanningProblem sub = problem.subset(kept, problem.request().solver);
+  SearchSpace space(sub.pipeline_cost(), sub_constraints);
+  SearchResult search = solve_optimal_pipeline(space, order);
+  for (size_t& h : search.assignment.order)
+    h = kept[h];
+  return search;
+}
+
 // One pipeline over the problem's hosts as their figures stand (tensor degrees fixed).
 StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& clock) {
   const PlanRequest& request = problem.request();
@@ -213,8 +241,7 @@ StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& cl
     if (!equal.feasible) throw failure("{} does not fit: {}", model.name, equal.why);
     assignment = equal.assignment;
   } else if (optimal) {
-    SearchSpace space(cost, constraints);
-    search = solve_optimal_pipeline(space, order);
+    search = search_pipeline(problem, constraints);
     if (!search.feasible) {
       throw failure("{} does not fit: {}", model.name,
                     explain_infeasible(cost, constraints, request.backend));

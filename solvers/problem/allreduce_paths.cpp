@@ -110,7 +110,18 @@ CollectivePaths::CollectivePaths(const PlanInputs& inputs, std::string_view back
   if (in_->size() <= kExactPathHosts) {
     if (rdma_ring_) build(rdma_table_, in_->rdma);
     if (tcp_ring_) build(tcp_table_, in_->links(tcp_transport_));
+    return;
   }
+  // A host without any link is on no ring: a fleet without RDMA cables asks this of every group.
+  auto any_link = [](const LinkMatrix& links) {
+    std::vector<bool> out;
+    for (const auto& from : links.distinct_links(false))
+      out.push_back(
+          std::any_of(from.begin(), from.end(), [](const auto& l) { return l.has_value(); }));
+    return out;
+  };
+  if (rdma_ring_) rdma_linked_ = any_link(in_->rdma);
+  if (tcp_ring_) tcp_linked_ = any_link(in_->links(tcp_transport_));
 }
 
 double CollectivePaths::cost(const LinkMatrix& links, size_t a, size_t b) const {
@@ -244,6 +255,10 @@ std::optional<CollectivePath> CollectivePaths::ring(const std::vector<size_t>& g
                                                     CollectiveKind kind) const {
   const bool rdma = kind == CollectiveKind::kJacclRing;
   const LinkMatrix& links = rdma ? in_->rdma : in_->links(tcp_transport_);
+  const std::vector<bool>& linked = rdma ? rdma_linked_ : tcp_linked_;
+  if (!linked.empty() &&
+      std::any_of(group.begin(), group.end(), [&](size_t g) { return !linked[g]; }))
+    return std::nullopt;
   auto order = ring_order(group, links, rdma ? rdma_table_ : tcp_table_);
   if (!order) return std::nullopt;
   CollectivePath path;

@@ -74,6 +74,7 @@ class CollectivePaths {
   bool mesh_ = false, rdma_ring_ = false, tcp_ring_ = false;
   Transport tcp_transport_ = Transport::kTcp;
   RingTable rdma_table_, tcp_table_;
+  std::vector<bool> rdma_linked_, tcp_linked_;  // beyond the tables: whether a host has any link
 };
 
 }  // namespace meshplan

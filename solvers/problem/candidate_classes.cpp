@@ -1,18 +1,17 @@
 #include "solvers/problem/candidate_classes.hpp"
 
 #include <algorithm>
+#include <array>
+#include <map>
+#include <tuple>
 
 namespace meshplan {
 namespace {
 
-// Whether i and j see the same link to every other candidate, and the same one each way.
-bool same_links(const LinkMatrix& m, size_t i, size_t j) {
-  if (m.at(i, j) != m.at(j, i)) return false;
-  for (size_t k = 0; k < m.size(); ++k) {
-    if (k == i || k == j) continue;
-    if (m.at(i, k) != m.at(j, k) || m.at(k, i) != m.at(k, j)) return false;
-  }
-  return true;
+using Matrices = std::array<const LinkMatrix*, 5>;
+
+Matrices matrices_of(const PlanInputs& in) {
+  return {&in.rdma, &in.tcp, &in.thunderbolt, &in.network, &in.any};
 }
 
 bool fixed(const PlanningProblem& p, size_t i) {
@@ -21,14 +20,29 @@ bool fixed(const PlanningProblem& p, size_t i) {
                      [&](const RangePin& pin) { return pin.host == i; });
 }
 
+// The links of every transport, read once per search for classes.
+struct Structure {
+  Matrices matrices;
+  std::array<LinkMatrix::Partners, 5> partners;
+  explicit Structure(const PlanInputs& in) : matrices(matrices_of(in)) {
+    for (size_t m = 0; m < matrices.size(); ++m)
+      partners[m] = matrices[m]->own_partners();
+  }
+  bool swappable(size_t i, size_t j) const {
+    for (size_t m = 0; m < matrices.size(); ++m)
+      if (!matrices[m]->swappable(i, j, partners[m])) return false;
+    return true;
+  }
+};
+
+bool interchangeable(const PlanningProblem& p, const Structure& s, size_t i, size_t j) {
+  return !fixed(p, i) && !fixed(p, j) && same_figures(p.host(i), p.host(j)) && s.swappable(i, j);
+}
+
 }  // namespace
 
 bool interchangeable(const PlanningProblem& p, size_t i, size_t j) {
-  if (fixed(p, i) || fixed(p, j) || !same_figures(p.host(i), p.host(j))) return false;
-  const PlanInputs& in = p.inputs();
-  for (const LinkMatrix* m : {&in.rdma, &in.tcp, &in.thunderbolt, &in.network, &in.any})
-    if (!same_links(*m, i, j)) return false;
-  return true;
+  return interchangeable(p, Structure(p.inputs()), i, j);
 }
 
 bool same_figures(const HostFigures& a, const HostFigures& b) {
@@ -39,17 +53,45 @@ bool same_figures(const HostFigures& a, const HostFigures& b) {
 
 std::vector<int> candidate_classes(const PlanningProblem& problem,
                                    const std::vector<size_t>& among) {
+  const Structure s(problem.inputs());
+  // Only hosts alike in these can be interchangeable: each is compared with the first host of
+  // each class among those alike, not with every class.
+  using Key = std::tuple<double, double, double, int, std::array<size_t, 5>>;
+  auto key_of = [&](size_t h) {
+    const HostFigures& f = problem.host(h);
+    std::array<size_t, 5> own{};
+    for (size_t m = 0; m < own.size(); ++m)
+      own[m] = s.partners[m][h].size();
+    return Key{f.usable_bytes, f.bandwidth, f.flops, f.gpus, own};
+  };
+  std::map<Key, std::vector<size_t>> firsts;  // per key, the first member of each class
   std::vector<int> class_of(among.size(), -1);
-  std::vector<size_t> first_of;  // a member of each class
+  int classes = 0;
   for (size_t x = 0; x < among.size(); ++x) {
-    for (size_t c = 0; c < first_of.size() && class_of[x] < 0; ++c)
-      if (interchangeable(problem, among[first_of[c]], among[x])) class_of[x] = static_cast<int>(c);
+    const size_t h = among[x];
+    std::vector<size_t>& alike = firsts[key_of(h)];
+    for (size_t f : alike)
+      if (interchangeable(problem, s, among[f], h)) {
+        class_of[x] = class_of[f];
+        break;
+      }
     if (class_of[x] < 0) {
-      class_of[x] = static_cast<int>(first_of.size());
-      first_of.push_back(x);
+      class_of[x] = classes++;
+      alike.push_back(x);
     }
   }
   return class_of;
+}
+
+std::vector<size_t> at_most_per_class(const PlanningProblem& problem, size_t cap) {
+  std::vector<size_t> all(problem.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    all[i] = i;
+  const std::vector<int> class_of = candidate_classes(problem, all);
+  std::vector<size_t> taken(all.size(), 0), kept;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (taken[static_cast<size_t>(class_of[i])]++ < cap) kept.push_back(i);
+  return kept;
 }
 
 }  // namespace meshplan

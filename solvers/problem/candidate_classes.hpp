@@ -22,4 +22,8 @@ bool interchangeable(const PlanningProblem& problem, size_t i, size_t j);
 std::vector<int> candidate_classes(const PlanningProblem& problem,
                                    const std::vector<size_t>& among);
 
+// The candidates with at most `cap` of each class, in candidate order: all a search needs when no
+// plan uses more than `cap` hosts, since the rest of a class could only stand in for those kept.
+std::vector<size_t> at_most_per_class(const PlanningProblem& problem, size_t cap);
+
 }  // namespace meshplan

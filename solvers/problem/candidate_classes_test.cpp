@@ -54,6 +54,16 @@ TEST(candidate_classes_test, a_pinned_host_is_a_class_of_its_own) {
   EXPECT_EQ(classes(minis(4), r), (std::vector<int>{0, 0, 1, 0}));
 }
 
+TEST(candidate_classes_test, at_most_so_many_of_each_class_are_kept_in_order) {
+  // mini-2 and mini-5 have less memory: two classes of 4 and 2.
+  const Cluster c = minis(6, {{2, 48}, {5, 48}});
+  const ModelDesc model = ModelCatalog::builtin().resolve("llama-3.3-70b-4bit", "");
+  PlanningProblem p(c, Catalog::builtin(), model, PlanRequest{});
+  EXPECT_EQ(at_most_per_class(p, 2), (std::vector<size_t>{0, 1, 2, 4}));
+  EXPECT_EQ(at_most_per_class(p, 1), (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(at_most_per_class(p, 9).size(), 6u);
+}
+
 TEST(candidate_classes_test, same_figures_ignores_only_the_name) {
   HostFigures a;
   a.name = "a";

@@ -1,6 +1,8 @@
 #include "solvers/problem/link_matrix.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <map>
 
 #include "lib/core/error.hpp"
 
@@ -148,6 +150,112 @@ LinkMatrix LinkMatrix::subset(const std::vector<size_t>& members) const {
     }
   }
   return out;
+}
+
+LinkMatrix::Partners LinkMatrix::own_partners() const {
+  Partners out(size());
+  for (const auto& [k, v] : links_->own) {
+    const size_t a = k >> 32, b = k & 0xffffffffu;
+    // A link of its own that is what the media give anyway changes nothing.
+    if (cut_[a] || cut_[b] || links_->values[v] == links_->values[best_medium(a, b)]) continue;
+    out[a].push_back(static_cast<uint32_t>(b));
+    out[b].push_back(static_cast<uint32_t>(a));
+  }
+  for (auto& p : out) {
+    std::sort(p.begin(), p.end());
+    p.erase(std::unique(p.begin(), p.end()), p.end());
+  }
+  return out;
+}
+
+bool LinkMatrix::swappable(size_t a, size_t b, const Partners& partners) const {
+  if (a == b) return true;
+  if (at(a, b) != at(b, a)) return false;
+  auto same_toward = [&](size_t k) {
+    return k == a || k == b || (at(a, k) == at(b, k) && at(k, a) == at(k, b));
+  };
+  // Hosts on other media may still see the same links (a slower medium that no one else is on):
+  // then only comparing every host tells.
+  if (cut_[a] != cut_[b] || links_->host_media[a] != links_->host_media[b]) {
+    for (size_t k = 0; k < size(); ++k)
+      if (!same_toward(k)) return false;
+    return true;
+  }
+  // On the same media, a host neither has a link of its own with sees the same best medium from
+  // both (or none, when cut).
+  for (const std::vector<uint32_t>* p : {&partners[a], &partners[b]})
+    for (uint32_t k : *p)
+      if (!same_toward(k)) return false;
+  return true;
+}
+
+std::vector<std::vector<std::optional<LinkFigures>>> LinkMatrix::distinct_links(bool into) const {
+  const size_t n = size();
+  const Links& l = *links_;
+  // Hosts on the same media reach everyone else through the same media: one count per list.
+  std::map<std::vector<size_t>, size_t> kinds;
+  std::vector<size_t> kind_of(n, SIZE_MAX), members;
+  size_t cut_hosts = 0;
+  for (size_t h = 0; h < n; ++h) {
+    if (cut_[h]) {
+      ++cut_hosts;
+      continue;
+    }
+    auto [it, added] = kinds.emplace(l.host_media[h], kinds.size());
+    if (added) members.push_back(0);
+    kind_of[h] = it->second;
+    ++members[it->second];
+  }
+  std::vector<const std::vector<size_t>*> kind_media(kinds.size());
+  for (const auto& [media, k] : kinds)
+    kind_media[k] = &media;
+  // The pairs with a link of their own, from each host (into it, with `into`).
+  std::vector<std::vector<std::pair<size_t, size_t>>> own(n);
+  for (const auto& [key, v] : l.own) {
+    size_t a = key >> 32, b = key & 0xffffffffu;
+    if (into) std::swap(a, b);
+    own[a].push_back({b, v});
+  }
+  std::vector<std::vector<std::optional<LinkFigures>>> out(n);
+  std::vector<size_t> others(kinds.size());
+  for (size_t a = 0; a < n; ++a) {
+    std::vector<size_t> values;
+    if (cut_[a]) {
+      if (n > 1) values.push_back(0);
+    } else {
+      if (cut_hosts > 0) values.push_back(0);
+      others = members;
+      --others[kind_of[a]];
+      for (const auto& [b, v] : own[a])
+        if (!cut_[b]) {
+          --others[kind_of[b]];
+          values.push_back(v);
+        }
+      for (size_t k = 0; k < others.size(); ++k) {
+        if (others[k] == 0) continue;
+        size_t v = 0;  // the best medium a shares with hosts of this kind (lists run best first)
+        for (size_t m : l.host_media[a])
+          if (std::find(kind_media[k]->begin(), kind_media[k]->end(), m) != kind_media[k]->end()) {
+            v = l.media[m].value;
+            break;
+          }
+        values.push_back(v);
+      }
+    }
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    for (size_t v : values)  // values of different entries may be the same link
+      if (std::find(out[a].begin(), out[a].end(), l.values[v]) == out[a].end())
+        out[a].push_back(l.values[v]);
+  }
+  return out;
+}
+
+double LinkMatrix::least_latency() const {
+  double least = std::numeric_limits<double>::infinity();
+  for (const std::optional<LinkFigures>& v : links_->values)  // a superset of the links in use
+    if (v) least = std::min(least, v->latency_s);
+  return least;
 }
 
 size_t LinkMatrix::stored_links() const {

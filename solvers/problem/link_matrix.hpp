@@ -61,6 +61,25 @@ class LinkMatrix {
   template <typename Rank>
   LinkMatrix grouped(const std::vector<std::vector<size_t>>& groups, Rank rank_of) const;
 
+  // For each host, the hosts with which it has a link of its own, either way, other than what
+  // their media give (sorted): what `swappable` reads. Interchangeable hosts on the same media
+  // have as many.
+  using Partners = std::vector<std::vector<uint32_t>>;
+  Partners own_partners() const;
+  // Whether a and b see the same link to every other host, each way, and the same link to each
+  // other both ways, so that swapping them changes no link. Read from the structure: hosts on the
+  // same media compare only where either has a link of its own; O(links of a and b) then.
+  bool swappable(size_t a, size_t b, const Partners& partners) const;
+
+  // For each host, every distinct link from it to another host (into it, with `into`), none among
+  // them when some other host has no link with it: what the least of a function over a host's
+  // links needs, in time that grows with the links and the kinds of membership in media rather
+  // than with the pairs.
+  std::vector<std::vector<std::optional<LinkFigures>>> distinct_links(bool into) const;
+
+  // No link between two of its hosts has a lower latency (infinity without links).
+  double least_latency() const;
+
   // Entries kept: the media joined and the pairs with a link of their own (what grows with the
   // cluster), for the memory benchmark.
   size_t stored_links() const;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <random>
 
 namespace meshplan::link_matrix_test {
@@ -141,6 +143,97 @@ TEST(link_matrix_test, without_an_index_per_pair_the_answers_are_the_same) {
   for (size_t a = 0; a < members.size(); ++a)
     for (size_t b = 0; b < members.size(); ++b)
       ASSERT_EQ(name_of(sub, a, b), name_of(big, members[a], members[b]));
+}
+
+}  // namespace
+}  // namespace meshplan::link_matrix_test
+
+namespace meshplan::link_matrix_test {
+namespace {
+
+// Hosts on random sets of three networks, some cut, some pairs cabled (one way or both, some
+// cables equal to a network, some set to no link), small or beyond the index per pair.
+LinkMatrix random_matrix(std::mt19937& rng, size_t n) {
+  LinkMatrix m(n);
+  const LinkFigures nets[] = {kTenGig, kIb, link("1gbe", 100e-6, 0.125e9)};
+  for (const LinkFigures& net : nets) {
+    const size_t id = m.add_medium(net, net.hop_time(kBytes));
+    for (size_t h = 0; h < n; ++h)
+      if (rng() % 4 != 0) m.join(h, id);
+  }
+  for (size_t c = 0; c < n / 2; ++c) {
+    const size_t a = rng() % n, b = rng() % n;
+    if (a == b) continue;
+    const unsigned kind = rng() % 4;
+    const std::optional<LinkFigures> l = kind == 0   ? std::optional<LinkFigures>(kTb5)
+                                         : kind == 1 ? std::optional<LinkFigures>(kTenGig)
+                                         : kind == 2 ? std::optional<LinkFigures>(kIb)
+                                                     : std::nullopt;
+    m.set(a, b, l);
+    if (rng() % 2) m.set(b, a, l);
+  }
+  for (size_t h = 0; h < n; ++h)
+    if (rng() % 10 == 0) m.cut(h);
+  return m;
+}
+
+// Swapping a and b changes no link, asked of every other host.
+bool swappable_by_every_pair(const LinkMatrix& m, size_t a, size_t b) {
+  if (m.at(a, b) != m.at(b, a)) return false;
+  for (size_t k = 0; k < m.size(); ++k)
+    if (k != a && k != b && (m.at(a, k) != m.at(b, k) || m.at(k, a) != m.at(k, b))) return false;
+  return true;
+}
+
+// Read from the structure, the answers are those of comparing every host; the matrices are small
+// so that many pairs are swappable, and one is beyond the index per pair.
+TEST(link_matrix_test, swappable_hosts_are_those_every_other_host_sees_alike) {
+  std::mt19937 rng(11);
+  int swappable = 0, compared = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const size_t n = trial == 0 ? LinkMatrix::kDenseHosts + 20 : 4 + rng() % 10;
+    const LinkMatrix m = random_matrix(rng, n);
+    const LinkMatrix::Partners partners = m.own_partners();
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = 0; b < n; ++b) {
+        if (trial == 0 && (a % 7 != 0 || b % 5 != 0)) continue;  // a sample of the large one
+        const bool expected = swappable_by_every_pair(m, a, b);
+        ASSERT_EQ(m.swappable(a, b, partners), expected)
+            << "trial " << trial << ": " << a << ", " << b;
+        swappable += expected && a != b;
+        ++compared;
+      }
+  }
+  EXPECT_GT(swappable, compared / 20);  // the check is not only ever false
+}
+
+// Every distinct link from (into) a host, none among them when some host has no link with it.
+TEST(link_matrix_test, distinct_links_are_the_set_of_links_to_every_other_host) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 40; ++trial) {
+    const size_t n = trial == 0 ? LinkMatrix::kDenseHosts + 20 : 2 + rng() % 12;
+    const LinkMatrix m = random_matrix(rng, n);
+    double least = std::numeric_limits<double>::infinity();
+    for (bool into : {false, true}) {
+      const auto got = m.distinct_links(into);
+      ASSERT_EQ(got.size(), n);
+      for (size_t a = 0; a < n; ++a) {
+        std::vector<std::optional<LinkFigures>> expected;
+        for (size_t k = 0; k < n; ++k) {
+          if (k == a) continue;
+          const std::optional<LinkFigures>& l = into ? m.at(k, a) : m.at(a, k);
+          if (l) least = std::min(least, l->latency_s);
+          if (std::find(expected.begin(), expected.end(), l) == expected.end())
+            expected.push_back(l);
+        }
+        ASSERT_EQ(got[a].size(), expected.size()) << "trial " << trial << " host " << a;
+        for (const auto& l : expected)
+          EXPECT_NE(std::find(got[a].begin(), got[a].end(), l), got[a].end())
+              << "trial " << trial << " host " << a << ": " << (l ? l->name : "none");
+      }
+    }
+    EXPECT_LE(m.least_latency(), least);
+  }
 }
 
 }  // namespace

@@ -123,14 +123,7 @@ PipelineBound pipeline_lower_bound(const PipelineCostModel& cost, int min_hosts)
   b.min_ranks = std::max({1, m, min_hosts});
   b.overhead_s = b.min_ranks * (n ? o_min : 0);
   if (b.min_ranks >= 2) {
-    std::vector<double> out(n, kInfinity), in(n, kInfinity);
-    for (size_t a = 0; a < n; ++a)
-      for (size_t c = 0; c < n; ++c)
-        if (a != c) {
-          double t = cost.hop_time(a, c);
-          out[a] = std::min(out[a], t);
-          in[c] = std::min(in[c], t);
-        }
+    const std::vector<double> out = cost.least_hops(false), in = cost.least_hops(true);
     double h_out = smallest_sum(out, b.min_ranks), h_in = smallest_sum(in, b.min_ranks);
     b.hops_s = std::max(h_out, h_in);
     if (!(b.hops_s < kInfinity)) b.hops_s = 0;  // no ring of that size exists; nothing to bound

@@ -96,6 +96,15 @@ double PipelineCostModel::hop_time(size_t a, size_t b) const {
   return l ? l->hop_time(activation_bytes_) : kInfinity;
 }
 
+std::vector<double> PipelineCostModel::least_hops(bool into) const {
+  std::vector<double> out(num_hosts(), kInfinity);
+  const auto links = links_.distinct_links(into);
+  for (size_t a = 0; a < out.size(); ++a)
+    for (const std::optional<LinkFigures>& l : links[a])
+      if (l) out[a] = std::min(out[a], l->hop_time(activation_bytes_));
+  return out;
+}
+
 double PipelineCostModel::prefill_stage_time(size_t host, int start, int end) const {
   if (end <= start) return 0;
   return prefill_prefix_[host][static_cast<size_t>(end)] -

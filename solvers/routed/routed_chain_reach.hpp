@@ -30,22 +30,33 @@ class ChainReach {
   Step how(size_t i, int s, int mask) const;
 
  private:
-  using Bits = std::vector<uint64_t>;  // bit s: s layers covered
+  // Bit s of a state set: s layers covered. One set per mask, `words_` words each, kept flat (the
+  // bisection runs the program at every flow it tries, over every host).
   double cap(size_t i, Role role, int k) const {
-    return caps_[i][static_cast<size_t>(k) * 5 + static_cast<size_t>(role)];
+    return caps_[(kind_of_[i] * static_cast<size_t>(L_ + 1) + static_cast<size_t>(k)) * 5 +
+                 static_cast<size_t>(role)];
   }
   bool usable(size_t i, Role role, int k) const { return cap(i, role, k) + 1e-12 >= F_; }
-  bool test(const Bits& b, int s) const { return b[static_cast<size_t>(s) / 64] >> (s % 64) & 1; }
-  void or_shifted(Bits& to, const Bits& from, int k) const;
+  static bool test(const uint64_t* b, int s) {
+    return b[static_cast<size_t>(s) / 64] >> (s % 64) & 1;
+  }
+  void or_shifted(uint64_t* to, const uint64_t* from, int k) const;
+  // The state set of `mask` in the sets before host i.
+  const uint64_t* before(size_t i, int mask) const {
+    return &before_[(i * 4 + static_cast<size_t>(mask)) * words_];
+  }
 
   const RoutedInstance& in_;
   const std::vector<bool>& allowed_;
   int L_;
   size_t words_;
   double F_ = 0;
-  std::vector<std::vector<double>> caps_;  // [host][k * 5 + role]
-  std::vector<int> longest_;               // per host: the most layers with any capacity
-  std::vector<std::vector<Bits>> before_;  // [host][mask]: the states reached before it
+  // Hosts of one table, LM head time and memory limits have the same capacities: read once per
+  // kind (a fleet has thousands of hosts of a few kinds).
+  std::vector<size_t> kind_of_;   // per allowed host
+  std::vector<double> caps_;      // [(kind * (L + 1) + k) * 5 + role]
+  std::vector<int> longest_;      // per host: the most layers with any capacity
+  std::vector<uint64_t> before_;  // [host][mask][word]: the states reached before it
 };
 
 }  // namespace meshplan

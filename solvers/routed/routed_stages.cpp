@@ -1,6 +1,7 @@
 #include "solvers/routed/routed_stages.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace meshplan {
@@ -122,32 +123,59 @@ struct KindStage {
   int hosts = 0, layers = 0;
 };
 
-// Per kind: which (hosts used, layers covered) are reachable, and the stage that reached them.
+// Per kind: with every stage at `F` tokens/s or more, the fewest hosts whose stages cover exactly
+// s layers. A stage of l layers needs m hosts with m t(l) >= F, and more hosts in a stage only
+// add capacity, so u hosts can cover s layers exactly when u >= fewest[s] (s > 0): a table over
+// the layers, not over hosts and layers, for a kind of thousands of hosts.
 struct KindReach {
-  std::vector<std::vector<KindStage>> how;  // [hosts][layers]; layers == 0 and hosts > 0: none
-  std::vector<std::vector<char>> reach;
+  const std::vector<double>* table = nullptr;
+  double F = 0;
+  size_t hosts = 0;
+  std::vector<size_t> fewest;  // SIZE_MAX: not within the kind's hosts
+
+  bool reach(size_t u, int s) const {
+    return s == 0 ? u == 0 : fewest[static_cast<size_t>(s)] <= u;
+  }
+  // The stage that last reaches (v hosts, t layers): of the states it may follow, the one with
+  // the fewest hosts, then the fewest layers (the order in which a walk over every state meets
+  // them first).
+  KindStage last_stage(size_t v, int t) const {
+    for (size_t u = 0; u < v; ++u)
+      for (int s = 0; s < t; ++s) {
+        const int l = t - s;
+        if (static_cast<size_t>(l) > table->size() || !reach(u, s)) continue;
+        if (static_cast<double>(v - u) * (*table)[static_cast<size_t>(l - 1)] >= F)
+          return {static_cast<int>(v - u), l};
+      }
+    return {};
+  }
 };
 
 // The stages one kind of host can form with every stage at `F` tokens/s or more.
 KindReach plan_kind(const RoutedInstance& in, const std::vector<size_t>& group, int L, double F) {
-  const size_t n = group.size();
   const std::vector<double>& t = in.hosts[group.front()].table;
-  KindReach k;
-  k.reach.assign(n + 1, std::vector<char>(static_cast<size_t>(L + 1), 0));
-  k.how.assign(n + 1, std::vector<KindStage>(static_cast<size_t>(L + 1)));
-  k.reach[0][0] = 1;
-  for (size_t u = 0; u < n; ++u)
-    for (int s = 0; s < L; ++s) {
-      if (!k.reach[u][static_cast<size_t>(s)]) continue;
-      for (size_t m = 1; u + m <= n; ++m)
-        for (int l = 1; s + l <= L && static_cast<size_t>(l) <= t.size(); ++l) {
-          if (static_cast<double>(m) * t[static_cast<size_t>(l - 1)] < F) continue;
-          char& r = k.reach[u + m][static_cast<size_t>(s + l)];
-          if (!r) {
-            r = 1;
-            k.how[u + m][static_cast<size_t>(s + l)] = {static_cast<int>(m), l};
-          }
-        }
+  KindReach k{&t, F, group.size(), std::vector<size_t>(static_cast<size_t>(L + 1), SIZE_MAX)};
+  k.fewest[0] = 0;
+  // The fewest hosts for a stage of l layers: m t(l) >= F as the comparison reads it.
+  std::vector<size_t> need(t.size() + 1, SIZE_MAX);
+  for (size_t l = 1; l <= t.size(); ++l) {
+    if (!(t[l - 1] > 0)) continue;
+    const double ratio = std::ceil(F / t[l - 1]);
+    if (!(ratio <= static_cast<double>(k.hosts))) continue;
+    size_t m = std::max<size_t>(1, static_cast<size_t>(ratio));
+    while (m > 1 && static_cast<double>(m - 1) * t[l - 1] >= F)
+      --m;
+    while (m <= k.hosts && static_cast<double>(m) * t[l - 1] < F)
+      ++m;
+    if (m <= k.hosts) need[l] = m;
+  }
+  for (int s = 1; s <= L; ++s)
+    for (int l = 1; l <= s && static_cast<size_t>(l) <= t.size(); ++l) {
+      const size_t before = k.fewest[static_cast<size_t>(s - l)];
+      if (before == SIZE_MAX || need[static_cast<size_t>(l)] == SIZE_MAX) continue;
+      const size_t u = before + need[static_cast<size_t>(l)];
+      if (u <= k.hosts)
+        k.fewest[static_cast<size_t>(s)] = std::min(k.fewest[static_cast<size_t>(s)], u);
     }
   return k;
 }
@@ -161,9 +189,7 @@ std::vector<std::vector<int>> kind_layer_sums(const std::vector<KindReach>& kind
     for (int s = 0; s <= L; ++s) {
       if (from[g][static_cast<size_t>(s)] < 0) continue;
       for (int add = 0; s + add <= L; ++add) {
-        bool ok = false;
-        for (size_t u = 0; u < kinds[g].reach.size() && !ok; ++u)
-          ok = kinds[g].reach[u][static_cast<size_t>(add)] != 0;
+        const bool ok = add == 0 || kinds[g].fewest[static_cast<size_t>(add)] != SIZE_MAX;
         if (ok && from[g + 1][static_cast<size_t>(s + add)] < 0)
           from[g + 1][static_cast<size_t>(s + add)] = add;
       }
@@ -182,12 +208,10 @@ KindStages walk_back_stages(const std::vector<KindReach>& kinds,
   for (size_t g = kinds.size(); g-- > 0;) {
     int add = from[g + 1][static_cast<size_t>(s)];
     s -= add;
-    size_t u = 0;
-    while (!kinds[g].reach[u][static_cast<size_t>(add)])
-      ++u;
+    size_t u = add == 0 ? 0 : kinds[g].fewest[static_cast<size_t>(add)];
     size_t next = 0;
     while (add > 0) {
-      KindStage st = kinds[g].how[u][static_cast<size_t>(add)];
+      KindStage st = kinds[g].last_stage(u, add);
       std::vector<size_t> hosts(groups[g].begin() + static_cast<long>(next),
                                 groups[g].begin() + static_cast<long>(next + st.hosts));
       next += static_cast<size_t>(st.hosts);
