@@ -61,7 +61,7 @@ TEST(RoutedSearch, SharedBoundariesBeatEveryDisjointChain) {
   EXPECT_EQ(s.layout[2], s.layout[3]);
   EXPECT_NE(s.layout[0], s.layout[2]);
   for (size_t next : {size_t{2}, size_t{3}})
-    EXPECT_GT(s.flow.link[0][next] + s.flow.link[next][0], 0) << next;
+    EXPECT_GT(s.flow.link(0, next) + s.flow.link(next, 0), 0) << next;
   EXPECT_TRUE(s.optimal);
 }
 

@@ -185,20 +185,18 @@ SolverInfo solver_info(const std::string& solver, const SearchResult& search,
                                              : "memory-weighted ring split (exo 0.0.x)"};
 }
 
-// The optimal solver's search. A pipeline holds at least a layer a rank, so it uses at most as
-// many hosts as layers (or --max-hosts): of a class of interchangeable hosts, the first that many
-// are all the search needs, and a fleet of one kind is searched over them alone.
-SearchResult search_pipeline(const PlanningProblem& problem,
-                             const PipelineConstraints& constraints) {
+// Runs `search(cost, constraints)` over the hosts a pipeline needs and maps its assignment back
+// to the problem's hosts. A pipeline holds at least a layer a rank, so it uses at most as many
+// hosts as layers (or --max-hosts): of a class of interchangeable hosts, the first that many are
+// all a search needs, and a fleet of one kind is searched over them alone.
+template <typename Search>
+auto over_needed_hosts(const PlanningProblem& problem, const PipelineConstraints& constraints,
+                       Search&& search, size_t* searched = nullptr) {
   size_t cap = static_cast<size_t>(problem.model().num_layers());
   if (constraints.max_hosts > 0) cap = std::min(cap, static_cast<size_t>(constraints.max_hosts));
   const std::vector<size_t> kept = at_most_per_class(problem, cap);
-  std::vector<size_t> order(kept.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  if (kept.size() == problem.size()) {
-    SearchSpace space(problem.pipeline_cost(), constraints);
-    return solve_optimal_pipeline(space, order);
-  }
+  if (searched) *searched = kept.size();
+  if (kept.size() == problem.size()) return search(problem.pipeline_cost(), constraints);
   // Pinned hosts and the head's host are classes of their own, so they are kept.
   std::vector<size_t> index(problem.size(), SIZE_MAX);
   for (size_t k = 0; k < kept.size(); ++k)
@@ -208,11 +206,10 @@ SearchResult search_pipeline(const PlanningProblem& problem,
     pin.host = index.at(pin.host);
   if (constraints.head_host) sub_constraints.head_host = index.at(*constraints.head_host);
   const PlanningProblem sub = problem.subset(kept, problem.request().solver);
-  SearchSpace space(sub.pipeline_cost(), sub_constraints);
-  SearchResult search = solve_optimal_pipeline(space, order);
-  for (size_t& h : search.assignment.order)
+  auto result = search(sub.pipeline_cost(), sub_constraints);
+  for (size_t& h : result.assignment.order)
     h = kept[h];
-  return search;
+  return result;
 }
 
 // One pipeline over the problem's hosts as their figures stand (tensor degrees fixed).
@@ -237,11 +234,22 @@ StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& cl
   SearchResult search;
   EvenSplitResult equal;
   if (even) {
-    equal = best_even_split(cost, constraints);
+    equal = over_needed_hosts(problem, constraints, best_even_split);
     if (!equal.feasible) throw failure("{} does not fit: {}", model.name, equal.why);
     assignment = equal.assignment;
   } else if (optimal) {
-    search = search_pipeline(problem, constraints);
+    size_t searched = problem.size();
+    auto optimal_search = [](const PipelineCostModel& c, const PipelineConstraints& k) {
+      std::vector<size_t> all(c.num_hosts());
+      std::iota(all.begin(), all.end(), size_t{0});
+      SearchSpace space(c, k);
+      return solve_optimal_pipeline(space, all);
+    };
+    search = over_needed_hosts(problem, constraints, optimal_search, &searched);
+    if (searched < problem.size())
+      search.method +=
+          fmt::format("; over {} of the {} hosts: no more of each kind than a pipeline has ranks",
+                      searched, problem.size());
     if (!search.feasible) {
       throw failure("{} does not fit: {}", model.name,
                     explain_infeasible(cost, constraints, request.backend));

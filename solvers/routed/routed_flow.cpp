@@ -100,7 +100,7 @@ RoutedFlow routed_max_flow(const RoutedInstance& in, const RoutedLayout& layout,
   // Nodes: source 0, sink 1, host i enters at 2 + 2i and leaves at 3 + 2i (its capacity between).
   FlowNetwork net(2 + 2 * n);
   std::vector<size_t> entry_edge(n, SIZE_MAX), host_edge(n, SIZE_MAX);
-  std::vector<std::vector<size_t>> link_edge(n, std::vector<size_t>(n, SIZE_MAX));
+  std::vector<std::vector<std::pair<size_t, size_t>>> link_edge(n);  // per host: (to, edge)
   std::vector<double> cap(n, 0);
   for (size_t i = 0; i < n; ++i)
     if (layout[i].used()) cap[i] = range_capacity(in, i, layout[i]);
@@ -116,21 +116,28 @@ RoutedFlow routed_max_flow(const RoutedInstance& in, const RoutedLayout& layout,
     for (size_t j = 0; j < n; ++j) {
       if (j == i || cap[j] <= 0 || layout[j].start != r.end) continue;
       const double c = in.link.empty() ? inf : in.link[i][j];
-      if (c > 0) link_edge[i][j] = net.add(3 + 2 * i, 2 + 2 * j, c);
+      if (c > 0) link_edge[i].push_back({j, net.add(3 + 2 * i, 2 + 2 * j, c)});
     }
   }
   RoutedFlow out;
   out.total = net.run(0, 1);
   out.host.assign(n, 0);
   out.entry.assign(n, 0);
-  out.link.assign(n, std::vector<double>(n, 0));
+  out.out.assign(n, {});
   for (size_t i = 0; i < n; ++i) {
     if (host_edge[i] != SIZE_MAX) out.host[i] = net.flow(host_edge[i]);
     if (entry_edge[i] != SIZE_MAX) out.entry[i] = net.flow(entry_edge[i]);
-    for (size_t j = 0; j < n; ++j)
-      if (link_edge[i][j] != SIZE_MAX) out.link[i][j] = net.flow(link_edge[i][j]);
+    for (const auto& [j, edge] : link_edge[i])
+      out.out[i].push_back({j, net.flow(edge)});
   }
   return out;
+}
+
+double RoutedFlow::link(size_t i, size_t j) const {
+  if (i >= out.size()) return 0;
+  for (const auto& [to, flow] : out[i])
+    if (to == j) return flow;
+  return 0;
 }
 
 }  // namespace meshplan

@@ -7,6 +7,7 @@
 
 #include <climits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace meshplan {
@@ -49,10 +50,13 @@ using RoutedLayout = std::vector<LayerRange>;  // one per host of the instance
 double range_capacity(const RoutedInstance& instance, size_t i, LayerRange r);
 
 struct RoutedFlow {
-  double total = 0;                       // tokens/s from the first layer to the last
-  std::vector<double> host;               // per host
-  std::vector<double> entry;              // per host: tokens entering at layer 0
-  std::vector<std::vector<double>> link;  // [i][j]: tokens/s passed from i to j
+  double total = 0;           // tokens/s from the first layer to the last
+  std::vector<double> host;   // per host
+  std::vector<double> entry;  // per host: tokens entering at layer 0
+  // Per host i, (j, tokens/s passed from i to j) for every link the layout uses, by j: as many
+  // entries as the layout's links, not a pair table (a fleet's layout uses few of its hosts).
+  std::vector<std::vector<std::pair<size_t, double>>> out;
+  double link(size_t i, size_t j) const;
 };
 
 // The maximum flow of a layout. With `cut_at` in [0, layers), every host reaching past that point

@@ -96,8 +96,8 @@ double slowest_chain_s(const RoutedInstance& in, const RoutedLayout& layout, con
     if (f.host[i] <= 1e-12) continue;
     const double own = streams / range_capacity(in, i, layout[i]);
     double after = layout[i].end == in.layers ? 0 : -1;
-    for (size_t j = 0; j < n; ++j)
-      if (f.link[i][j] > 1e-12 && worst[j] >= 0) after = std::max(after, worst[j]);
+    for (const auto& [j, flow] : f.out[i])
+      if (flow > 1e-12 && worst[j] >= 0) after = std::max(after, worst[j]);
     if (after < 0) continue;
     worst[i] = own + after;
     if (f.entry[i] > 1e-12) result = std::max(result, worst[i]);
@@ -252,10 +252,9 @@ std::vector<size_t> place_used_hosts(Plan& plan, RoutingInfo& routing, const Bui
     plan.ranks.push_back(routed_rank(plan, h, r, in.hosts[i], model, request, ri.layers, streams));
   }
   for (size_t i : used)
-    for (size_t j : used)
-      if (s.flow.link[i][j] > 1e-9)
-        routing.links.push_back(
-            {ri.hosts[i].name, ri.hosts[j].name, s.flow.link[i][j], ri.link[i][j]});
+    for (const auto& [j, flow] : s.flow.out[i])  // by j, as `used` runs
+      if (flow > 1e-9)
+        routing.links.push_back({ri.hosts[i].name, ri.hosts[j].name, flow, ri.link[i][j]});
   return used;
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <queue>
 
 #include "lib/core/error.hpp"
 #include "lib/plan/engines.hpp"
@@ -322,17 +323,29 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
     };
     splits.push_back(best_partition(n, units, values));
   } else {
-    // k groups balanced by memory: each host, largest first, joins the group with the least.
-    for (size_t k = 2; k <= n; ++k) {
+    // k groups balanced by memory: each host, largest first, joins the group with the least (the
+    // first such group). No group then holds more than the mean and the largest host: once that
+    // is below the model's layers, no group of that k or more holds a replica.
+    double total = 0, largest = 0, layers = 0;
+    for (const HostInfo& h : whole.hosts) {
+      total += h.usable_bytes;
+      largest = std::max(largest, h.usable_bytes);
+    }
+    for (const LayerInfo& l : model.layers)
+      layers += static_cast<double>(l.weight_bytes);
+    for (size_t k = 2; k <= n && total / static_cast<double>(k) + largest >= layers; ++k) {
       std::vector<std::vector<size_t>> groups(k);
-      std::vector<double> memory(k, 0);
+      using Least = std::pair<double, size_t>;  // memory, group
+      std::priority_queue<Least, std::vector<Least>, std::greater<Least>> least;
+      for (size_t g = 0; g < k; ++g)
+        least.push({0.0, g});
       for (size_t h : by_memory) {
-        size_t g =
-            static_cast<size_t>(std::min_element(memory.begin(), memory.end()) - memory.begin());
+        const auto [memory, g] = least.top();
+        least.pop();
         groups[g].push_back(h);
-        memory[g] += whole.hosts[h].usable_bytes;
+        least.push({memory + whole.hosts[h].usable_bytes, g});
       }
-      splits.push_back(groups);
+      splits.push_back(std::move(groups));
     }
     // Every host that holds the model alone is a replica; the others form one more group.
     {
