@@ -94,28 +94,65 @@ double range_capacity(const RoutedInstance& in, size_t i, LayerRange r) {
 
 RoutedFlow routed_max_flow(const RoutedInstance& in, const RoutedLayout& layout, int cut_at) {
   const size_t n = in.hosts.size();
+  const int L = in.layers;
   // A host exits to the sink when it holds the last layer or, for a prefix, reaches past the cut.
-  const int cut = cut_at >= 0 && cut_at < in.layers ? cut_at : in.layers;
+  const int cut = cut_at >= 0 && cut_at < L ? cut_at : L;
   const double inf = std::numeric_limits<double>::infinity();
-  // Nodes: source 0, sink 1, host i enters at 2 + 2i and leaves at 3 + 2i (its capacity between).
-  FlowNetwork net(2 + 2 * n);
-  std::vector<size_t> entry_edge(n, SIZE_MAX), host_edge(n, SIZE_MAX);
-  std::vector<std::vector<std::pair<size_t, size_t>>> link_edge(n);  // per host: (to, edge)
   std::vector<double> cap(n, 0);
-  for (size_t i = 0; i < n; ++i)
-    if (layout[i].used()) cap[i] = range_capacity(in, i, layout[i]);
+  // Per boundary: the hosts that pass tokens across it and those that take them.
+  std::vector<std::vector<size_t>> senders(static_cast<size_t>(L) + 1),
+      takers(static_cast<size_t>(L) + 1);
   for (size_t i = 0; i < n; ++i) {
-    const LayerRange r = layout[i];
+    if (layout[i].used()) cap[i] = range_capacity(in, i, layout[i]);
     if (cap[i] <= 0) continue;
+    takers[static_cast<size_t>(layout[i].start)].push_back(i);
+    if (!(layout[i].end > cut || layout[i].end == L))
+      senders[static_cast<size_t>(layout[i].end)].push_back(i);
+  }
+  auto link_cap = [&](size_t i, size_t j) { return in.link.empty() ? inf : in.link[i][j]; };
+  // A boundary between many hosts (a fleet on one switch) whose every link carries at least what
+  // the smaller of its two ends can: no link binds, so one hub node stands for the pairs, and the
+  // flow through it is shared out pair by pair after (each share within both ends, so within the
+  // link). Small boundaries keep a link per pair.
+  constexpr size_t kHubPairs = 1024;
+  std::vector<bool> hub(static_cast<size_t>(L) + 1, false);
+  size_t hubs = 0;
+  for (size_t b = 1; b < hub.size(); ++b) {
+    if (senders[b].size() * takers[b].size() <= kHubPairs) continue;
+    bool loose = true;
+    for (size_t i : senders[b])
+      for (size_t j : takers[b])
+        loose = loose && (i == j || link_cap(i, j) >= std::min(cap[i], cap[j]));
+    if (loose) {
+      hub[b] = true;
+      ++hubs;
+    }
+  }
+  // Nodes: source 0, sink 1, host i enters at 2 + 2i and leaves at 3 + 2i (its capacity between),
+  // then the hubs.
+  FlowNetwork net(2 + 2 * n + hubs);
+  std::vector<size_t> entry_edge(n, SIZE_MAX), host_edge(n, SIZE_MAX), hub_node(hub.size(), 0);
+  std::vector<std::vector<std::pair<size_t, size_t>>> link_edge(n);  // per host: (to, edge)
+  std::vector<size_t> to_hub(n, SIZE_MAX), from_hub(n, SIZE_MAX);
+  size_t next_hub = 2 + 2 * n;
+  for (size_t b = 1; b < hub.size(); ++b)
+    if (hub[b]) hub_node[b] = next_hub++;
+  for (size_t i = 0; i < n; ++i) {
+    if (cap[i] <= 0) continue;
+    const LayerRange r = layout[i];
     host_edge[i] = net.add(2 + 2 * i, 3 + 2 * i, cap[i]);
     if (r.start == 0) entry_edge[i] = net.add(0, 2 + 2 * i, inf);
-    if (r.end > cut || r.end == in.layers) {
+    if (hub[static_cast<size_t>(r.start)]) from_hub[i] = net.add(hub_node[r.start], 2 + 2 * i, inf);
+    if (r.end > cut || r.end == L) {
       net.add(3 + 2 * i, 1, inf);
       continue;
     }
-    for (size_t j = 0; j < n; ++j) {
-      if (j == i || cap[j] <= 0 || layout[j].start != r.end) continue;
-      const double c = in.link.empty() ? inf : in.link[i][j];
+    if (hub[static_cast<size_t>(r.end)]) {
+      to_hub[i] = net.add(3 + 2 * i, hub_node[r.end], inf);
+      continue;
+    }
+    for (size_t j : takers[static_cast<size_t>(r.end)]) {
+      const double c = j == i ? 0 : link_cap(i, j);
       if (c > 0) link_edge[i].push_back({j, net.add(3 + 2 * i, 2 + 2 * j, c)});
     }
   }
@@ -129,6 +166,23 @@ RoutedFlow routed_max_flow(const RoutedInstance& in, const RoutedLayout& layout,
     if (entry_edge[i] != SIZE_MAX) out.entry[i] = net.flow(entry_edge[i]);
     for (const auto& [j, edge] : link_edge[i])
       out.out[i].push_back({j, net.flow(edge)});
+  }
+  // Through a hub: senders and takers in host order, each share as large as both have left.
+  for (size_t b = 1; b < hub.size(); ++b) {
+    if (!hub[b]) continue;
+    size_t t = 0;
+    double left = 0;
+    for (size_t i : senders[b]) {
+      double give = net.flow(to_hub[i]);
+      while (give > 1e-12 && t < takers[b].size()) {
+        if (left <= 1e-12) left = net.flow(from_hub[takers[b][t]]);
+        const double f = std::min(give, left);
+        if (f > 1e-12) out.out[i].push_back({takers[b][t], f});
+        give -= f;
+        left -= f;
+        if (left <= 1e-12) ++t, left = 0;
+      }
+    }
   }
   return out;
 }
