@@ -30,12 +30,12 @@ BackendGate::BackendGate(const TopologyContext& topology, const PlanningProblem&
 }
 
 bool BackendGate::has_rdma_cable(size_t i) const {
-  int h = topology_.cluster.host_index(names_[i]);
-  for (size_t o = 0; o < topology_.graph.size(); ++o) {
-    if (static_cast<int>(o) == h) continue;
-    for (const LinkFigures& l : topology_.graph.links(static_cast<size_t>(h), o))
-      if (l.rdma_cable) return true;
-  }
+  // Only cables carry RDMA (networks never do): the host's own edges, not every other host.
+  const auto h = static_cast<size_t>(topology_.cluster.host_index(names_[i]));
+  const LinkGraph::Graph& g = topology_.graph.graph();
+  auto [it, end] = boost::out_edges(h, g);
+  for (; it != end; ++it)
+    if (boost::target(*it, g) != h && g[*it].link.rdma_cable) return true;
   return false;
 }
 
