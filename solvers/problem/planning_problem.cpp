@@ -282,25 +282,45 @@ PlanningProblem PlanningProblem::via_main_host(size_t main, const std::string& s
     }
   const std::string& main_name = inputs_->hosts[main].name;
   p.set_links_from(*this, [&](const LinkMatrix& m) {
-    // Every pair its own link: a hop's figures depend on both ends and the main host.
-    LinkMatrix out(members.size());
-    for (size_t a = 0; a < members.size(); ++a)
-      for (size_t b = 0; b < members.size(); ++b) {
-        const size_t from = members[a], to = members[b];
-        if (a == b) continue;
-        std::optional<LinkFigures> link;
-        if (from == main || to == main) {
-          link = m[from][to];
-        } else if (m[from][main] && m[main][to]) {
-          link = through_main(*m[from][main], *m[main][to], main_name);
-        }
-        if (link && from != main) {  // the main host's round trip to stage `from`
-          const double rt = round_trip_s(main, from);
-          link->latency_s += rt;
-          link->tcp_latency_s += rt;
-        }
-        if (link) out.set(a, b, link);
+    // A hop's figures depend on both ends and the main host.
+    auto hop = [&](size_t from, size_t to) {
+      std::optional<LinkFigures> link;
+      if (from == main || to == main) {
+        link = m[from][to];
+      } else if (m[from][main] && m[main][to]) {
+        link = through_main(*m[from][main], *m[main][to], main_name);
       }
+      if (link && from != main) {  // the main host's round trip to stage `from`
+        const double rt = round_trip_s(main, from);
+        link->latency_s += rt;
+        link->tcp_latency_s += rt;
+      }
+      return link;
+    };
+    const size_t stages = members.size() - 1;  // the main host is last
+    LinkMatrix out(members.size());
+    // Stages that all reach the main host alike each way (a fleet on one switch) hop between
+    // each other alike: one medium they all join, and only the main host's links its own.
+    bool alike = stages >= 2 && m[members[0]][main] && m[main][members[0]];
+    for (size_t a = 1; a < stages && alike; ++a)
+      alike = m[members[a]][main] == m[members[0]][main] &&
+              m[main][members[a]] == m[main][members[0]] &&
+              round_trip_s(main, members[a]) == round_trip_s(main, members[0]);
+    if (alike) {
+      const LinkFigures between = *hop(members[0], members[1]);
+      const size_t medium = out.add_medium(between, between.latency_s);
+      for (size_t a = 0; a < stages; ++a) {
+        out.join(a, medium);
+        out.set(a, stages, hop(members[a], main));
+        out.set(stages, a, hop(main, members[a]));
+      }
+      return out;
+    }
+    // Otherwise every pair its own link.
+    for (size_t a = 0; a < members.size(); ++a)
+      for (size_t b = 0; b < members.size(); ++b)
+        if (a != b)
+          if (std::optional<LinkFigures> link = hop(members[a], members[b])) out.set(a, b, link);
     return out;
   });
   return p;

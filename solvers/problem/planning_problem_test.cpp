@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/cluster/cluster_loader.hpp"
 #include "lib/models/model_catalog.hpp"
 #include "solvers/problem/pipeline_cost.hpp"
 #include "tests/plan_fixtures.hpp"
@@ -120,6 +121,51 @@ TEST(planning_problem_test, pins_follow_their_hosts_to_the_new_order) {
   EXPECT_EQ(p.pins()[0].start, 28);
   EXPECT_EQ(p.host(p.pins()[1].host).name, "mbp-m4-max");
   EXPECT_EQ(p.pins()[1].end, 8);
+}
+
+}  // namespace
+}  // namespace meshplan::planning_problem_test
+
+namespace meshplan::planning_problem_test {
+namespace {
+
+// `n` Mac minis on one 10 GbE switch (a /16, for more than 254 of them).
+Cluster minis(int n) {
+  std::string text = "schema: meshplan.cluster/1\nname: minis\nhosts:\n";
+  for (int i = 1; i <= n; ++i)
+    text += "  - {name: mini-" + std::to_string(i) +
+            ", chip: m4-pro-20c, memory: 64GiB, interfaces: [{name: en0, kind: ethernet, ipv4: "
+            "10.0." +
+            std::to_string(i / 256) + "." + std::to_string(i % 256) +
+            ", prefix: 16, speed_gbps: 10}]}\n";
+  text += "links:\n  - {topology: switch, kind: 10gbe, hosts: all, subnet: 10.0.0.0/16}\n";
+  return load_cluster(text, "minis.yaml", Catalog::builtin());
+}
+
+// Stages that reach the main host alike hop between each other alike, so the problem keeps one
+// medium for them instead of a link per pair: the hops are those of both legs, and the links kept
+// grow with the hosts (beyond the index per pair too).
+TEST(planning_problem_test, stages_alike_share_one_medium_with_the_same_hops) {
+  const ModelDesc model = ModelCatalog::builtin().resolve("llama-3.1-8b", "");
+  for (int n : {6, 300}) {
+    SCOPED_TRACE(n);
+    const Cluster cluster = minis(n);
+    PlanningProblem plain(cluster, Catalog::builtin(), model, PlanRequest{});
+    PlanningProblem p = via(plain, "mini-3");
+    ASSERT_EQ(p.size(), static_cast<size_t>(n));
+    for (const std::string& a :
+         std::vector<std::string>{"mini-1", "mini-2", "mini-" + std::to_string(n)})
+      for (const std::string& b :
+           std::vector<std::string>{"mini-1", "mini-4", "mini-" + std::to_string(n)}) {
+        if (a == b) continue;
+        EXPECT_NEAR(hop_s(p, a, b),
+                    hop_s(plain, a, "mini-3") + kRoundTrip + hop_s(plain, "mini-3", b), 1e-12)
+            << a << " -> " << b;
+      }
+    EXPECT_NEAR(hop_s(p, "mini-1", "mini-3"), hop_s(plain, "mini-1", "mini-3") + kRoundTrip, 1e-12);
+    EXPECT_NEAR(hop_s(p, "mini-3", "mini-1"), hop_s(plain, "mini-3", "mini-1"), 1e-12);
+    EXPECT_LE(p.backend_links().stored_links(), 3u * static_cast<size_t>(n));
+  }
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "lib/core/units.hpp"
 #include "solvers/problem/planning_problem.hpp"
 #include "solvers/serving/replica_groups.hpp"
+#include "solvers/serving/replica_kinds.hpp"
 #include "solvers/strategy/strategy_planner.hpp"
 
 namespace meshplan {
@@ -283,20 +284,30 @@ std::vector<ShapeInfo> compare_shapes(const Cluster& cluster, const Catalog& cat
   PlanningProblem problem(cluster, catalog, model, request);
   const PlanInputs& in = problem.inputs();
   const double output = static_cast<double>(request.output_tokens_or_default());
-  // Each candidate alone, where the model fits.
-  std::vector<std::optional<Plan>> alone(in.size());
+  // Each candidate alone, where the model fits: planned once per kind of host (hosts of one kind
+  // get the same figures), so a fleet of one kind plans one host.
+  std::vector<std::string> names;
+  for (const HostFigures& h : in.hosts)
+    names.push_back(h.name);
+  const std::vector<int> kind = replica_kinds(cluster, catalog, model, request, names);
+  std::map<int, std::optional<Plan>> of_kind;
+  std::vector<const Plan*> alone(in.size(), nullptr);
   std::vector<ShapeInfo> shapes;
   for (size_t i = 0; i < in.size(); ++i) {
-    PlanRequest r = request;
-    r.hosts = {in.hosts[i].name};
-    r.min_hosts = r.max_hosts = 0;
-    r.pins.clear();
-    try {
-      alone[i] = plan_model(cluster, catalog, model, r, clock);
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::kFailed) throw;
-      continue;
+    auto [it, added] = of_kind.try_emplace(kind[i]);
+    if (added) {
+      PlanRequest r = request;
+      r.hosts = {in.hosts[i].name};
+      r.min_hosts = r.max_hosts = 0;
+      r.pins.clear();
+      try {
+        it->second = plan_model(cluster, catalog, model, r, clock);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::kFailed) throw;
+      }
     }
+    if (!it->second) continue;
+    alone[i] = &*it->second;
     ShapeInfo s;
     s.shape = "single";
     s.prefill_hosts = s.decode_hosts = {in.hosts[i].name};
