@@ -37,6 +37,8 @@ std::vector<double> rank_loads(const std::vector<double>& load,
 ExpertCostModel::ExpertCostModel(const ModelDesc& model, const PlanInputs& inputs,
                                  const PlanRequest& request)
     : model_(&model), in_(&inputs), request_(&request), message_(inputs.message_bytes) {
+  for (const LinkMatrix* m : inputs.matrices())
+    least_latency_ = std::min(least_latency_, m->least_latency());
   const double P = static_cast<double>(request.prompt);
   const double attention = 2.0 * model.num_heads * model.head_dim * P * P;
   replicated_ = static_cast<double>(model.head_resident_bytes());
@@ -191,13 +193,9 @@ double ExpertCostModel::lower_bound(const CollectivePath& path) const {
 }
 
 double ExpertCostModel::exchange_floor(int ranks) const {
-  if (ranks < 2) return 0;
-  double least = std::numeric_limits<double>::infinity();
-  for (const LinkMatrix* m : {&in_->rdma, &in_->tcp, &in_->thunderbolt, &in_->network, &in_->any})
-    least = std::min(least, m->least_latency());
-  if (!(least < std::numeric_limits<double>::infinity())) return 0;
+  if (ranks < 2 || !(least_latency_ < std::numeric_limits<double>::infinity())) return 0;
   const double hops = ranks <= static_cast<int>(kJacclMaxRanks) ? 2 : 2.0 * (ranks - 1);
-  return static_cast<double>(moe_layers_.size()) * hops * least;
+  return static_cast<double>(moe_layers_.size()) * hops * least_latency_;
 }
 
 double ExpertCostModel::lower_bound_any_group() const {

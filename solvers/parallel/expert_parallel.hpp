@@ -9,6 +9,7 @@
 // the replicated part, divided by one expert of every MoE layer.
 #pragma once
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -81,6 +82,7 @@ class ExpertCostModel {
   const PlanInputs* in_;
   const PlanRequest* request_;
   double replicated_ = 0, slot_bytes_ = 0, kv_total_ = 0, message_ = 0;
+  double least_latency_ = std::numeric_limits<double>::infinity();  // of any link, for the floor
   int max_experts_ = 0;
   std::vector<int> moe_layers_;
   std::vector<MoeClass> classes_;

@@ -8,12 +8,6 @@
 namespace meshplan {
 namespace {
 
-using Matrices = std::array<const LinkMatrix*, 5>;
-
-Matrices matrices_of(const PlanInputs& in) {
-  return {&in.rdma, &in.tcp, &in.thunderbolt, &in.network, &in.any};
-}
-
 bool fixed(const PlanningProblem& p, size_t i) {
   if (p.head_host() && *p.head_host() == i) return true;
   return std::any_of(p.pins().begin(), p.pins().end(),
@@ -22,9 +16,9 @@ bool fixed(const PlanningProblem& p, size_t i) {
 
 // The links of every transport, read once per search for classes.
 struct Structure {
-  Matrices matrices;
+  std::array<const LinkMatrix*, 5> matrices;
   std::array<LinkMatrix::Partners, 5> partners;
-  explicit Structure(const PlanInputs& in) : matrices(matrices_of(in)) {
+  explicit Structure(const PlanInputs& in) : matrices(in.matrices()) {
     for (size_t m = 0; m < matrices.size(); ++m)
       partners[m] = matrices[m]->own_partners();
   }

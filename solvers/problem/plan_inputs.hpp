@@ -3,6 +3,7 @@
 // --min-hosts, --max-hosts). Built once per plan by PlanningProblem; tests fill it by hand.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,10 @@ struct PlanInputs {
 
   size_t size() const { return hosts.size(); }
   const LinkMatrix& links(Transport t) const;
+  // Every transport's matrix, for questions asked of all of them.
+  std::array<const LinkMatrix*, 5> matrices() const {
+    return {&rdma, &tcp, &thunderbolt, &network, &any};
+  }
 };
 
 // The best plan of one strategy, or why that strategy cannot run (not enough memory, no

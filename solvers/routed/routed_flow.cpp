@@ -120,9 +120,14 @@ RoutedFlow routed_max_flow(const RoutedInstance& in, const RoutedLayout& layout,
   for (size_t b = 1; b < hub.size(); ++b) {
     if (senders[b].size() * takers[b].size() <= kHubPairs) continue;
     bool loose = true;
-    for (size_t i : senders[b])
-      for (size_t j : takers[b])
-        loose = loose && (i == j || link_cap(i, j) >= std::min(cap[i], cap[j]));
+    for (size_t k = 0; k < senders[b].size() && loose; ++k)
+      for (size_t j : takers[b]) {
+        const size_t i = senders[b][k];
+        if (i != j && link_cap(i, j) < std::min(cap[i], cap[j])) {
+          loose = false;
+          break;
+        }
+      }
     if (loose) {
       hub[b] = true;
       ++hubs;
