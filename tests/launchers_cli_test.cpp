@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -56,6 +57,8 @@ pid_t start_shell(const std::string& command, const std::string& dir, const std:
 
 // Waits for every pid until the deadline; the ones still running then are stopped (their
 // process groups, which they lead). Exit codes in order, -1 for a stopped one.
+// Waits for every process until `limit`; once one fails, the others (which would wait for it
+// until their own timeouts) are given a few seconds, then killed.
 std::vector<int> wait_all(const std::vector<pid_t>& pids, std::chrono::seconds limit) {
   auto deadline = std::chrono::steady_clock::now() + limit;
   std::vector<int> codes(pids.size(), -2);
@@ -67,6 +70,8 @@ std::vector<int> wait_all(const std::vector<pid_t>& pids, std::chrono::seconds l
       if (waitpid(pids[i], &status, WNOHANG) == pids[i]) {
         codes[i] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         --left;
+        if (codes[i] != 0)
+          deadline = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(5));
       }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -167,20 +172,35 @@ TEST(launchers_cli_test, torchrun_nodes_rendezvous_and_all_reduce_with_gloo) {
         "json.dump(out, open(os.path.join(os.path.dirname(__file__), 'rank%d.json' % "
         "dist.get_rank()), 'w'))\n"
         "dist.destroy_process_group()\n");
-  // A port from the dynamic range that differs per run, so parallel test runs do not collide.
-  int port = 30000 + static_cast<int>(getpid() % 20000);
-  std::vector<std::string> lines = command_lines(
-      emit("torchrun", {"--program", dir + "/job.py", "--port", std::to_string(port)}));
-  ASSERT_EQ(lines.size(), 3u);
-  std::vector<pid_t> pids;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    // Debian 12's torch 1.13 under Python 3.11 cannot parse its own default "0" for --redirects
-    // and --tee (Std.from_str returns None); "2" (stderr) parses in every version.
-    std::string line =
-        std::regex_replace(lines[i], std::regex(" torchrun "), " torchrun --redirects=2 --tee=2 ");
-    pids.push_back(start_shell(line, dir, "node" + std::to_string(i)));
+  // The rendezvous port is one the kernel just handed out. Another process may still take it
+  // before the store binds it (other tests connect out from ephemeral ports), so a run whose
+  // store found its port taken is tried again on a new one; any other failure fails at once.
+  std::vector<std::string> lines;
+  std::vector<int> codes;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const int port = testing::free_loopback_port();
+    ASSERT_GT(port, 0);
+    lines = command_lines(
+        emit("torchrun", {"--program", dir + "/job.py", "--port", std::to_string(port)}));
+    ASSERT_EQ(lines.size(), 3u);
+    std::vector<pid_t> pids;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      // Debian 12's torch 1.13 under Python 3.11 cannot parse its own default "0" for
+      // --redirects and --tee (Std.from_str returns None); "2" (stderr) parses in every version.
+      std::string line = std::regex_replace(lines[i], std::regex(" torchrun "),
+                                            " torchrun --redirects=2 --tee=2 ");
+      pids.push_back(start_shell(line, dir, "node" + std::to_string(i)));
+    }
+    codes = wait_all(pids, std::chrono::seconds(90));
+    bool port_taken = false;
+    for (size_t i = 0; i < codes.size(); ++i)
+      port_taken =
+          port_taken ||
+          (codes[i] != 0 &&
+           read_text(dir + "/node" + std::to_string(i) + ".out").find("Address already in use") !=
+               std::string::npos);
+    if (!port_taken) break;
   }
-  std::vector<int> codes = wait_all(pids, std::chrono::seconds(90));
   for (size_t i = 0; i < codes.size(); ++i)
     ASSERT_EQ(codes[i], 0) << lines[i] << "\n"
                            << read_text(dir + "/node" + std::to_string(i) + ".out");
