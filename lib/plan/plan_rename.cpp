@@ -21,6 +21,8 @@ void rename(std::vector<std::string>& v, const HostRenames& to) {
 void rename(RankPlan& r, const HostRenames& to) {
   rename(r.host, to);
   rename(r.tp_group, to);
+  for (RankPlan::GpuStage& g : r.gpu_stages)
+    rename(g.devices, to);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ TEST(plan_rename_test, ranks_and_host_lists_are_renamed) {
   RankPlan r;
   r.host = "a";
   r.tp_group = {"a", "b"};
+  r.gpu_stages.push_back({{"a/gpu0", "a/gpu1"}, 0, 4, 0, 0});
   plan.ranks.push_back(r);
   HostInfo h;
   h.name = "b";
@@ -29,6 +30,8 @@ TEST(plan_rename_test, ranks_and_host_lists_are_renamed) {
   rename_hosts(plan, {{"a", "x"}, {"b", "y"}});
   EXPECT_EQ(plan.ranks[0].host, "x");
   EXPECT_EQ(plan.ranks[0].tp_group, (std::vector<std::string>{"x", "y"}));
+  // A GPU node's devices are named after it.
+  EXPECT_EQ(plan.ranks[0].gpu_stages[0].devices, (std::vector<std::string>{"x/gpu0", "x/gpu1"}));
   EXPECT_EQ(plan.hosts[0].name, "y");
   EXPECT_EQ(plan.hosts[0].left_out, "no link to x");
   EXPECT_EQ(plan.notes[0], "left out: y (no link to x)");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <numeric>
+#include <set>
 
 #include "solvers/routed/routed_chain_reach.hpp"
 #include "solvers/routed/routed_cuts.hpp"
@@ -79,16 +80,23 @@ void tighten_by_head(const RoutedInstance& in, RoutedBound& b) {
 }
 
 // Every capacity a range that a chain may use has on an allowed host, distinct, largest first:
-// the values the chain's slowest range can take.
-std::vector<double> candidate_capacities(const RoutedInstance& in,
-                                         const std::vector<bool>& allowed) {
+// the values the chain's slowest range can take. Hosts of one table, LM head time and memory
+// limits have the same capacities, so each such kind is read once.
+std::vector<double> candidate_capacities(const RoutedInstance& in, const std::vector<bool>& allowed,
+                                         const std::vector<size_t>& kinds) {
   const int L = in.layers;
   const size_t n = in.hosts.size();
+  std::vector<bool> seen;
   std::vector<double> values;
-  for (size_t i = 0; i < n; ++i)
-    for (int k = 1; k <= L && allowed[i]; ++k)
+  for (size_t i = 0; i < n; ++i) {
+    if (!allowed[i]) continue;
+    if (kinds[i] >= seen.size()) seen.resize(kinds[i] + 1, false);
+    if (seen[kinds[i]]) continue;
+    seen[kinds[i]] = true;
+    for (int k = 1; k <= L; ++k)
       for (LayerRange r : {LayerRange{0, k}, LayerRange{L - k, L}, LayerRange{1, 1 + k}})
         if (double c = range_capacity(in, i, r); c > 0) values.push_back(c);
+  }
   std::sort(values.begin(), values.end(), std::greater<double>());
   values.erase(std::unique(values.begin(), values.end()), values.end());
   return values;
@@ -210,23 +218,44 @@ void keep_if_better(Chains& best, const RoutedInstance& in, const RoutedLayout& 
   }
 }
 
-Chains best_pipeline(const RoutedInstance& in, const std::vector<bool>& allowed) {
+namespace {
+
+// best_pipeline, with each host's kind (routed_host_kinds), told that no chain of the hosts
+// allowed has a slowest range faster than `most` (0: unknown); `slowest` is set to the chain's.
+Chains best_pipeline_under(const RoutedInstance& in, const std::vector<size_t>& kinds,
+                           const std::vector<bool>& allowed, double most, double& slowest) {
   const int L = in.layers;
   const size_t n = in.hosts.size();
-  const std::vector<double> values = candidate_capacities(in, allowed);
-  ChainReach reach(in, allowed);
+  const std::vector<double> values = candidate_capacities(in, allowed, kinds);
+  ChainReach reach(in, allowed, kinds);
   Chains out;
   out.layout.assign(n, {});
-  // The largest value that is feasible (feasibility only grows as F falls).
+  // The largest value that is feasible (feasibility only grows as F falls). Values above `most`
+  // are not; `most` itself is the answer when feasible. The walk back reads the states of the
+  // last program run, so that run must be at the answer.
+  double last_run = -1;
+  bool last_feasible = false;
+  auto feasible = [&](double F) {
+    last_run = F;
+    return last_feasible = reach.feasible(F);
+  };
   size_t lo = 0, hi = values.size();
+  if (most > 0) {
+    lo = static_cast<size_t>(
+        std::lower_bound(values.begin(), values.end(), most, std::greater<double>()) -
+        values.begin());
+    if (lo < values.size() && values[lo] == most && feasible(most)) hi = lo;
+  }
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    if (reach.feasible(values[mid]))
+    if (feasible(values[mid]))
       hi = mid;
     else
       lo = mid + 1;
   }
-  if (lo == values.size() || !reach.feasible(values[lo])) return out;
+  if (lo == values.size()) return out;
+  if (!(last_run == values[lo] && last_feasible) && !feasible(values[lo])) return out;
+  slowest = values[lo];
   // Walk back through the choices: first host, the middles in host order, the last host.
   std::vector<std::pair<size_t, int>> middles;
   int s = L, mask = 3;
@@ -255,8 +284,16 @@ Chains best_pipeline(const RoutedInstance& in, const std::vector<bool>& allowed)
   return out;
 }
 
+}  // namespace
+
+Chains best_pipeline(const RoutedInstance& in, const std::vector<bool>& allowed) {
+  double slowest = 0;
+  return best_pipeline_under(in, routed_host_kinds(in), allowed, 0, slowest);
+}
+
 Chains greedy_replicas(const RoutedInstance& in) {
   const size_t n = in.hosts.size();
+  const std::vector<size_t> kinds = routed_host_kinds(in);
   // Replicas taken one by one, each the best pipeline of the hosts left; first either from all
   // hosts, or with every host that holds the whole model alone as its own copy, or with chains
   // of hosts of one kind (the same table).
@@ -273,29 +310,42 @@ Chains greedy_replicas(const RoutedInstance& in) {
         }
       ++out.chains;
     };
+    // A host alone holds the model or not by its own figures: one try per kind.
+    std::set<size_t> alone_fails;
     for (size_t i = 0; i < n && singles_first; ++i) {
+      if (alone_fails.count(kinds[i])) continue;
       std::vector<bool> one(n, false);
       one[i] = true;
-      Chains c = best_pipeline(in, one);
-      if (c.tokens_per_s > 0) add(c);
+      double slowest = 0;
+      Chains c = best_pipeline_under(in, kinds, one, 0, slowest);
+      if (c.tokens_per_s > 0)
+        add(c);
+      else
+        alone_fails.insert(kinds[i]);
     }
-    // Hosts with the same table in chains of their own.
-    for (size_t i = 0; i < n && kinds_first; ++i) {
-      for (;;) {
-        std::vector<bool> same(n, false);
-        for (size_t j = 0; j < n; ++j)
-          same[j] = allowed[j] && in.hosts[j].table == in.hosts[i].table;
-        if (!same[i]) break;
-        Chains c = best_pipeline(in, same);
+    // Chains taken one after another from hosts that only shrink: each one's slowest range is at
+    // most the one before's, which bounds the next search.
+    auto chains_of = [&](auto hosts, auto go_on) {
+      double most = 0;
+      while (go_on()) {
+        double slowest = 0;
+        Chains c = best_pipeline_under(in, kinds, hosts(), most, slowest);
         if (c.tokens_per_s <= 0) break;
         add(c);
+        most = slowest;
       }
-    }
-    for (;;) {
-      Chains c = best_pipeline(in, allowed);
-      if (c.tokens_per_s <= 0) break;
-      add(c);
-    }
+    };
+    // Hosts with the same table in chains of their own, while host i is left.
+    for (size_t i = 0; i < n && kinds_first; ++i)
+      chains_of(
+          [&] {
+            std::vector<bool> same(n, false);
+            for (size_t j = 0; j < n; ++j)
+              same[j] = allowed[j] && in.hosts[j].table == in.hosts[i].table;
+            return same;
+          },
+          [&] { return allowed[i]; });
+    chains_of([&] { return allowed; }, [] { return true; });
     out.tokens_per_s = routed_max_flow(in, out.layout).total;
     return out;
   };

@@ -6,27 +6,51 @@
 
 namespace meshplan {
 
+std::vector<size_t> routed_host_kinds(const RoutedInstance& in) {
+  using Key = std::tuple<const std::vector<double>&, double, int, int, int>;
+  std::map<Key, size_t> kinds;
+  std::vector<size_t> out;
+  for (const RoutedHost& h : in.hosts)
+    out.push_back(
+        kinds
+            .emplace(Key{h.table, h.head_s, h.max_with_first, h.max_with_last, h.max_with_both},
+                     kinds.size())
+            .first->second);
+  return out;
+}
+
 ChainReach::ChainReach(const RoutedInstance& in, const std::vector<bool>& allowed)
-    : in_(in), allowed_(allowed), L_(in.layers), words_(static_cast<size_t>(in.layers) / 64 + 1) {
+    : ChainReach(in, allowed, routed_host_kinds(in)) {}
+
+ChainReach::ChainReach(const RoutedInstance& in, const std::vector<bool>& allowed,
+                       const std::vector<size_t>& kinds)
+    : in_(in),
+      allowed_(allowed),
+      L_(in.layers),
+      words_(static_cast<size_t>(in.layers) / 64 + 1),
+      kind_of_(kinds) {
   const int L = L_;
   const size_t n = in.hosts.size();
   // Each kind's capacity per role and length, read once: the bisection asks at every flow it
-  // tries.
-  using Key = std::tuple<const std::vector<double>&, double, int, int, int>;
-  std::map<Key, size_t> kinds;
-  kind_of_.assign(n, 0);
+  // tries. Kinds no allowed host has are left at 0.
+  std::vector<int> kind_longest, kind_count;
+  std::vector<bool> read;
   longest_.assign(n, 0);
-  std::vector<int> kind_longest;
   for (size_t i = 0; i < n; ++i) {
     if (!allowed[i]) continue;
-    const RoutedHost& h = in.hosts[i];
-    const auto [it, added] = kinds.emplace(
-        Key{h.table, h.head_s, h.max_with_first, h.max_with_last, h.max_with_both}, kinds.size());
-    kind_of_[i] = it->second;
-    if (added) {
-      const size_t kind = it->second;
+    const size_t kind = kinds[i];
+    if (kind >= read.size()) {
+      read.resize(kind + 1, false);
+      kind_longest.resize(kind + 1, 0);
+      kind_count.resize(kind + 1, 0);
       caps_.resize((kind + 1) * static_cast<size_t>(L + 1) * 5, 0);
-      kind_longest.push_back(0);
+    }
+    if (++kind_count[kind] > L) {
+      allowed_[i] = false;
+      continue;
+    }
+    if (!read[kind]) {
+      read[kind] = true;
       auto put = [&](Role r, int k, double c) {
         caps_[(kind * static_cast<size_t>(L + 1) + static_cast<size_t>(k)) * 5 +
               static_cast<size_t>(r)] = c;
@@ -39,7 +63,7 @@ ChainReach::ChainReach(const RoutedInstance& in, const std::vector<bool>& allowe
         if (k < L - 1) put(kMiddle, k, range_capacity(in, i, {1, 1 + k}));
       }
     }
-    longest_[i] = kind_longest[kind_of_[i]];
+    longest_[i] = kind_longest[kind];
   }
 }
 
@@ -66,8 +90,9 @@ bool ChainReach::feasible(double F) {
   reach[0] = 1;
   before_.resize(n * set);
   for (size_t i = 0; i < n; ++i) {
-    std::copy(reach.begin(), reach.end(), before_.begin() + static_cast<long>(i * set));
+    // A host left out passes every state on; how() reads no states before it.
     if (!allowed_[i]) continue;
+    std::copy(reach.begin(), reach.end(), before_.begin() + static_cast<long>(i * set));
     next = reach;
     if (usable(i, kBoth, L_) && test(at(reach, 0), 0))
       at(next, 3)[static_cast<size_t>(L_) / 64] |= uint64_t{1} << (L_ % 64);
@@ -85,13 +110,21 @@ bool ChainReach::feasible(double F) {
           or_shifted(at(next, m), at(reach, m), k);
     }
     reach.swap(next);
+    // The chain is found: hosts after this one only pass (L, both placed) on, which is the one
+    // state the walk back asks of them.
+    if (test(at(reach, 3), L_)) {
+      reached_at_ = i;
+      return true;
+    }
   }
-  return test(at(reach, 3), L_);
+  reached_at_ = n;
+  return false;
 }
 
 ChainReach::Step ChainReach::how(size_t i, int s, int mask) const {
-  // A host left out passes every state on as it found it.
-  if (!allowed_[i] || test(before(i, mask), s)) return {s, mask, 0, kSkip};
+  // A host left out passes every state on as it found it; so do the hosts after the chain was
+  // found, for (L, both placed).
+  if (!allowed_[i] || i > reached_at_ || test(before(i, mask), s)) return {s, mask, 0, kSkip};
   // The first writer of a state-by-state program: states in order of (layers, mask), then the
   // roles in order.
   for (int from = 0; from < s; ++from)

@@ -23,10 +23,16 @@ class ChainReach {
   };
 
   ChainReach(const RoutedInstance& instance, const std::vector<bool>& allowed);
+  // With each host's kind (routed_host_kinds) worked out already: a search that runs the program
+  // for many sets of hosts reads them once.
+  ChainReach(const RoutedInstance& instance, const std::vector<bool>& allowed,
+             const std::vector<size_t>& kinds);
 
   // Whether the hosts allowed reach (L, first and last placed) with every range at least F.
   bool feasible(double F);
   // After feasible(F): how host i's choice led to state (s, mask) (kSkip: it was reached before).
+  // The program stops at the host that completes a chain, so after that host it answers only for
+  // (L, both placed), the state a walk back from the end asks of them.
   Step how(size_t i, int s, int mask) const;
 
  private:
@@ -47,16 +53,22 @@ class ChainReach {
   }
 
   const RoutedInstance& in_;
-  const std::vector<bool>& allowed_;
+  // The hosts allowed, but no more than L of a kind: a chain holds at most L hosts and reads no
+  // links, so the others of that kind could only take the place of one of those.
+  std::vector<bool> allowed_;
   int L_;
   size_t words_;
   double F_ = 0;
-  // Hosts of one table, LM head time and memory limits have the same capacities: read once per
-  // kind (a fleet has thousands of hosts of a few kinds).
-  std::vector<size_t> kind_of_;   // per allowed host
+  size_t reached_at_ = 0;  // the host after which a chain was found (the hosts' count: none)
+  // Capacities are read once per kind of host.
+  std::vector<size_t> kind_of_;   // per host
   std::vector<double> caps_;      // [(kind * (L + 1) + k) * 5 + role]
   std::vector<int> longest_;      // per host: the most layers with any capacity
   std::vector<uint64_t> before_;  // [host][mask][word]: the states reached before it
 };
+
+// Each host's kind, numbered from 0 in order of first appearance: hosts of one table, LM head time
+// and memory limits have the same capacities (a fleet has thousands of hosts of a few kinds).
+std::vector<size_t> routed_host_kinds(const RoutedInstance& instance);
 
 }  // namespace meshplan

@@ -8,6 +8,7 @@
 #include <memory>
 #include <numeric>
 #include <queue>
+#include <tuple>
 
 #include "lib/core/error.hpp"
 #include "lib/plan/engines.hpp"
@@ -58,61 +59,84 @@ struct GroupLoad {
 
 // N requests in flight over the groups: one each, then each next one where it adds the most
 // decode tokens/s (the best split when each group's tokens/s grow less with every request, as
-// batched decode does). Empty when they do not fit within the targets.
-std::vector<int> share_in_flight(const std::vector<GroupLoad>& groups, int total) {
+// batched decode does); ties go to the first group. Empty when they do not fit within the
+// targets.
+std::vector<int> share_in_flight(const std::vector<const GroupLoad*>& groups, int total) {
   std::vector<int> n(groups.size(), 1);
   if (static_cast<size_t>(total) < groups.size()) return {};
-  for (const GroupLoad& g : groups)
-    if (g.most < 1) return {};
+  for (const GroupLoad* g : groups)
+    if (g->most < 1) return {};
+  // Each group's gain from one more request, largest first (then the lowest group).
+  using Gain = std::pair<double, size_t>;
+  auto after = [](const Gain& a, const Gain& b) {
+    return a.first != b.first ? a.first < b.first : a.second > b.second;
+  };
+  std::priority_queue<Gain, std::vector<Gain>, decltype(after)> gains(after);
+  auto push = [&](size_t i) {
+    if (n[i] + 1 > groups[i]->most) return;
+    const double gain = groups[i]->aggregate(n[i] + 1) - groups[i]->aggregate(n[i]);
+    if (gain > -1) gains.push({gain, i});
+  };
+  for (size_t i = 0; i < groups.size(); ++i)
+    push(i);
   for (int left = total - static_cast<int>(groups.size()); left > 0; --left) {
-    int best = -1;
-    double gain = -1;
-    for (size_t i = 0; i < groups.size(); ++i) {
-      if (n[i] + 1 > groups[i].most) continue;
-      const double g = groups[i].aggregate(n[i] + 1) - groups[i].aggregate(n[i]);
-      if (g > gain) {
-        gain = g;
-        best = static_cast<int>(i);
-      }
-    }
-    if (best < 0) return {};
-    ++n[static_cast<size_t>(best)];
+    if (gains.empty()) return {};
+    const size_t best = gains.top().second;
+    gains.pop();
+    ++n[best];
+    push(best);
   }
   return n;
 }
 
-}  // namespace
-
-std::optional<ReplicaSet> replica_set(std::vector<Plan> plans, const ModelDesc& model,
-                                      const PlanRequest& request) {
+// The load each of `plans` (already planned, with serving figures) takes: the request's
+// requests in flight or arrivals shared out, or each at its own best. `load_of(i)` gives plan i's
+// load model. Nothing when the requests in flight do not fit.
+template <typename LoadOf>
+std::optional<std::vector<PlanRequest>> shared_loads(const std::vector<const Plan*>& plans,
+                                                     const PlanRequest& request, LoadOf load_of) {
   std::vector<PlanRequest> loads(plans.size(), request);
   if (request.concurrency > 0) {
-    std::vector<GroupLoad> groups;
-    for (const Plan& p : plans)
-      groups.emplace_back(p, model, request);
+    std::vector<const GroupLoad*> groups;
+    for (size_t i = 0; i < plans.size(); ++i)
+      groups.push_back(&load_of(i));
     std::vector<int> n = share_in_flight(groups, request.concurrency);
     if (n.empty()) return std::nullopt;
     for (size_t i = 0; i < plans.size(); ++i)
       loads[i].concurrency = n[i];
   } else if (request.rate > 0) {
     // Arrivals shared by what each copy finishes at its most within the targets.
-    std::vector<double> capacity;
     double sum = 0;
-    for (const Plan& p : plans) {
-      capacity.push_back(p.serving->requests_per_s);
-      sum += capacity.back();
-    }
+    for (const Plan* p : plans)
+      sum += p->serving->requests_per_s;
     for (size_t i = 0; i < plans.size(); ++i)
-      loads[i].rate = request.rate * capacity[i] / sum;
+      loads[i].rate = request.rate * plans[i]->serving->requests_per_s / sum;
   } else {
     for (size_t i = 0; i < plans.size(); ++i)
-      loads[i].concurrency = plans[i].serving->requests_in_flight;
+      loads[i].concurrency = plans[i]->serving->requests_in_flight;
   }
+  return loads;
+}
+
+}  // namespace
+
+std::optional<ReplicaSet> replica_set(std::vector<Plan> plans, const ModelDesc& model,
+                                      const PlanRequest& request) {
+  std::vector<const Plan*> of;
+  for (const Plan& p : plans)
+    of.push_back(&p);
+  std::vector<std::unique_ptr<GroupLoad>> made(plans.size());
+  auto load_of = [&](size_t i) -> const GroupLoad& {
+    made[i] = std::make_unique<GroupLoad>(plans[i], model, request);
+    return *made[i];
+  };
+  std::optional<std::vector<PlanRequest>> loads = shared_loads(of, request, load_of);
+  if (!loads) return std::nullopt;
   ReplicaSet set;
   double rate = 0;
   for (size_t i = 0; i < plans.size(); ++i) {
     try {
-      apply_serving(plans[i], model, loads[i]);
+      apply_serving(plans[i], model, (*loads)[i]);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::kFailed) throw;
       return std::nullopt;
@@ -300,7 +324,52 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
     if (!to.empty()) rename_hosts(plan, to);
     return plan;
   };
-  std::vector<std::vector<std::vector<size_t>>> splits;
+  // Each split is compared as it is made, on its kinds' plans (names aside, the same figures):
+  // each kind's load model and each kind's serving at a load are worked out once. The best
+  // split's replicas are then named.
+  std::map<const Planned*, GroupLoad> kind_loads;
+  std::map<std::tuple<const Planned*, int, double>, std::optional<double>> kind_tokens;
+  auto split_tokens = [&](const std::vector<std::vector<size_t>>& groups) -> std::optional<double> {
+    std::vector<const Planned*> kinds;
+    std::vector<const Plan*> plans;
+    for (const auto& g : groups)
+      if (const Planned& p = planned(g); p.plan) {
+        kinds.push_back(&p);
+        plans.push_back(&*p.plan);
+      }
+    if (plans.size() < 2) return std::nullopt;
+    auto load_of = [&](size_t i) -> const GroupLoad& {
+      return kind_loads.try_emplace(kinds[i], *plans[i], model, request).first->second;
+    };
+    std::optional<std::vector<PlanRequest>> loads = shared_loads(plans, request, load_of);
+    if (!loads) return std::nullopt;
+    double sum = 0;
+    for (size_t i = 0; i < plans.size(); ++i) {
+      const PlanRequest& r = (*loads)[i];
+      auto [it, fresh] = kind_tokens.try_emplace({kinds[i], r.concurrency, r.rate});
+      if (fresh) {
+        Plan q = *plans[i];
+        try {
+          apply_serving(q, model, r);
+          it->second = q.serving->aggregate_tokens_per_s;
+        } catch (const Error& e) {
+          if (e.kind() != ErrorKind::kFailed) throw;
+        }
+      }
+      if (!it->second) return std::nullopt;
+      sum += *it->second;
+    }
+    return sum;
+  };
+  std::optional<double> best;
+  std::vector<std::vector<size_t>> chosen;
+  auto consider = [&](const std::vector<std::vector<size_t>>& groups) {
+    std::optional<double> tokens = split_tokens(groups);
+    if (tokens && (!best || *tokens > *best * 1.000001)) {
+      best = tokens;
+      chosen = groups;
+    }
+  };
   // Small clusters: the best of every partition (it covers the splits tried for larger ones).
   if (n <= kExactReplicaHosts) {
     // The load in units: every request up to kLoadUnits of them, else kLoadUnits even parts
@@ -321,7 +390,7 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
       }
       return v;
     };
-    splits.push_back(best_partition(n, units, values));
+    consider(best_partition(n, units, values));
   } else {
     // k groups balanced by memory: each host, largest first, joins the group with the least (the
     // first such group). No group then holds more than the mean and the largest host: once that
@@ -345,7 +414,7 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
         groups[g].push_back(h);
         least.push({memory + whole.hosts[h].usable_bytes, g});
       }
-      splits.push_back(std::move(groups));
+      consider(groups);
     }
     // Every host that holds the model alone is a replica; the others form one more group.
     {
@@ -358,27 +427,12 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
           rest.push_back(h);
       }
       if (!rest.empty()) groups.push_back(rest);
-      splits.push_back(groups);
+      consider(groups);
     }
   }
-  // The splits compared on their kinds' plans (names aside, the same figures); the best one's
-  // replicas then named.
-  std::optional<double> best;
-  const std::vector<std::vector<size_t>>* chosen = nullptr;
-  for (const auto& groups : splits) {
-    std::vector<Plan> plans;
-    for (const auto& g : groups)
-      if (const auto& p = group_plan(g)) plans.push_back(*p);
-    if (plans.size() < 2) continue;
-    std::optional<ReplicaSet> set = replica_set(std::move(plans), model, request);
-    if (set && (!best || set->aggregate_tokens_per_s > *best * 1.000001)) {
-      best = set->aggregate_tokens_per_s;
-      chosen = &groups;
-    }
-  }
-  if (!chosen) return std::nullopt;
+  if (!best) return std::nullopt;
   std::vector<Plan> plans;
-  for (const auto& g : *chosen)
+  for (const auto& g : chosen)
     if (group_plan(g)) plans.push_back(own_plan(g));
   return replica_set(std::move(plans), model, request);
 }
