@@ -121,12 +121,12 @@ RoutedExact solve_routed_exactly(const RoutedInstance& in, int node_limit) {
   // Flow from i to j at each inner boundary where i may end and j may start, within the link.
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j) {
-      if (i == j || in.link[i][j] <= 0) continue;
+      if (i == j || in.link_at(i, j) <= 0) continue;
       int link_row = 0;
       for (int b = 1; b < L; ++b) {
         const int end = out_at[i][static_cast<size_t>(b)], start = in_at[j][static_cast<size_t>(b)];
         if (!end || !start) continue;
-        if (!link_row) link_row = prog.row(in.link[i][j]);
+        if (!link_row) link_row = prog.row(in.link_at(i, j));
         const int y = prog.column(0, false);
         prog.add(link_row, y, 1);
         prog.add(end, y, -1);

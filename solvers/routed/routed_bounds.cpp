@@ -110,7 +110,7 @@ std::vector<size_t> order_middles(const RoutedInstance& in,
   const size_t n = in.hosts.size();
   std::vector<size_t> order;
   std::vector<bool> taken(middles.size(), false);
-  auto linked = [&](size_t a, size_t b) { return in.link.empty() || in.link[a][b] > 0; };
+  auto linked = [&](size_t a, size_t b) { return !in.has_links() || in.link_at(a, b) > 0; };
   int budget = 100000;
   std::function<bool(size_t)> chain = [&](size_t prev) {
     if (order.size() == middles.size()) return last == n || prev == last || linked(prev, last);

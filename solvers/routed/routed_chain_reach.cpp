@@ -24,33 +24,22 @@ ChainReach::ChainReach(const RoutedInstance& in, const std::vector<bool>& allowe
 
 ChainReach::ChainReach(const RoutedInstance& in, const std::vector<bool>& allowed,
                        const std::vector<size_t>& kinds)
-    : in_(in),
-      allowed_(allowed),
-      L_(in.layers),
-      words_(static_cast<size_t>(in.layers) / 64 + 1),
-      kind_of_(kinds) {
+    : L_(in.layers), words_(static_cast<size_t>(in.layers) / 64 + 1) {
   const int L = L_;
   const size_t n = in.hosts.size();
   // Each kind's capacity per role and length, read once: the bisection asks at every flow it
-  // tries. Kinds no allowed host has are left at 0.
+  // tries. Kinds renumbered in the order met, so that kinds no host considered has cost nothing.
+  std::vector<size_t> renumbered;
   std::vector<int> kind_longest, kind_count;
-  std::vector<bool> read;
-  longest_.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
     if (!allowed[i]) continue;
-    const size_t kind = kinds[i];
-    if (kind >= read.size()) {
-      read.resize(kind + 1, false);
-      kind_longest.resize(kind + 1, 0);
-      kind_count.resize(kind + 1, 0);
+    if (kinds[i] >= renumbered.size()) renumbered.resize(kinds[i] + 1, SIZE_MAX);
+    size_t& kind = renumbered[kinds[i]];
+    if (kind == SIZE_MAX) {
+      kind = kind_count.size();
+      kind_count.push_back(0);
+      kind_longest.push_back(0);
       caps_.resize((kind + 1) * static_cast<size_t>(L + 1) * 5, 0);
-    }
-    if (++kind_count[kind] > L) {
-      allowed_[i] = false;
-      continue;
-    }
-    if (!read[kind]) {
-      read[kind] = true;
       auto put = [&](Role r, int k, double c) {
         caps_[(kind * static_cast<size_t>(L + 1) + static_cast<size_t>(k)) * 5 +
               static_cast<size_t>(r)] = c;
@@ -63,7 +52,10 @@ ChainReach::ChainReach(const RoutedInstance& in, const std::vector<bool>& allowe
         if (k < L - 1) put(kMiddle, k, range_capacity(in, i, {1, 1 + k}));
       }
     }
-    longest_[i] = kind_longest[kind];
+    if (++kind_count[kind] > L) continue;
+    host_.push_back(i);
+    kind_.push_back(kind);
+    longest_.push_back(kind_longest[kind]);
   }
 }
 
@@ -82,16 +74,14 @@ void ChainReach::or_shifted(uint64_t* to, const uint64_t* from, int k) const {
 
 bool ChainReach::feasible(double F) {
   F_ = F;
-  const size_t n = in_.hosts.size(), set = 4 * words_;
+  const size_t slots = host_.size(), set = 4 * words_;
   std::vector<uint64_t> reach(set, 0), next(set, 0);
   auto at = [&](std::vector<uint64_t>& v, int mask) {
     return &v[static_cast<size_t>(mask) * words_];
   };
   reach[0] = 1;
-  before_.resize(n * set);
-  for (size_t i = 0; i < n; ++i) {
-    // A host left out passes every state on; how() reads no states before it.
-    if (!allowed_[i]) continue;
+  before_.resize(slots * set);
+  for (size_t i = 0; i < slots; ++i) {
     std::copy(reach.begin(), reach.end(), before_.begin() + static_cast<long>(i * set));
     next = reach;
     if (usable(i, kBoth, L_) && test(at(reach, 0), 0))
@@ -117,14 +107,17 @@ bool ChainReach::feasible(double F) {
       return true;
     }
   }
-  reached_at_ = n;
+  reached_at_ = slots;
   return false;
 }
 
-ChainReach::Step ChainReach::how(size_t i, int s, int mask) const {
-  // A host left out passes every state on as it found it; so do the hosts after the chain was
-  // found, for (L, both placed).
-  if (!allowed_[i] || i > reached_at_ || test(before(i, mask), s)) return {s, mask, 0, kSkip};
+ChainReach::Step ChainReach::how(size_t host, int s, int mask) const {
+  // A host not considered passes every state on as it found it; so do the hosts after the chain
+  // was found, for (L, both placed).
+  const auto it = std::lower_bound(host_.begin(), host_.end(), host);
+  const size_t i = static_cast<size_t>(it - host_.begin());
+  if (it == host_.end() || *it != host || i > reached_at_ || test(before(i, mask), s))
+    return {s, mask, 0, kSkip};
   // The first writer of a state-by-state program: states in order of (layers, mask), then the
   // roles in order.
   for (int from = 0; from < s; ++from)

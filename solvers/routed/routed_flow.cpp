@@ -77,6 +77,21 @@ class FlowNetwork {
 
 }  // namespace
 
+void RoutedInstance::links_of(const RoutedInstance& whole, const std::vector<size_t>& members) {
+  link.clear();
+  links.reset();
+  message_bytes = whole.message_bytes;
+  if (whole.links) {
+    links = std::make_shared<const LinkMatrix>(whole.links->subset(members));
+  } else if (!whole.link.empty()) {
+    for (size_t i : members) {
+      link.emplace_back();
+      for (size_t j : members)
+        link.back().push_back(whole.link[i][j]);
+    }
+  }
+}
+
 double range_capacity(const RoutedInstance& in, size_t i, LayerRange r) {
   const RoutedHost& h = in.hosts[i];
   const int k = r.size();
@@ -109,7 +124,7 @@ RoutedFlow routed_max_flow(const RoutedInstance& in, const RoutedLayout& layout,
     if (!(layout[i].end > cut || layout[i].end == L))
       senders[static_cast<size_t>(layout[i].end)].push_back(i);
   }
-  auto link_cap = [&](size_t i, size_t j) { return in.link.empty() ? inf : in.link[i][j]; };
+  auto link_cap = [&](size_t i, size_t j) { return in.link_at(i, j); };
   // A boundary between many hosts (a fleet on one switch) whose every link carries at least what
   // the smaller of its two ends can: no link binds, so one hub node stands for the pairs, and the
   // flow through it is shared out pair by pair after (each share within both ends, so within the
@@ -133,32 +148,38 @@ RoutedFlow routed_max_flow(const RoutedInstance& in, const RoutedLayout& layout,
       ++hubs;
     }
   }
-  // Nodes: source 0, sink 1, host i enters at 2 + 2i and leaves at 3 + 2i (its capacity between),
-  // then the hubs.
-  FlowNetwork net(2 + 2 * n + hubs);
+  // Nodes: source 0, sink 1, the c-th host holding layers enters at 2 + 2c and leaves at 3 + 2c
+  // (its capacity between), then the hubs. Hosts left out have none: a fleet's chain is a few.
+  std::vector<size_t> node(n, SIZE_MAX);
+  size_t held = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (cap[i] > 0) node[i] = held++;
+  auto enter = [&](size_t i) { return 2 + 2 * node[i]; };
+  auto leave = [&](size_t i) { return 3 + 2 * node[i]; };
+  FlowNetwork net(2 + 2 * held + hubs);
   std::vector<size_t> entry_edge(n, SIZE_MAX), host_edge(n, SIZE_MAX), hub_node(hub.size(), 0);
   std::vector<std::vector<std::pair<size_t, size_t>>> link_edge(n);  // per host: (to, edge)
   std::vector<size_t> to_hub(n, SIZE_MAX), from_hub(n, SIZE_MAX);
-  size_t next_hub = 2 + 2 * n;
+  size_t next_hub = 2 + 2 * held;
   for (size_t b = 1; b < hub.size(); ++b)
     if (hub[b]) hub_node[b] = next_hub++;
   for (size_t i = 0; i < n; ++i) {
     if (cap[i] <= 0) continue;
     const LayerRange r = layout[i];
-    host_edge[i] = net.add(2 + 2 * i, 3 + 2 * i, cap[i]);
-    if (r.start == 0) entry_edge[i] = net.add(0, 2 + 2 * i, inf);
-    if (hub[static_cast<size_t>(r.start)]) from_hub[i] = net.add(hub_node[r.start], 2 + 2 * i, inf);
+    host_edge[i] = net.add(enter(i), leave(i), cap[i]);
+    if (r.start == 0) entry_edge[i] = net.add(0, enter(i), inf);
+    if (hub[static_cast<size_t>(r.start)]) from_hub[i] = net.add(hub_node[r.start], enter(i), inf);
     if (r.end > cut || r.end == L) {
-      net.add(3 + 2 * i, 1, inf);
+      net.add(leave(i), 1, inf);
       continue;
     }
     if (hub[static_cast<size_t>(r.end)]) {
-      to_hub[i] = net.add(3 + 2 * i, hub_node[r.end], inf);
+      to_hub[i] = net.add(leave(i), hub_node[r.end], inf);
       continue;
     }
     for (size_t j : takers[static_cast<size_t>(r.end)]) {
       const double c = j == i ? 0 : link_cap(i, j);
-      if (c > 0) link_edge[i].push_back({j, net.add(3 + 2 * i, 2 + 2 * j, c)});
+      if (c > 0) link_edge[i].push_back({j, net.add(leave(i), enter(j), c)});
     }
   }
   RoutedFlow out;

@@ -6,9 +6,14 @@
 #pragma once
 
 #include <climits>
+#include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "solvers/problem/link_matrix.hpp"
 
 namespace meshplan {
 
@@ -32,7 +37,22 @@ struct RoutedInstance {
   int layers = 0;
   std::vector<RoutedHost> hosts;
   // Tokens/s a link carries from host i to host j; 0 = no link (they cannot follow each other).
+  // Either a table per pair (`link`, as tests and small clusters give them) or, for fleets, the
+  // planner's links (`links`, where a switch is one entry) carrying bandwidth / message_bytes;
+  // neither: every pair unlimited. Read through has_links() and link_at().
   std::vector<std::vector<double>> link;
+  std::shared_ptr<const LinkMatrix> links;
+  double message_bytes = 0;
+
+  bool has_links() const { return !link.empty() || links != nullptr; }
+  double link_at(size_t i, size_t j) const {
+    if (!link.empty()) return link[i][j];
+    if (!links) return std::numeric_limits<double>::infinity();
+    const std::optional<LinkFigures>& l = links->at(i, j);
+    return l && message_bytes > 0 ? l->bandwidth / message_bytes : 0;
+  }
+  // The same links among `members`, in that order.
+  void links_of(const RoutedInstance& whole, const std::vector<size_t>& members);
 };
 
 // Layers [start, end) of one host; start == end: the host is left out.

@@ -5,6 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
+
+#include "solvers/routed/routed_bounds.hpp"
+#include "solvers/routed/routed_regions.hpp"
+#include "solvers/routed/routed_stages.hpp"
 
 namespace meshplan::routed_flow_test {
 namespace {
@@ -75,6 +80,78 @@ TEST(routed_flow_test, a_small_boundary_lists_the_same_pairs_as_a_large_one_shar
   EXPECT_NEAR(routed_max_flow(large.in, large.layout).total, 240, 1e-9);
   expect_conserved(small, routed_max_flow(small.in, small.layout));
   expect_conserved(large, routed_max_flow(large.in, large.layout));
+}
+
+LinkFigures figures(const char* name, double latency_s, double bandwidth) {
+  LinkFigures l;
+  l.name = name;
+  l.latency_s = latency_s;
+  l.bandwidth = bandwidth;
+  return l;
+}
+
+TEST(routed_flow_test, the_planners_links_give_what_a_table_of_them_gives) {
+  // A fleet's instance reads its links from the planner's matrix (media and cables); the same
+  // links tabled pair by pair must give the same flows, chains, groups and regions.
+  std::mt19937 rng(5);
+  for (int round = 0; round < 20; ++round) {
+    const size_t n = 6 + rng() % 10;
+    const double message = 16384;
+    auto matrix = std::make_shared<LinkMatrix>(n);
+    const LinkFigures ten = figures("10gbe", 50e-6, 1.25e9), ib = figures("ib", 5e-6, 50e9),
+                      tb5 = figures("tb5", 10e-6, 10e9);
+    const size_t a = matrix->add_medium(ten, 1), b = matrix->add_medium(ib, 0.5);
+    for (size_t h = 0; h < n; ++h) {
+      if (rng() % 6 != 0) matrix->join(h, a);
+      if (rng() % 3 == 0) matrix->join(h, b);
+    }
+    for (int c = 0; c < 2; ++c) {  // a cable, both ways
+      const size_t x = rng() % n, y = rng() % n;
+      if (x == y) continue;
+      matrix->set(x, y, tb5);
+      matrix->set(y, x, tb5);
+    }
+    RoutedInstance fleet;
+    fleet.layers = 8;
+    for (size_t h = 0; h < n; ++h) {
+      RoutedHost host;
+      host.name = "h" + std::to_string(h);
+      const double speed = 2000.0 * static_cast<double>(1 + rng() % 3);  // three kinds
+      for (int k = 1; k <= 8; ++k)
+        host.table.push_back(speed / k);
+      host.max_with_first = host.max_with_last = host.max_with_both = rng() % 4 == 0 ? 8 : 6;
+      fleet.hosts.push_back(host);
+    }
+    fleet.links = matrix;
+    fleet.message_bytes = message;
+    RoutedInstance table = fleet;
+    table.links.reset();
+    table.link.assign(n, std::vector<double>(n, 0));
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j)
+        if (i != j && (*matrix)[i][j]) table.link[i][j] = (*matrix)[i][j]->bandwidth / message;
+
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j)
+        ASSERT_EQ(fleet.link_at(i, j), table.link_at(i, j)) << round << ": " << i << "-" << j;
+    EXPECT_EQ(interchangeable_hosts(fleet), interchangeable_hosts(table)) << round;
+    EXPECT_EQ(routed_regions(fleet), routed_regions(table)) << round;
+    const std::vector<bool> all(n, true);
+    const Chains p = best_pipeline(fleet, all), q = best_pipeline(table, all);
+    EXPECT_EQ(p.tokens_per_s, q.tokens_per_s) << round;
+    EXPECT_EQ(p.layout, q.layout) << round;
+    const Chains r = greedy_replicas(fleet), t = greedy_replicas(table);
+    EXPECT_EQ(r.tokens_per_s, t.tokens_per_s) << round;
+    EXPECT_EQ(r.layout, t.layout) << round;
+    EXPECT_GT(t.tokens_per_s, 0) << round;
+    // A subset in another order keeps each pair's link.
+    const std::vector<size_t> some = {n - 1, 0, n / 2};
+    RoutedInstance sub;
+    sub.links_of(fleet, some);
+    for (size_t i = 0; i < some.size(); ++i)
+      for (size_t j = 0; j < some.size(); ++j)
+        EXPECT_EQ(sub.link_at(i, j), table.link_at(some[i], some[j]));
+  }
 }
 
 }  // namespace

@@ -39,12 +39,12 @@ class Sweep {
       const int rest = in_.layers - p;
       // What the links from the stage before carry into each group's next host.
       inflow_.assign(G, std::numeric_limits<double>::infinity());
-      if (!prev_.empty() && !in_.link.empty())
+      if (!prev_.empty() && in_.has_links())
         for (size_t g = 0; g < G; ++g) {
           if (used_[g] >= groups_[g].size()) continue;
           inflow_[g] = 0;
           for (size_t i : prev_)
-            inflow_[g] += in_.link[i][groups_[g][used_[g]]];
+            inflow_[g] += in_.link_at(i, groups_[g][used_[g]]);
         }
       double best_eff = 0, best_cost = 0;
       int best_len = 0;

@@ -56,6 +56,13 @@ Built build(const Cluster& cluster, const PlanningProblem& problem, const ModelD
     b.instance.hosts.push_back(std::move(h));
   }
   const size_t n = in.size();
+  // A fleet's links stay as the planner holds them (a switch is one entry); a small cluster's are
+  // tabled pair by pair.
+  if (n > LinkMatrix::kDenseHosts) {
+    b.instance.links = std::make_shared<const LinkMatrix>(in.any);
+    b.instance.message_bytes = in.message_bytes;
+    return b;
+  }
   b.instance.link.assign(n, std::vector<double>(n, 0));
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j)
@@ -254,7 +261,7 @@ std::vector<size_t> place_used_hosts(Plan& plan, RoutingInfo& routing, const Bui
   for (size_t i : used)
     for (const auto& [j, flow] : s.flow.out[i])  // by j, as `used` runs
       if (flow > 1e-9)
-        routing.links.push_back({ri.hosts[i].name, ri.hosts[j].name, flow, ri.link[i][j]});
+        routing.links.push_back({ri.hosts[i].name, ri.hosts[j].name, flow, ri.link_at(i, j)});
   return used;
 }
 

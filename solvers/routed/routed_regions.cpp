@@ -15,9 +15,9 @@ std::vector<std::vector<size_t>> routed_regions(const RoutedInstance& in) {
     for (double t : in.hosts[i].table)
       fastest[i] = std::max(fastest[i], t);
   auto fast = [&](size_t i, size_t j) {
-    if (in.link.empty()) return true;
+    if (!in.has_links()) return true;
     const double need = std::max(fastest[i], fastest[j]);
-    return in.link[i][j] >= need && in.link[j][i] >= need;
+    return in.link_at(i, j) >= need && in.link_at(j, i) >= need;
   };
   std::vector<std::vector<size_t>> regions;
   std::vector<bool> seen(n, false);
@@ -52,12 +52,7 @@ Chains regional_layout(const RoutedInstance& in, const Clock& clock, double dead
     sub.layers = in.layers;
     for (size_t i : hosts)
       sub.hosts.push_back(in.hosts[i]);
-    if (!in.link.empty())
-      for (size_t i : hosts) {
-        sub.link.emplace_back();
-        for (size_t j : hosts)
-          sub.link.back().push_back(in.link[i][j]);
-      }
+    sub.links_of(in, hosts);
     // This region's share of the time left.
     const double now = clock.now_seconds();
     const double until =

@@ -224,7 +224,8 @@ void state_proof(RoutedSolution& out, bool stopped) {
 
 }  // namespace
 
-// Links to the others are compared as sorted lists, which no order of the hosts changes.
+// Links to the others are compared as sorted lists (a fleet's: its distinct links), which no
+// order of the hosts changes.
 std::vector<size_t> routed_canonical_order(const RoutedInstance& in) {
   const size_t n = in.hosts.size();
   struct Key {
@@ -235,6 +236,15 @@ std::vector<size_t> routed_canonical_order(const RoutedInstance& in) {
     auto tie() const { return std::tie(table, first, last, both, head_s, out, into); }
   };
   std::vector<Key> keys(n);
+  // A fleet's links held as the planner holds them: each host's distinct links, not one a pair.
+  std::vector<std::vector<std::optional<LinkFigures>>> out_links, into_links;
+  if (in.link.empty() && in.links) {
+    out_links = in.links->distinct_links(false);
+    into_links = in.links->distinct_links(true);
+  }
+  auto tokens = [&](const std::optional<LinkFigures>& l) {
+    return l && in.message_bytes > 0 ? l->bandwidth / in.message_bytes : 0.0;
+  };
   for (size_t i = 0; i < n; ++i) {
     const RoutedHost& h = in.hosts[i];
     Key& k = keys[i];
@@ -243,11 +253,18 @@ std::vector<size_t> routed_canonical_order(const RoutedInstance& in) {
     k.last = h.max_with_last;
     k.both = h.max_with_both;
     k.head_s = h.head_s;
-    for (size_t j = 0; j < n; ++j)
-      if (j != i) {
-        k.out.push_back(in.link[i][j]);
-        k.into.push_back(in.link[j][i]);
-      }
+    if (!out_links.empty()) {
+      for (const auto& l : out_links[i])
+        k.out.push_back(tokens(l));
+      for (const auto& l : into_links[i])
+        k.into.push_back(tokens(l));
+    } else if (!in.link.empty()) {
+      for (size_t j = 0; j < n; ++j)
+        if (j != i) {
+          k.out.push_back(in.link[i][j]);
+          k.into.push_back(in.link[j][i]);
+        }
+    }
     std::sort(k.out.begin(), k.out.end());
     std::sort(k.into.begin(), k.into.end());
   }
@@ -273,12 +290,11 @@ std::vector<size_t> routed_canonical_order(const RoutedInstance& in) {
 }
 
 RoutedInstance routed_reordered(const RoutedInstance& in, const std::vector<size_t>& order) {
-  RoutedInstance out = in;
-  for (size_t a = 0; a < order.size(); ++a) {
-    out.hosts[a] = in.hosts[order[a]];
-    for (size_t b = 0; b < order.size(); ++b)
-      out.link[a][b] = in.link[order[a]][order[b]];
-  }
+  RoutedInstance out;
+  out.layers = in.layers;
+  for (size_t a : order)
+    out.hosts.push_back(in.hosts[a]);
+  out.links_of(in, order);
   return out;
 }
 

@@ -7,12 +7,16 @@
 namespace meshplan {
 namespace {
 
-bool same_host(const RoutedInstance& in, size_t a, size_t b) {
+// Whether swapping hosts a and b changes nothing: the same figures and the same links. A fleet's
+// links are compared as the planner holds them (whole links, in time that grows with their own
+// cables), a table pair by pair.
+bool same_host(const RoutedInstance& in, size_t a, size_t b, const LinkMatrix::Partners& partners) {
   const RoutedHost &x = in.hosts[a], &y = in.hosts[b];
   if (x.table != y.table || x.head_s != y.head_s || x.max_with_first != y.max_with_first ||
       x.max_with_last != y.max_with_last || x.max_with_both != y.max_with_both)
     return false;
-  if (in.link.empty()) return true;
+  if (!in.has_links()) return true;
+  if (in.link.empty()) return in.links->swappable(a, b, partners);
   if (in.link[a][b] != in.link[b][a]) return false;
   for (size_t k = 0; k < in.hosts.size(); ++k) {
     if (k == a || k == b) continue;
@@ -26,11 +30,13 @@ bool same_host(const RoutedInstance& in, size_t a, size_t b) {
 std::vector<std::vector<size_t>> interchangeable_hosts(const RoutedInstance& in) {
   std::vector<std::vector<size_t>> groups;
   std::vector<bool> grouped(in.hosts.size(), false);
+  const LinkMatrix::Partners partners =
+      in.link.empty() && in.links ? in.links->own_partners() : LinkMatrix::Partners{};
   for (size_t i = 0; i < in.hosts.size(); ++i) {
     if (grouped[i]) continue;
     groups.emplace_back();
     for (size_t j = i; j < in.hosts.size(); ++j)
-      if (!grouped[j] && same_host(in, i, j)) {
+      if (!grouped[j] && same_host(in, i, j, partners)) {
         grouped[j] = true;
         groups.back().push_back(j);
       }
