@@ -12,7 +12,8 @@ bool same_link(const SearchSpace& s, size_t a1, size_t b1, size_t a2, size_t b2)
          (l1->name == l2->name && l1->latency_s == l2->latency_s && l1->bandwidth == l2->bandwidth);
 }
 
-bool interchangeable(const SearchSpace& s, size_t i, size_t j) {
+bool interchangeable(const SearchSpace& s, size_t i, size_t j,
+                     const LinkMatrix::Partners& partners) {
   if (s.pin(i) || s.pin(j) || s.can_head(i) != s.can_head(j)) return false;
   const HostFigures& a = s.cost().host(i);
   const HostFigures& b = s.cost().host(j);
@@ -20,6 +21,14 @@ bool interchangeable(const SearchSpace& s, size_t i, size_t j) {
       a.prefill_flops != b.prefill_flops || a.overhead_s != b.overhead_s)
     return false;
   if (!same_link(s, i, j, j, i)) return false;
+  // Hop times first: they are a table, while a link is worked out from the media of a fleet, and
+  // hosts that differ mostly differ in a hop.
+  for (size_t k = 0; k < s.num_hosts(); ++k) {
+    if (k == i || k == j) continue;
+    if (s.hop(i, k) != s.hop(j, k) || s.hop(k, i) != s.hop(k, j)) return false;
+  }
+  // Links equal whole, read from the media: what interchangeable hosts of a fleet mostly have.
+  if (s.cost().links().swappable(i, j, partners)) return true;
   for (size_t k = 0; k < s.num_hosts(); ++k) {
     if (k == i || k == j) continue;
     if (!same_link(s, i, k, j, k) || !same_link(s, k, i, k, j)) return false;
@@ -39,9 +48,10 @@ double HostClasses::subset_count() const {
 HostClasses host_classes(const SearchSpace& space) {
   HostClasses c;
   c.class_of.assign(space.num_hosts(), -1);
+  const LinkMatrix::Partners partners = space.cost().links().own_partners();
   for (size_t h = 0; h < space.num_hosts(); ++h) {
     for (size_t k = 0; k < c.members.size(); ++k) {
-      if (interchangeable(space, c.members[k].front(), h)) {
+      if (interchangeable(space, c.members[k].front(), h, partners)) {
         c.members[k].push_back(h);
         c.class_of[h] = static_cast<int>(k);
         break;

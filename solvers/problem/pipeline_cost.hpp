@@ -75,6 +75,7 @@ class PipelineCostModel {
   // Hop time of one token's activations; infinity when a and b have no usable link.
   double hop_time(size_t a, size_t b) const;
   const std::optional<LinkFigures>& link(size_t a, size_t b) const { return links_.at(a, b); }
+  const LinkMatrix& links() const { return links_; }
   // Per host, the least hop time to another host (`into`: from another); infinity without a link.
   std::vector<double> least_hops(bool into) const;
   // Prefill (TTFT) time of a stage for the prompt.
