@@ -22,11 +22,16 @@ bool interchangeable(const SearchSpace& s, size_t i, size_t j,
     return false;
   if (!same_link(s, i, j, j, i)) return false;
   // Hop times first: they are a table, while a link is worked out from the media of a fleet, and
-  // hosts that differ mostly differ in a hop.
-  for (size_t k = 0; k < s.num_hosts(); ++k) {
-    if (k == i || k == j) continue;
-    if (s.hop(i, k) != s.hop(j, k) || s.hop(k, i) != s.hop(k, j)) return false;
-  }
+  // hosts that differ mostly differ in a hop. The hosts either has a cable with come first: hosts
+  // in different islands differ there.
+  auto same_hops = [&](size_t k) {
+    return k == i || k == j || (s.hop(i, k) == s.hop(j, k) && s.hop(k, i) == s.hop(k, j));
+  };
+  for (const std::vector<uint32_t>* p : {&partners[i], &partners[j]})
+    for (uint32_t k : *p)
+      if (!same_hops(k)) return false;
+  for (size_t k = 0; k < s.num_hosts(); ++k)
+    if (!same_hops(k)) return false;
   // Links equal whole, read from the media: what interchangeable hosts of a fleet mostly have.
   if (s.cost().links().swappable(i, j, partners)) return true;
   for (size_t k = 0; k < s.num_hosts(); ++k) {
