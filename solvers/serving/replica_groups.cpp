@@ -281,33 +281,31 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
   std::stable_sort(by_memory.begin(), by_memory.end(), [&](size_t a, size_t b) {
     return whole.hosts[a].usable_bytes > whole.hosts[b].usable_bytes;
   });
-  // Groups whose hosts have the same kinds in candidate order get the same plan: each kind of
-  // group is planned once, and the replicas chosen get it renamed to their own hosts.
+  // Groups that plan alike (GroupKinds) get the same plan: each kind of group is planned once,
+  // and the replicas chosen get it renamed to their own hosts.
   std::vector<std::string> names(n);
   for (size_t h = 0; h < n; ++h)
     names[h] = whole.hosts[h].name;
-  const std::vector<int> kind = replica_kinds(cluster, catalog, model, request, names);
+  const GroupKinds kinds(cluster, names);
   struct Planned {
     std::vector<size_t> members;  // the group planned, sorted
     std::optional<Plan> plan;
   };
   std::map<std::vector<int>, Planned> by_kinds;
-  auto kinds_of = [&](const std::vector<size_t>& members) {
-    std::vector<int> kinds;
-    for (size_t m : members)
-      kinds.push_back(kind[m]);
-    return kinds;
+  auto kinds_of = [&](std::vector<size_t> members) {
+    std::sort(members.begin(), members.end());
+    return kinds.key(members);
   };
   auto planned = [&](std::vector<size_t> members) -> const Planned& {
     std::sort(members.begin(), members.end());  // candidate (ring) order
-    std::vector<int> kinds = kinds_of(members);
-    auto it = by_kinds.find(kinds);
+    std::vector<int> key = kinds_of(members);
+    auto it = by_kinds.find(key);
     if (it != by_kinds.end()) return it->second;
     std::vector<std::string> group;
     for (size_t m : members)
       group.push_back(names[m]);
     std::optional<Plan> p = plan_group(cluster, catalog, model, request, group, clock);
-    return by_kinds.emplace(std::move(kinds), Planned{std::move(members), std::move(p)})
+    return by_kinds.emplace(std::move(key), Planned{std::move(members), std::move(p)})
         .first->second;
   };
   auto group_plan = [&](const std::vector<size_t>& members) -> const std::optional<Plan>& {

@@ -48,8 +48,8 @@ inline constexpr int kLoadUnits = 64;
 // The split of `whole`'s candidates into two or more groups with the highest aggregate
 // tokens/s: every partition (hosts may stay idle) up to kExactReplicaHosts candidates; groups
 // balanced by memory for every number of groups, and every host that holds the model alone as
-// its own replica. Nothing when no split has two feasible groups. Groups whose hosts are of the
-// same kinds (replica_kinds.hpp) are planned once: the replicas chosen get that plan renamed.
+// its own replica. Nothing when no split has two feasible groups. Groups that plan alike
+// (GroupKinds, replica_kinds.hpp) are planned once: the replicas chosen get that plan renamed.
 std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& catalog,
                                         const ModelDesc& model, const PlanRequest& request,
                                         const Plan& whole, const Clock& clock);

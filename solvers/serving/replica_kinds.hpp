@@ -19,4 +19,24 @@ std::vector<int> replica_kinds(const Cluster& cluster, const Catalog& catalog,
                                const ModelDesc& model, const PlanRequest& request,
                                const std::vector<std::string>& hosts);
 
+// Groups of candidates that plan alike. A group's plan reads only its own hosts and the links
+// among them, so two groups plan alike (one's plan renamed is the other's) when their members,
+// in candidate order, say the same of themselves in the cluster file (identity aside), are on
+// the same networks, have cables of the same ports and figures (whoever is at the other end),
+// and are cabled to each other at the same places. Hosts of different Thunderbolt islands are
+// then alike, where replica_kinds, which reads every link of a host, tells them apart.
+class GroupKinds {
+ public:
+  // `hosts`: names, in candidate order.
+  GroupKinds(const Cluster& cluster, const std::vector<std::string>& hosts);
+  // The key of a group: its members (indices into `hosts`, sorted), their kinds and the cables
+  // between them by position. Groups of one key plan alike.
+  std::vector<int> key(const std::vector<size_t>& members) const;
+
+ private:
+  std::vector<int> kind_;  // per host
+  // Per host: (the other host, the kind of cable from this end), for cables between candidates.
+  std::vector<std::vector<std::pair<size_t, int>>> cables_;
+};
+
 }  // namespace meshplan

@@ -22,8 +22,9 @@
 namespace meshplan::replica_kinds_test {
 namespace {
 
-// `n` Mac minis of 24 GiB on one 10 GbE switch; `os` per host number where not 26.2.
-Cluster minis(int n, const std::map<int, std::string>& os = {}) {
+// `n` Mac minis of 24 GiB on one 10 GbE switch; `os` per host number where not 26.2; with
+// `islands`, hosts 1-2, 3-4, ... also cabled in pairs by Thunderbolt 5.
+Cluster minis(int n, const std::map<int, std::string>& os = {}, bool islands = false) {
   std::string text = "schema: meshplan.cluster/1\nname: minis\nhosts:\n";
   for (int i = 1; i <= n; ++i)
     text += fmt::format(
@@ -32,6 +33,8 @@ Cluster minis(int n, const std::map<int, std::string>& os = {}) {
         "speed_gbps: 10}}]}}\n",
         i, os.count(i) ? os.at(i) : "26.2", i);
   text += "links:\n  - {topology: switch, kind: 10gbe, hosts: all, subnet: 10.0.0.0/24}\n";
+  for (int i = 1; islands && i + 1 <= n; i += 2)
+    text += fmt::format("  - {{a: mini-{}, b: mini-{}, kind: tb5, rdma: true}}\n", i, i + 1);
   return load_cluster(text, "minis.yaml", Catalog::builtin());
 }
 
@@ -54,15 +57,62 @@ PlanRequest throughput() {
 }
 
 // The plan file with its solve times blanked (two plannings of one problem differ only there).
-std::string file_of(const Plan& p) {
+std::string file_of(const Plan& p, const ModelDesc& m = model()) {
   static const std::regex timing("\"solve_ms\":[0-9.eE+-]+");
-  return std::regex_replace(plan_to_json(p, model()).dump(), timing, "\"solve_ms\":0");
+  return std::regex_replace(plan_to_json(p, m).dump(), timing, "\"solve_ms\":0");
 }
 
 TEST(replica_kinds_test, hosts_differ_in_kind_by_figures_or_software_not_by_address) {
   const Cluster c = minis(4, {{3, "15.6"}});
   EXPECT_EQ(replica_kinds(c, Catalog::builtin(), model(), throughput(), names(4)),
             (std::vector<int>{0, 0, 1, 0}));
+}
+
+TEST(replica_kinds_test, groups_of_different_islands_plan_alike_where_they_are_cabled_alike) {
+  // Minis cabled in pairs: every host has a cable to another, so replica_kinds tells hosts of
+  // different islands apart, but two groups of alike hosts cabled at the same places are alike.
+  const Cluster c = minis(8, {}, true);
+  const GroupKinds kinds(c, names(8));
+  EXPECT_EQ(kinds.key({0, 1}), kinds.key({2, 3}));        // an island each
+  EXPECT_EQ(kinds.key({0, 2}), kinds.key({1, 3}));        // a host of two islands each
+  EXPECT_NE(kinds.key({0, 1}), kinds.key({0, 2}));        // cabled, or not
+  EXPECT_EQ(kinds.key({0, 1, 4}), kinds.key({2, 3, 6}));  // an island and a host of another
+  EXPECT_NE(kinds.key({0, 1, 4}), kinds.key({0, 4, 5}));  // the cable at other places
+  EXPECT_NE(kinds.key({0}), kinds.key({0, 2}));
+  // A host whose software differs is of another kind, wherever it is.
+  const Cluster other = minis(8, {{3, "15.6"}}, true);
+  const GroupKinds differ(other, names(8));
+  EXPECT_NE(differ.key({0, 1}), differ.key({2, 3}));
+}
+
+TEST(replica_kinds_test, replicas_in_islands_are_what_planning_each_group_gives) {
+  // Eight minis in cabled pairs and Qwen3 32B at 8 bits, which needs two of them: every
+  // partition is weighed (a cabled pair runs over Thunderbolt, two hosts of different islands
+  // over 10 GbE), each kind of group planned once and renamed for the others, which must be
+  // their own plans.
+  static const ModelDesc qwen = ModelCatalog::builtin().resolve("qwen3-32b-8bit", "");
+  const Cluster c = minis(8, {}, true);
+  PlanRequest r = throughput();
+  const Plan whole =
+      plan_model(c, Catalog::builtin(), qwen, r, SteadyClock(), serving_score(qwen, r));
+  const std::optional<ReplicaSet> set =
+      best_replicas(c, Catalog::builtin(), qwen, r, whole, SteadyClock());
+  ASSERT_TRUE(set);
+  ASSERT_GE(set->plans.size(), 2u);
+  std::vector<Plan> direct;
+  for (const Plan& replica : set->plans) {
+    std::vector<std::string> group;
+    for (const HostInfo& h : replica.hosts)
+      group.push_back(h.name);
+    std::optional<Plan> p = plan_group(c, Catalog::builtin(), qwen, r, group, SteadyClock());
+    ASSERT_TRUE(p) << fmt::format("{}", fmt::join(group, ","));
+    direct.push_back(*p);
+  }
+  const std::optional<ReplicaSet> planned = replica_set(direct, qwen, r);
+  ASSERT_TRUE(planned);
+  EXPECT_DOUBLE_EQ(planned->aggregate_tokens_per_s, set->aggregate_tokens_per_s);
+  for (size_t i = 0; i < direct.size(); ++i)
+    EXPECT_EQ(file_of(set->plans[i], qwen), file_of(planned->plans[i], qwen)) << i;
 }
 
 TEST(replica_kinds_test, every_host_name_in_a_plan_is_renamed) {
