@@ -32,12 +32,20 @@ bool interchangeable(const SearchSpace& s, size_t i, size_t j,
       if (!same_hops(k)) return false;
   for (size_t k = 0; k < s.num_hosts(); ++k)
     if (!same_hops(k)) return false;
-  // Links equal whole, read from the media: what interchangeable hosts of a fleet mostly have.
-  if (s.cost().links().swappable(i, j, partners)) return true;
-  for (size_t k = 0; k < s.num_hosts(); ++k) {
-    if (k == i || k == j) continue;
-    if (!same_link(s, i, k, j, k) || !same_link(s, k, i, k, j)) return false;
+  // On the same media, a host neither has a cable with is reached from both alike: only their
+  // cables' other ends can tell them apart (the hosts of an island, each cabled to the others),
+  // so a fleet compares a few links, not one to every host.
+  auto same_toward = [&](size_t k) {
+    return k == i || k == j || (same_link(s, i, k, j, k) && same_link(s, k, i, k, j));
+  };
+  if (s.cost().links().same_media(i, j)) {
+    for (const std::vector<uint32_t>* p : {&partners[i], &partners[j]})
+      for (uint32_t k : *p)
+        if (!same_toward(k)) return false;
+    return true;
   }
+  for (size_t k = 0; k < s.num_hosts(); ++k)
+    if (!same_toward(k)) return false;
   return true;
 }
 

@@ -168,6 +168,10 @@ LinkMatrix::Partners LinkMatrix::own_partners() const {
   return out;
 }
 
+bool LinkMatrix::same_media(size_t a, size_t b) const {
+  return !cut_[a] && !cut_[b] && links_->host_media[a] == links_->host_media[b];
+}
+
 bool LinkMatrix::swappable(size_t a, size_t b, const Partners& partners) const {
   if (a == b) return true;
   if (at(a, b) != at(b, a)) return false;
@@ -176,7 +180,7 @@ bool LinkMatrix::swappable(size_t a, size_t b, const Partners& partners) const {
   };
   // Hosts on other media may still see the same links (a slower medium that no one else is on):
   // then only comparing every host tells.
-  if (cut_[a] != cut_[b] || links_->host_media[a] != links_->host_media[b]) {
+  if (!same_media(a, b)) {
     for (size_t k = 0; k < size(); ++k)
       if (!same_toward(k)) return false;
     return true;

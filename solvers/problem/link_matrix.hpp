@@ -70,6 +70,9 @@ class LinkMatrix {
   // other both ways, so that swapping them changes no link. Read from the structure: hosts on the
   // same media compare only where either has a link of its own; O(links of a and b) then.
   bool swappable(size_t a, size_t b, const Partners& partners) const;
+  // Whether a and b are on the same media and neither is cut: then a host that neither has a link
+  // of its own with (own_partners) is reached from both by the same link.
+  bool same_media(size_t a, size_t b) const;
 
   // For each host, every distinct link from it to another host (into it, with `into`), none among
   // them when some other host has no link with it: what the least of a function over a host's
