@@ -53,7 +53,8 @@ struct Search {
 // the orders that cannot beat the best so far cut off: the stages still to place cost at least
 // their cheapest host each, and hops cost nothing or more. The orders that remain go through
 // try_order, so the result (ties to the first) is that of trying them all.
-void try_every_order(Search& search, const std::vector<size_t>& set, int per_rank) {
+void try_every_order(Search& search, const std::vector<size_t>& set, int per_rank,
+                     const std::vector<int>& kind) {
   const PipelineCostModel& cost = search.cost;
   const size_t k = set.size();
   std::vector<double> rest(k + 1, 0);  // rest[j]: the least the stages j.. can cost
@@ -74,6 +75,12 @@ void try_every_order(Search& search, const std::vector<size_t>& set, int per_ran
     const int start = static_cast<int>(j) * per_rank, end = start + per_rank;
     for (size_t i = 0; i < k; ++i) {
       if (used[i]) continue;
+      // Alike hosts in set order: the first of the orders that differ only in where alike hosts
+      // stand, which all cost the same.
+      bool later = false;
+      for (size_t e = 0; e < i && !later; ++e)
+        later = !used[e] && kind[set[e]] == kind[set[i]];
+      if (later) continue;
       const size_t h = set[i];
       const HostFigures& figures = cost.host(h);
       const double need = cost.stage_memory(start, end, true);
@@ -129,6 +136,54 @@ EvenSplitResult best_even_split(const PipelineCostModel& cost, const PipelineCon
     });
     hosts.resize(kEvenSplitExactHosts);
   }
+  // Hosts alike for an even split: the same figures and the same links to each other host
+  // searched, so that swapping two of them changes no order's cost. Of alike hosts a set takes
+  // the first ones and an order keeps them in set order: the first of the sets and orders that
+  // cost the same, as trying them all would keep.
+  std::vector<int> kind(cost.num_hosts(), -1);
+  {
+    auto alike = [&](size_t a, size_t b) {
+      const HostFigures &x = cost.host(a), &y = cost.host(b);
+      if (x.usable_bytes != y.usable_bytes || x.bandwidth != y.bandwidth || x.flops != y.flops ||
+          x.prefill_flops != y.prefill_flops || x.overhead_s != y.overhead_s ||
+          cost.head_time(a) != cost.head_time(b) || cost.link(a, b) != cost.link(b, a) ||
+          cost.hop_time(a, b) != cost.hop_time(b, a))
+        return false;
+      for (size_t k : hosts)
+        if (k != a && k != b &&
+            (cost.link(a, k) != cost.link(b, k) || cost.link(k, a) != cost.link(k, b) ||
+             cost.hop_time(a, k) != cost.hop_time(b, k) ||
+             cost.hop_time(k, a) != cost.hop_time(k, b)))
+          return false;
+      return true;
+    };
+    // A kind's hosts are alike two by two, so any swap among them changes no cost.
+    std::vector<std::vector<size_t>> members;
+    for (size_t h : hosts) {
+      for (size_t c = 0; c < members.size() && kind[h] < 0; ++c)
+        if (std::all_of(members[c].begin(), members[c].end(),
+                        [&](size_t m) { return alike(m, h); })) {
+          kind[h] = static_cast<int>(c);
+          members[c].push_back(h);
+        }
+      if (kind[h] < 0) {
+        kind[h] = static_cast<int>(members.size());
+        members.push_back({h});
+      }
+    }
+  }
+  // Whether a set takes, of each kind, the first hosts in `hosts` order.
+  auto first_of_kinds = [&](const std::vector<size_t>& set) {
+    std::vector<bool> skipped(hosts.size(), false);
+    size_t at = 0;
+    for (size_t h : hosts) {
+      const bool taken = at < set.size() && set[at] == h;
+      if (taken) ++at;
+      if (taken && skipped[static_cast<size_t>(kind[h])]) return false;
+      if (!taken) skipped[static_cast<size_t>(kind[h])] = true;
+    }
+    return true;
+  };
   Search search{cost, std::numeric_limits<double>::infinity(), {}, {}};
   const size_t most =
       c.max_hosts > 0 ? std::min(hosts.size(), static_cast<size_t>(c.max_hosts)) : hosts.size();
@@ -138,8 +193,9 @@ EvenSplitResult best_even_split(const PipelineCostModel& cost, const PipelineCon
     counts.push_back(static_cast<int>(k));
     const int per_rank = layers / static_cast<int>(k);
     for_each_subset(hosts, k, [&](std::vector<size_t> set) {
+      if (!first_of_kinds(set)) return;
       if (k <= kAllOrdersUpTo) {
-        try_every_order(search, set, per_rank);
+        try_every_order(search, set, per_rank, kind);
       } else {
         for (size_t r = 0; r < k; ++r) {
           search.try_order(set, per_rank);

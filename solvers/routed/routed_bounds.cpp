@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -294,6 +295,13 @@ Chains best_pipeline(const RoutedInstance& in, const std::vector<bool>& allowed)
 Chains greedy_replicas(const RoutedInstance& in) {
   const size_t n = in.hosts.size();
   const std::vector<size_t> kinds = routed_host_kinds(in);
+  // Each host's table, numbered: hosts compared by table for every chain of a fleet.
+  std::vector<size_t> table_of(n);
+  {
+    std::map<std::vector<double>, size_t> tables;
+    for (size_t i = 0; i < n; ++i)
+      table_of[i] = tables.emplace(in.hosts[i].table, tables.size()).first->second;
+  }
   // Replicas taken one by one, each the best pipeline of the hosts left; first either from all
   // hosts, or with every host that holds the whole model alone as its own copy, or with chains
   // of hosts of one kind (the same table).
@@ -341,7 +349,7 @@ Chains greedy_replicas(const RoutedInstance& in) {
           [&] {
             std::vector<bool> same(n, false);
             for (size_t j = 0; j < n; ++j)
-              same[j] = allowed[j] && in.hosts[j].table == in.hosts[i].table;
+              same[j] = allowed[j] && table_of[j] == table_of[i];
             return same;
           },
           [&] { return allowed[i]; });
