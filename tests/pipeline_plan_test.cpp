@@ -79,6 +79,42 @@ TEST(pipeline_plan_test, several_classes_plan_as_over_every_host) {
   EXPECT_TRUE(expect_as_over_every_host(load_cluster(text, "minis.yaml", Catalog::builtin()), 3));
 }
 
+// Two Mac Studios (M3 Ultra, 256 GiB) and ten Mac minis (M4 Pro, 64 GiB) on one switch: a mini
+// holding even one layer is slower than the Studios' pipeline, so the minis are not searched,
+// and the plan is the one the search over every host finds.
+TEST(pipeline_plan_test, hosts_too_slow_to_beat_a_known_pipeline_are_not_searched) {
+  std::string text = "schema: meshplan.cluster/1\nname: studios-and-minis\nhosts:\n";
+  for (int i = 1; i <= 12; ++i)
+    text += fmt::format(
+        "  - {{name: {}-{}, chip: {}, memory: {}GiB, interfaces: [{{name: en0, kind: ethernet, "
+        "ipv4: 10.0.0.{}, prefix: 24, speed_gbps: 10}}]}}\n",
+        i <= 2 ? "studio" : "mini", i, i <= 2 ? "m3-ultra-80c" : "m4-pro-20c", i <= 2 ? 256 : 64,
+        i);
+  text += "links:\n  - {topology: switch, kind: 10gbe, hosts: all, subnet: 10.0.0.0/24}\n";
+  const Catalog& catalog = Catalog::builtin();
+  const Cluster cluster = load_cluster(text, "studios-and-minis.yaml", catalog);
+  // Three layers: one Studio holds them; eight: both Studios are needed.
+  for (int layers : {3, 8}) {
+    EXPECT_TRUE(expect_as_over_every_host(cluster, layers)) << layers << " layers";
+    PlanRequest request;
+    request.backend = "ethernet";
+    const ModelDesc model = wide_model(layers);
+    PlanningProblem problem(cluster, catalog, model, request);
+    FakeClock clock;
+    const StrategyOutcome out = plan_pipeline(problem, clock);
+    ASSERT_TRUE(out.plan) << out.reason;
+    EXPECT_NE(
+        out.plan->solver.note.find(layers == 3 ? "over 2 of the 12 hosts: none that holding even "
+                                                 "one layer could beat studio-1 alone"
+                                               : "over 2 of the 12 hosts: none that holding even "
+                                                 "one layer could beat studio-1 and 1 more"),
+        std::string::npos)
+        << out.plan->solver.note;
+    for (const RankPlan& r : out.plan->ranks)
+      EXPECT_EQ(r.host.rfind("studio-", 0), 0u) << r.host;
+  }
+}
+
 TEST(pipeline_plan_test, hosts_beyond_the_search_are_left_out_for_speed) {
   const Catalog& catalog = Catalog::builtin();
   const Cluster cluster = generate_fleet("minis", 12, 1, catalog);

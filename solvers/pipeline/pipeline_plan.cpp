@@ -12,6 +12,7 @@
 #include "lib/core/units.hpp"
 #include "solvers/pipeline/baselines.hpp"
 #include "solvers/pipeline/even_split.hpp"
+#include "solvers/pipeline/faster_pipeline_hosts.hpp"
 #include "solvers/pipeline/optimal_pipeline.hpp"
 #include "solvers/pipeline/pipeline_balance.hpp"
 #include "solvers/pipeline/pipeline_fill.hpp"
@@ -185,16 +186,30 @@ SolverInfo solver_info(const std::string& solver, const SearchResult& search,
                                              : "memory-weighted ring split (exo 0.0.x)"};
 }
 
+std::vector<size_t> all_hosts(const PlanningProblem& problem) {
+  std::vector<size_t> all(problem.size());
+  std::iota(all.begin(), all.end(), size_t{0});
+  return all;
+}
+
+// The most hosts a pipeline has: a layer a rank at least, and --max-hosts.
+size_t needed_cap(const PlanningProblem& problem, const PipelineConstraints& constraints) {
+  size_t cap = static_cast<size_t>(problem.model().num_layers());
+  if (constraints.max_hosts > 0) cap = std::min(cap, static_cast<size_t>(constraints.max_hosts));
+  return cap;
+}
+
 // Runs `search(cost, constraints)` over the hosts a pipeline needs and maps its assignment back
 // to the problem's hosts. A pipeline holds at least a layer a rank, so it uses at most as many
 // hosts as layers (or --max-hosts): of a class of interchangeable hosts, the first that many are
-// all a search needs, and a fleet of one kind is searched over them alone.
+// all a search needs, and a fleet of one kind is searched over them alone. `among`, when given,
+// are the only hosts the search may need (in order).
 template <typename Search>
 auto over_needed_hosts(const PlanningProblem& problem, const PipelineConstraints& constraints,
-                       Search&& search, size_t* searched = nullptr) {
-  size_t cap = static_cast<size_t>(problem.model().num_layers());
-  if (constraints.max_hosts > 0) cap = std::min(cap, static_cast<size_t>(constraints.max_hosts));
-  const std::vector<size_t> kept = at_most_per_class(problem, cap);
+                       Search&& search, size_t* searched = nullptr,
+                       const std::vector<size_t>* among = nullptr) {
+  const std::vector<size_t> kept = at_most_per_class(problem, needed_cap(problem, constraints),
+                                                     among ? *among : all_hosts(problem));
   if (searched) *searched = kept.size();
   if (kept.size() == problem.size()) return search(problem.pipeline_cost(), constraints);
   // Pinned hosts and the head's host are classes of their own, so they are kept.
@@ -210,6 +225,37 @@ auto over_needed_hosts(const PlanningProblem& problem, const PipelineConstraints
   for (size_t& h : result.assignment.order)
     h = kept[h];
   return result;
+}
+
+// The hosts an optimal search on a fleet needs. On a fleet (more candidates than a pipeline has
+// ranks) without pins, a fixed head host or a least host count, a pipeline found without a search
+// is one the search may return, so only hosts that could beat it are searched.
+struct SearchedHosts {
+  std::vector<size_t> among;           // in order
+  std::optional<KnownPipeline> known;  // set when it left hosts out
+  std::string why;                     // for the solver's note, ending in ", and " when set
+};
+
+SearchedHosts leave_out_slow_hosts(const PlanningProblem& problem,
+                                   const PipelineConstraints& constraints) {
+  SearchedHosts out{all_hosts(problem), std::nullopt, ""};
+  if (problem.size() <= needed_cap(problem, constraints) || !constraints.pins.empty() ||
+      constraints.head_host || constraints.min_hosts > 1)
+    return out;
+  const PipelineCostModel& cost = problem.pipeline_cost();
+  std::optional<KnownPipeline> known = fast_known_pipeline(cost);
+  if (!known) return out;
+  std::vector<size_t> among = hosts_a_faster_pipeline_may_use(cost, known->latency_s);
+  if (among.size() == problem.size()) return out;
+  const std::vector<size_t>& order = known->assignment.order;
+  out.why =
+      fmt::format("none that holding even one layer could beat {}{} ({:.2f} ms per token), and ",
+                  cost.host(order.front()).name,
+                  order.size() == 1 ? " alone" : fmt::format(" and {} more", order.size() - 1),
+                  known->latency_s * 1e3);
+  out.among = std::move(among);
+  out.known = std::move(known);
+  return out;
 }
 
 // One pipeline over the problem's hosts as their figures stand (tensor degrees fixed).
@@ -239,17 +285,24 @@ StrategyOutcome plan_pipeline_at(const PlanningProblem& problem, const Clock& cl
     assignment = equal.assignment;
   } else if (optimal) {
     size_t searched = problem.size();
+    const SearchedHosts hosts = leave_out_slow_hosts(problem, constraints);
     auto optimal_search = [](const PipelineCostModel& c, const PipelineConstraints& k) {
       std::vector<size_t> all(c.num_hosts());
       std::iota(all.begin(), all.end(), size_t{0});
       SearchSpace space(c, k);
       return solve_optimal_pipeline(space, all);
     };
-    search = over_needed_hosts(problem, constraints, optimal_search, &searched);
+    search = over_needed_hosts(problem, constraints, optimal_search, &searched, &hosts.among);
+    // A heuristic search may end above the pipeline that let it leave hosts out.
+    if (hosts.known && (!search.feasible || hosts.known->latency_s < search.latency_s)) {
+      search.feasible = true;
+      search.assignment = hosts.known->assignment;
+      search.latency_s = hosts.known->latency_s;
+    }
     if (searched < problem.size())
       search.method +=
-          fmt::format("; over {} of the {} hosts: no more of each kind than a pipeline has ranks",
-                      searched, problem.size());
+          fmt::format("; over {} of the {} hosts: {}no more of each kind than a pipeline has ranks",
+                      searched, problem.size(), hosts.why);
     if (!search.feasible) {
       throw failure("{} does not fit: {}", model.name,
                     explain_infeasible(cost, constraints, request.backend));

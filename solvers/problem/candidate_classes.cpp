@@ -81,10 +81,15 @@ std::vector<size_t> at_most_per_class(const PlanningProblem& problem, size_t cap
   std::vector<size_t> all(problem.size());
   for (size_t i = 0; i < all.size(); ++i)
     all[i] = i;
-  const std::vector<int> class_of = candidate_classes(problem, all);
-  std::vector<size_t> taken(all.size(), 0), kept;
-  for (size_t i = 0; i < all.size(); ++i)
-    if (taken[static_cast<size_t>(class_of[i])]++ < cap) kept.push_back(i);
+  return at_most_per_class(problem, cap, all);
+}
+
+std::vector<size_t> at_most_per_class(const PlanningProblem& problem, size_t cap,
+                                      const std::vector<size_t>& among) {
+  const std::vector<int> class_of = candidate_classes(problem, among);
+  std::vector<size_t> taken(among.size(), 0), kept;
+  for (size_t x = 0; x < among.size(); ++x)
+    if (taken[static_cast<size_t>(class_of[x])]++ < cap) kept.push_back(among[x]);
   return kept;
 }
 

@@ -25,5 +25,9 @@ std::vector<int> candidate_classes(const PlanningProblem& problem,
 // The candidates with at most `cap` of each class, in candidate order: all a search needs when no
 // plan uses more than `cap` hosts, since the rest of a class could only stand in for those kept.
 std::vector<size_t> at_most_per_class(const PlanningProblem& problem, size_t cap);
+// The same among `among` (candidate indices, in order) alone; classes are still judged on the
+// links to every candidate.
+std::vector<size_t> at_most_per_class(const PlanningProblem& problem, size_t cap,
+                                      const std::vector<size_t>& among);
 
 }  // namespace meshplan

@@ -174,6 +174,7 @@ bool LinkMatrix::same_media(size_t a, size_t b) const {
 
 bool LinkMatrix::swappable(size_t a, size_t b, const Partners& partners) const {
   if (a == b) return true;
+  if (cut_[a] && cut_[b]) return true;  // neither has a link to anyone
   if (at(a, b) != at(b, a)) return false;
   auto same_toward = [&](size_t k) {
     return k == a || k == b || (at(a, k) == at(b, k) && at(k, a) == at(k, b));

@@ -1,0 +1,109 @@
+#include "solvers/pipeline/faster_pipeline_hosts.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+namespace meshplan {
+namespace {
+
+// The fastest hosts filling their memory in turn, from the first layer: the fewest of them that
+// hold every layer, measured by the cost model.
+std::optional<KnownPipeline> fastest_filled(const PipelineCostModel& cost) {
+  const int L = cost.num_layers();
+  std::vector<size_t> order(cost.num_hosts());
+  std::iota(order.begin(), order.end(), size_t{0});
+  auto all_layers = [&](size_t h) { return cost.time_prefix(h)[static_cast<size_t>(L)]; };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return all_layers(a) < all_layers(b); });
+  // k ranks: each but the last takes all its memory holds (leaving a layer for each rank after
+  // it), the last takes the rest; the head's rank counts the embedding and LM head.
+  for (size_t k = 2; k <= order.size() && k <= static_cast<size_t>(L); ++k) {
+    const size_t head = cost.head_rank(k);
+    PipelineAssignment a{{}, {0}};
+    int s = 0;
+    for (size_t j = 0; j < k; ++j) {
+      const double usable = cost.host(order[j]).usable_bytes;
+      const int most = L - static_cast<int>(k - 1 - j);
+      int t = s;
+      if (j + 1 == k) {
+        t = cost.stage_memory(s, L, j == head) <= usable ? L : s;
+      } else {
+        while (t < most && cost.stage_memory(s, t + 1, j == head) <= usable)
+          ++t;
+      }
+      if (t == s) break;
+      a.order.push_back(order[j]);
+      a.cuts.push_back(t);
+      s = t;
+    }
+    if (s < L) {
+      // A rank before the last that holds no layer stays so with more ranks after it.
+      if (a.order.size() + 1 < k) return std::nullopt;
+      continue;
+    }
+    const PipelineEvaluation e = cost.evaluate(a);
+    if (!e.feasible) return std::nullopt;
+    return KnownPipeline{a, e.token_latency_s};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<size_t> hosts_a_faster_pipeline_may_use(const PipelineCostModel& cost,
+                                                    double latency_s) {
+  const size_t n = cost.num_hosts();
+  const int L = cost.num_layers();
+  constexpr double kNone = std::numeric_limits<double>::infinity();
+  // A host in a pipeline of two or more ranks has a hop in and a hop out; one without either
+  // can only hold the whole model alone.
+  const std::vector<double> out_hop = cost.least_hops(false), in_hop = cost.least_hops(true);
+  auto linked = [&](size_t h) { return out_hop[h] < kNone && in_hop[h] < kNone; };
+  // Over the linked hosts: each layer's fastest time, and the least LM head time.
+  std::vector<double> fastest(static_cast<size_t>(L), kNone);
+  double head = kNone;
+  for (size_t h = 0; h < n; ++h) {
+    if (!linked(h)) continue;
+    const std::vector<double>& p = cost.time_prefix(h);
+    for (size_t l = 0; l < fastest.size(); ++l)
+      fastest[l] = std::min(fastest[l], p[l + 1] - p[l]);
+    head = std::min(head, cost.head_time(h));
+  }
+  double all = 0;
+  for (double t : fastest)
+    all += t;
+  const double need = cost.stage_memory(0, L, true);
+  std::vector<size_t> out;
+  for (size_t h = 0; h < n; ++h) {
+    double least = need <= cost.host(h).usable_bytes ? cost.stage_time(h, 0, L) + cost.head_time(h)
+                                                     : kNone;  // alone
+    if (linked(h)) {
+      const std::vector<double>& p = cost.time_prefix(h);
+      double excess = kNone;
+      for (size_t l = 0; l < fastest.size(); ++l)
+        excess = std::min(excess, p[l + 1] - p[l] - fastest[l]);
+      least = std::min(least, all + std::max(0.0, excess) + cost.host(h).overhead_s + head +
+                                  out_hop[h] + in_hop[h]);
+    }
+    // Rounding must never leave out a host that ties: only a clear excess does.
+    if (least < latency_s * (1 + 1e-9)) out.push_back(h);
+  }
+  return out;
+}
+
+std::optional<KnownPipeline> fast_known_pipeline(const PipelineCostModel& cost) {
+  std::optional<KnownPipeline> best;
+  const int L = cost.num_layers();
+  const double need = cost.stage_memory(0, L, true);
+  for (size_t h = 0; h < cost.num_hosts(); ++h) {
+    if (need > cost.host(h).usable_bytes) continue;
+    const double t = cost.stage_time(h, 0, L) + cost.head_time(h);
+    if (!best || t < best->latency_s) best = KnownPipeline{{{h}, {0, L}}, t};
+  }
+  if (std::optional<KnownPipeline> filled = fastest_filled(cost))
+    if (!best || filled->latency_s < best->latency_s) best = std::move(filled);
+  return best;
+}
+
+}  // namespace meshplan
