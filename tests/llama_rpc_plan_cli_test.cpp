@@ -140,7 +140,7 @@ TEST(llama_rpc_plan_cli_test, a_ring_of_cables_has_no_main_host_for_all_four) {
             0);
 }
 
-// A fleet of 300 minis: the main host's problem gives every pair a link of its own, so beyond 256
+// A fleet of 300 minis: the main host's problem gives every pair a link of its own, so beyond 128
 // candidates the split is planned over the planned pipeline's hosts, and says so; every other
 // candidate is still listed with why it is left out, and the main host is still the last rank.
 TEST(llama_rpc_plan_cli_test, a_fleet_plans_over_the_planned_pipelines_hosts) {

@@ -18,8 +18,10 @@ namespace {
 
 // The most main hosts a llama.cpp RPC plan tries: each is one pipeline search.
 constexpr size_t kMainHostCandidates = 8;
-// Above this many candidates llama.cpp RPC's split is planned over the planned pipeline's hosts.
-constexpr size_t kRpcAllCandidates = 256;
+// Above this many candidates llama.cpp RPC's split is planned over the planned pipeline's hosts:
+// where the hosts reach the main host unalike, its problem has a link per pair of hosts (256
+// hosts of six kinds: 4 s of a 4.1 s plan).
+constexpr size_t kRpcAllCandidates = 128;
 
 // Whether a and b have a link both ways in some route's links.
 bool linked(const std::vector<PlanningProblem>& problems, size_t a, size_t b) {
