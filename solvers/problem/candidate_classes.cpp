@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <tuple>
 
@@ -26,6 +27,32 @@ struct Structure {
     for (size_t m = 0; m < matrices.size(); ++m)
       if (!matrices[m]->swappable(i, j, partners[m])) return false;
     return true;
+  }
+  // Hosts that may be interchangeable with `h` in one respect: where h has links of its own
+  // (cables), a host on the same media must have the same ones (or be one of their ends), so it
+  // is within two cables of h. The first transport where h has any, and those hosts, sorted.
+  struct Near {
+    size_t matrix = SIZE_MAX;  // none: no constraint
+    std::vector<uint32_t> hosts;
+  };
+  Near near(size_t h) const {
+    Near out;
+    for (size_t m = 0; m < matrices.size() && out.matrix == SIZE_MAX; ++m) {
+      if (partners[m][h].empty()) continue;
+      out.matrix = m;
+      for (uint32_t k : partners[m][h]) {
+        out.hosts.push_back(k);
+        out.hosts.insert(out.hosts.end(), partners[m][k].begin(), partners[m][k].end());
+      }
+      std::sort(out.hosts.begin(), out.hosts.end());
+      out.hosts.erase(std::unique(out.hosts.begin(), out.hosts.end()), out.hosts.end());
+    }
+    return out;
+  }
+  // Whether `near` (of some host h) rules out j without comparing links.
+  bool ruled_out(const Near& near, size_t h, size_t j) const {
+    return near.matrix != SIZE_MAX && matrices[near.matrix]->same_media(h, j) &&
+           !std::binary_search(near.hosts.begin(), near.hosts.end(), static_cast<uint32_t>(j));
   }
 };
 
@@ -64,8 +91,9 @@ std::vector<int> candidate_classes(const PlanningProblem& problem,
   for (size_t x = 0; x < among.size(); ++x) {
     const size_t h = among[x];
     std::vector<size_t>& alike = firsts[key_of(h)];
+    const Structure::Near near = s.near(h);
     for (size_t f : alike)
-      if (interchangeable(problem, s, among[f], h)) {
+      if (!s.ruled_out(near, h, among[f]) && interchangeable(problem, s, among[f], h)) {
         class_of[x] = class_of[f];
         break;
       }
