@@ -27,9 +27,14 @@ bool interchangeable(const SearchSpace& s, size_t i, size_t j,
   auto same_hops = [&](size_t k) {
     return k == i || k == j || (s.hop(i, k) == s.hop(j, k) && s.hop(k, i) == s.hop(k, j));
   };
-  for (const std::vector<uint32_t>* p : {&partners[i], &partners[j]})
-    for (uint32_t k : *p)
-      if (!same_hops(k)) return false;
+  // Whether `same` holds toward every other end of i's and j's cables.
+  auto at_cable_ends = [&](auto&& same) {
+    for (const std::vector<uint32_t>* p : {&partners[i], &partners[j]})
+      for (uint32_t k : *p)
+        if (!same(k)) return false;
+    return true;
+  };
+  if (!at_cable_ends(same_hops)) return false;
   for (size_t k = 0; k < s.num_hosts(); ++k)
     if (!same_hops(k)) return false;
   // On the same media, a host neither has a cable with is reached from both alike: only their
@@ -38,12 +43,7 @@ bool interchangeable(const SearchSpace& s, size_t i, size_t j,
   auto same_toward = [&](size_t k) {
     return k == i || k == j || (same_link(s, i, k, j, k) && same_link(s, k, i, k, j));
   };
-  if (s.cost().links().same_media(i, j)) {
-    for (const std::vector<uint32_t>* p : {&partners[i], &partners[j]})
-      for (uint32_t k : *p)
-        if (!same_toward(k)) return false;
-    return true;
-  }
+  if (s.cost().links().same_media(i, j)) return at_cable_ends(same_toward);
   for (size_t k = 0; k < s.num_hosts(); ++k)
     if (!same_toward(k)) return false;
   return true;

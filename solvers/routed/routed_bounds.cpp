@@ -80,29 +80,6 @@ void tighten_by_head(const RoutedInstance& in, RoutedBound& b) {
   }
 }
 
-// Every capacity a range that a chain may use has on an allowed host, distinct, largest first:
-// the values the chain's slowest range can take. Hosts of one table, LM head time and memory
-// limits have the same capacities, so each such kind is read once.
-std::vector<double> candidate_capacities(const RoutedInstance& in, const std::vector<bool>& allowed,
-                                         const std::vector<size_t>& kinds) {
-  const int L = in.layers;
-  const size_t n = in.hosts.size();
-  std::vector<bool> seen;
-  std::vector<double> values;
-  for (size_t i = 0; i < n; ++i) {
-    if (!allowed[i]) continue;
-    if (kinds[i] >= seen.size()) seen.resize(kinds[i] + 1, false);
-    if (seen[kinds[i]]) continue;
-    seen[kinds[i]] = true;
-    for (int k = 1; k <= L; ++k)
-      for (LayerRange r : {LayerRange{0, k}, LayerRange{L - k, L}, LayerRange{1, 1 + k}})
-        if (double c = range_capacity(in, i, r); c > 0) values.push_back(c);
-  }
-  std::sort(values.begin(), values.end(), std::greater<double>());
-  values.erase(std::unique(values.begin(), values.end()), values.end());
-  return values;
-}
-
 // An order of the middles (host, layers) along links from `first` to `last` (n: none), as
 // indices into `middles`; any order when all pairs are linked or no order is found.
 std::vector<size_t> order_middles(const RoutedInstance& in,
@@ -227,8 +204,8 @@ Chains best_pipeline_under(const RoutedInstance& in, const std::vector<size_t>& 
                            const std::vector<bool>& allowed, double most, double& slowest) {
   const int L = in.layers;
   const size_t n = in.hosts.size();
-  const std::vector<double> values = candidate_capacities(in, allowed, kinds);
   ChainReach reach(in, allowed, kinds);
+  const std::vector<double> values = reach.capacities();
   Chains out;
   out.layout.assign(n, {});
   // The largest value that is feasible (feasibility only grows as F falls). Values above `most`

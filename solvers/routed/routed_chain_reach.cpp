@@ -1,6 +1,7 @@
 #include "solvers/routed/routed_chain_reach.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -57,6 +58,15 @@ ChainReach::ChainReach(const RoutedInstance& in, const std::vector<bool>& allowe
     kind_.push_back(kind);
     longest_.push_back(kind_longest[kind]);
   }
+}
+
+std::vector<double> ChainReach::capacities() const {
+  std::vector<double> values;
+  for (double c : caps_)
+    if (c > 0) values.push_back(c);
+  std::sort(values.begin(), values.end(), std::greater<double>());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
 }
 
 void ChainReach::or_shifted(uint64_t* to, const uint64_t* from, int k) const {

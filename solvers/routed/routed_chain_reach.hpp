@@ -28,6 +28,9 @@ class ChainReach {
   ChainReach(const RoutedInstance& instance, const std::vector<bool>& allowed,
              const std::vector<size_t>& kinds);
 
+  // Every capacity a range of an allowed host has, distinct, largest first: the values the
+  // slowest range of a chain can take.
+  std::vector<double> capacities() const;
   // Whether the hosts allowed reach (L, first and last placed) with every range at least F.
   bool feasible(double F);
   // After feasible(F): how `host`'s choice led to state (s, mask) (kSkip: it was reached before).
