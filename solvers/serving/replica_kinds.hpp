@@ -1,7 +1,5 @@
-// Kinds of hosts for replicas: hosts a group plan cannot tell apart (the same figures and links
-// as candidates, candidate_classes, and the same hardware and software in the cluster file, which
-// engines and notes read). Two groups whose members have the same kinds in candidate order get
-// the same plan, renamed, so a fleet's replicas are planned once per kind of group.
+// Kinds of groups of hosts for replicas and serving shapes: groups whose plans, renamed, are
+// each other's, so a fleet's replicas (and its hosts alone) are planned once per kind.
 #pragma once
 
 #include <string>
@@ -14,17 +12,12 @@
 
 namespace meshplan {
 
-// The kind of each of `hosts` (names, in candidate order), numbered from 0.
-std::vector<int> replica_kinds(const Cluster& cluster, const Catalog& catalog,
-                               const ModelDesc& model, const PlanRequest& request,
-                               const std::vector<std::string>& hosts);
-
 // Groups of candidates that plan alike. A group's plan reads only its own hosts and the links
 // among them, so two groups plan alike (one's plan renamed is the other's) when their members,
 // in candidate order, say the same of themselves in the cluster file (identity aside), are on
 // the same networks, have cables of the same ports and figures (whoever is at the other end),
 // and are cabled to each other at the same places. Hosts of different Thunderbolt islands are
-// then alike, where replica_kinds, which reads every link of a host, tells them apart.
+// then alike, where classes of candidates, which read every link of a host, tell them apart.
 class GroupKinds {
  public:
   // `hosts`: names, in candidate order.

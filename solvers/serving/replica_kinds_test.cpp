@@ -64,13 +64,17 @@ std::string file_of(const Plan& p, const ModelDesc& m = model()) {
 
 TEST(replica_kinds_test, hosts_differ_in_kind_by_figures_or_software_not_by_address) {
   const Cluster c = minis(4, {{3, "15.6"}});
-  EXPECT_EQ(replica_kinds(c, Catalog::builtin(), model(), throughput(), names(4)),
-            (std::vector<int>{0, 0, 1, 0}));
+  const GroupKinds kinds(c, names(4));
+  EXPECT_EQ(kinds.key({0}), kinds.key({1}));
+  EXPECT_EQ(kinds.key({0}), kinds.key({3}));
+  EXPECT_NE(kinds.key({0}), kinds.key({2}));
+  EXPECT_EQ(kinds.key({0, 1}), kinds.key({1, 3}));
+  EXPECT_NE(kinds.key({0, 1}), kinds.key({1, 2}));
 }
 
 TEST(replica_kinds_test, groups_of_different_islands_plan_alike_where_they_are_cabled_alike) {
-  // Minis cabled in pairs: every host has a cable to another, so replica_kinds tells hosts of
-  // different islands apart, but two groups of alike hosts cabled at the same places are alike.
+  // Minis cabled in pairs: every host has a cable to another, so classes of candidates tell hosts
+  // of different islands apart, but two groups of alike hosts cabled at the same places are alike.
   const Cluster c = minis(8, {}, true);
   const GroupKinds kinds(c, names(8));
   EXPECT_EQ(kinds.key({0, 1}), kinds.key({2, 3}));        // an island each

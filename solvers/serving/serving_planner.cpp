@@ -289,12 +289,12 @@ std::vector<ShapeInfo> compare_shapes(const Cluster& cluster, const Catalog& cat
   std::vector<std::string> names;
   for (const HostFigures& h : in.hosts)
     names.push_back(h.name);
-  const std::vector<int> kind = replica_kinds(cluster, catalog, model, request, names);
-  std::map<int, std::optional<Plan>> of_kind;
+  const GroupKinds kinds(cluster, names);
+  std::map<std::vector<int>, std::optional<Plan>> of_kind;
   std::vector<const Plan*> alone(in.size(), nullptr);
   std::vector<ShapeInfo> shapes;
   for (size_t i = 0; i < in.size(); ++i) {
-    auto [it, added] = of_kind.try_emplace(kind[i]);
+    auto [it, added] = of_kind.try_emplace(kinds.key({i}));
     if (added) {
       PlanRequest r = request;
       r.hosts = {in.hosts[i].name};
