@@ -92,4 +92,13 @@ RandomPipeline random_pipeline(uint64_t seed, int max_hosts, int max_layers, boo
   return in;
 }
 
+std::vector<std::vector<std::optional<LinkFigures>>> tb5_links(size_t n) {
+  LinkFigures l;
+  l.name = "tb5";
+  l.latency_s = 50e-6;
+  l.bandwidth = 6.5e9;
+  return std::vector<std::vector<std::optional<LinkFigures>>>(
+      n, std::vector<std::optional<LinkFigures>>(n, l));
+}
+
 }  // namespace meshplan::testing

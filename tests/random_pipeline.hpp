@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "lib/models/model.hpp"
 #include "solvers/problem/pipeline_cost.hpp"
@@ -25,6 +27,9 @@ struct RandomPipeline {
 // host-count limits; `head_last`: the LM head on the last rank.
 RandomPipeline random_pipeline(uint64_t seed, int max_hosts, int max_layers, bool constraints,
                                bool head_last = false);
+
+// Every pair of `n` hosts linked by one Thunderbolt 5 cable's figures (50 us, 6.5 GB/s).
+std::vector<std::vector<std::optional<LinkFigures>>> tb5_links(size_t n);
 
 double uniform(std::mt19937_64& rng, double a, double b);
 int pick(std::mt19937_64& rng, int a, int b);

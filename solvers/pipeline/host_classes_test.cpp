@@ -24,12 +24,7 @@ TEST(host_classes_test, identical_hosts_form_one_class) {
   for (int i = 0; i < 5; ++i)
     hosts[static_cast<size_t>(i)].name = "h" + std::to_string(i);
   hosts[4].bandwidth *= 2;
-  LinkFigures l;
-  l.name = "tb5";
-  l.latency_s = 50e-6;
-  l.bandwidth = 6.5e9;
-  std::vector<std::vector<std::optional<LinkFigures>>> links(
-      5, std::vector<std::optional<LinkFigures>>(5, l));
+  const auto links = testing::tb5_links(5);
   PipelineCostModel cost(*in.model, hosts, links, 4096, 128, 2);
   SearchSpace space(cost, {});
   HostClasses c = host_classes(space);

@@ -313,12 +313,7 @@ TEST(pipeline_solver_test, the_plan_marks_and_charges_the_head_on_its_last_rank)
   Instance in = random_pipeline(21, 1, 6, false, true);
   HostFigures h = in.cost->host(0);
   h.usable_bytes = 1e13;
-  LinkFigures l;
-  l.name = "tb5";
-  l.latency_s = 50e-6;
-  l.bandwidth = 6.5e9;
-  std::vector<std::vector<std::optional<LinkFigures>>> links(
-      2, std::vector<std::optional<LinkFigures>>(2, l));
+  const auto links = testing::tb5_links(2);
   const int L = in.model->num_layers();
   PipelineAssignment a{{0, 1}, {0, L / 2, L}};
   for (bool last : {false, true}) {
