@@ -113,6 +113,15 @@ TEST(pipeline_plan_test, hosts_too_slow_to_beat_a_known_pipeline_are_not_searche
     for (const RankPlan& r : out.plan->ranks)
       EXPECT_EQ(r.host.rfind("studio-", 0), 0u) << r.host;
   }
+  // --max-hosts 1 with eight layers: no host holds them alone, and the two Studios that do
+  // together are no pipeline the search may return, so none is.
+  PlanRequest one;
+  one.backend = "ethernet";
+  one.max_hosts = 1;
+  const ModelDesc eight = wide_model(8);
+  PlanningProblem problem(cluster, catalog, eight, one);
+  FakeClock clock;
+  EXPECT_THROW(plan_pipeline(problem, clock), Error);
 }
 
 TEST(pipeline_plan_test, hosts_beyond_the_search_are_left_out_for_speed) {

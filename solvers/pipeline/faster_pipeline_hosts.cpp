@@ -9,7 +9,7 @@ namespace {
 
 // The fastest hosts filling their memory in turn, from the first layer: the fewest of them that
 // hold every layer, measured by the cost model.
-std::optional<KnownPipeline> fastest_filled(const PipelineCostModel& cost) {
+std::optional<KnownPipeline> fastest_filled(const PipelineCostModel& cost, size_t most_ranks) {
   const int L = cost.num_layers();
   std::vector<size_t> order(cost.num_hosts());
   std::iota(order.begin(), order.end(), size_t{0});
@@ -18,7 +18,7 @@ std::optional<KnownPipeline> fastest_filled(const PipelineCostModel& cost) {
                    [&](size_t a, size_t b) { return all_layers(a) < all_layers(b); });
   // k ranks: each but the last takes all its memory holds (leaving a layer for each rank after
   // it), the last takes the rest; the head's rank counts the embedding and LM head.
-  for (size_t k = 2; k <= order.size() && k <= static_cast<size_t>(L); ++k) {
+  for (size_t k = 2; k <= order.size() && k <= static_cast<size_t>(L) && k <= most_ranks; ++k) {
     const size_t head = cost.head_rank(k);
     PipelineAssignment a{{}, {0}};
     int s = 0;
@@ -92,7 +92,7 @@ std::vector<size_t> hosts_a_faster_pipeline_may_use(const PipelineCostModel& cos
   return out;
 }
 
-std::optional<KnownPipeline> fast_known_pipeline(const PipelineCostModel& cost) {
+std::optional<KnownPipeline> fast_known_pipeline(const PipelineCostModel& cost, size_t most_ranks) {
   std::optional<KnownPipeline> best;
   const int L = cost.num_layers();
   const double need = cost.stage_memory(0, L, true);
@@ -101,7 +101,7 @@ std::optional<KnownPipeline> fast_known_pipeline(const PipelineCostModel& cost) 
     const double t = cost.stage_time(h, 0, L) + cost.head_time(h);
     if (!best || t < best->latency_s) best = KnownPipeline{{{h}, {0, L}}, t};
   }
-  if (std::optional<KnownPipeline> filled = fastest_filled(cost))
+  if (std::optional<KnownPipeline> filled = fastest_filled(cost, most_ranks))
     if (!best || filled->latency_s < best->latency_s) best = std::move(filled);
   return best;
 }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,8 +32,9 @@ struct KnownPipeline {
 // A fast pipeline found without a search, one that any search without pins, a fixed head host
 // or a least host count may return: the faster of the fastest host that holds the whole model
 // alone (the first of equals) and the fewest fastest hosts (by their time for every layer,
-// fastest first) that hold it when each fills its memory in turn. Nothing when neither holds it
-// or the hosts have no links between them.
-std::optional<KnownPipeline> fast_known_pipeline(const PipelineCostModel& cost);
+// fastest first) that hold it when each fills its memory in turn, at most `most_ranks` of them
+// (--max-hosts). Nothing when neither holds it or the hosts have no links between them.
+std::optional<KnownPipeline> fast_known_pipeline(const PipelineCostModel& cost,
+                                                 size_t most_ranks = SIZE_MAX);
 
 }  // namespace meshplan

@@ -84,6 +84,10 @@ TEST(faster_pipeline_hosts_test, a_host_left_out_is_in_no_faster_pipeline) {
       EXPECT_GE(with[h], fast->latency_s * (1 - 1e-9))
           << in.describe << ": host " << h << " was left out but is in a faster pipeline";
     }
+    // With room for one rank only, the known pipeline is a host alone.
+    if (const std::optional<KnownPipeline> alone = fast_known_pipeline(cost, 1)) {
+      EXPECT_EQ(alone->assignment.order.size(), 1u) << in.describe;
+    }
     // The known pipeline's own hosts can always be searched.
     for (size_t h : fast->assignment.order)
       EXPECT_NE(std::find(kept.begin(), kept.end(), h), kept.end()) << in.describe;

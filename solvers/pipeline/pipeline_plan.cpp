@@ -243,7 +243,8 @@ SearchedHosts leave_out_slow_hosts(const PlanningProblem& problem,
       constraints.head_host || constraints.min_hosts > 1)
     return out;
   const PipelineCostModel& cost = problem.pipeline_cost();
-  std::optional<KnownPipeline> known = fast_known_pipeline(cost);
+  // A pipeline of more ranks than --max-hosts allows is none the search may return.
+  std::optional<KnownPipeline> known = fast_known_pipeline(cost, needed_cap(problem, constraints));
   if (!known) return out;
   std::vector<size_t> among = hosts_a_faster_pipeline_may_use(cost, known->latency_s);
   if (among.size() == problem.size()) return out;
