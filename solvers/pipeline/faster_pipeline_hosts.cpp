@@ -7,6 +7,16 @@
 namespace meshplan {
 namespace {
 
+constexpr double kNone = std::numeric_limits<double>::infinity();
+
+// Host h's token time holding the whole model alone; infinite when its memory does not hold it.
+double alone_s(const PipelineCostModel& cost, size_t h) {
+  const int L = cost.num_layers();
+  return cost.stage_memory(0, L, true) <= cost.host(h).usable_bytes
+             ? cost.stage_time(h, 0, L) + cost.head_time(h)
+             : kNone;
+}
+
 // The fastest hosts filling their memory in turn, from the first layer: the fewest of them that
 // hold every layer, measured by the cost model.
 std::optional<KnownPipeline> fastest_filled(const PipelineCostModel& cost, size_t most_ranks) {
@@ -55,7 +65,6 @@ std::vector<size_t> hosts_a_faster_pipeline_may_use(const PipelineCostModel& cos
                                                     double latency_s) {
   const size_t n = cost.num_hosts();
   const int L = cost.num_layers();
-  constexpr double kNone = std::numeric_limits<double>::infinity();
   // A host in a pipeline of two or more ranks has a hop in and a hop out; one without either
   // can only hold the whole model alone.
   const std::vector<double> out_hop = cost.least_hops(false), in_hop = cost.least_hops(true);
@@ -73,11 +82,9 @@ std::vector<size_t> hosts_a_faster_pipeline_may_use(const PipelineCostModel& cos
   double all = 0;
   for (double t : fastest)
     all += t;
-  const double need = cost.stage_memory(0, L, true);
   std::vector<size_t> out;
   for (size_t h = 0; h < n; ++h) {
-    double least = need <= cost.host(h).usable_bytes ? cost.stage_time(h, 0, L) + cost.head_time(h)
-                                                     : kNone;  // alone
+    double least = alone_s(cost, h);
     if (linked(h)) {
       const std::vector<double>& p = cost.time_prefix(h);
       double excess = kNone;
@@ -94,13 +101,9 @@ std::vector<size_t> hosts_a_faster_pipeline_may_use(const PipelineCostModel& cos
 
 std::optional<KnownPipeline> fast_known_pipeline(const PipelineCostModel& cost, size_t most_ranks) {
   std::optional<KnownPipeline> best;
-  const int L = cost.num_layers();
-  const double need = cost.stage_memory(0, L, true);
-  for (size_t h = 0; h < cost.num_hosts(); ++h) {
-    if (need > cost.host(h).usable_bytes) continue;
-    const double t = cost.stage_time(h, 0, L) + cost.head_time(h);
-    if (!best || t < best->latency_s) best = KnownPipeline{{{h}, {0, L}}, t};
-  }
+  for (size_t h = 0; h < cost.num_hosts(); ++h)
+    if (const double t = alone_s(cost, h); t < kNone && (!best || t < best->latency_s))
+      best = KnownPipeline{{{h}, {0, cost.num_layers()}}, t};
   if (std::optional<KnownPipeline> filled = fastest_filled(cost, most_ranks))
     if (!best || filled->latency_s < best->latency_s) best = std::move(filled);
   return best;

@@ -208,8 +208,9 @@ template <typename Search>
 auto over_needed_hosts(const PlanningProblem& problem, const PipelineConstraints& constraints,
                        Search&& search, size_t* searched = nullptr,
                        const std::vector<size_t>* among = nullptr) {
-  const std::vector<size_t> kept = at_most_per_class(problem, needed_cap(problem, constraints),
-                                                     among ? *among : all_hosts(problem));
+  const size_t cap = needed_cap(problem, constraints);
+  const std::vector<size_t> kept =
+      among ? at_most_per_class(problem, cap, *among) : at_most_per_class(problem, cap);
   if (searched) *searched = kept.size();
   if (kept.size() == problem.size()) return search(problem.pipeline_cost(), constraints);
   // Pinned hosts and the head's host are classes of their own, so they are kept.
