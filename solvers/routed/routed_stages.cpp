@@ -50,15 +50,19 @@ Chains best_stage_layout(const RoutedInstance& in, const std::vector<std::vector
   out.layout.assign(in.hosts.size(), {});
   const int L = in.layers;
   const size_t G = groups.size();
-  // Hosts used per group, as one mixed-radix number.
+  // Hosts used per group, as one mixed-radix number. The program visits (layers, used) states
+  // and, from each, every stage length and combination; its work is weighed before the radix is
+  // formed, which for thousands of hosts of many kinds would pass what a size_t holds.
+  double states = 1;
+  for (const auto& g : groups)
+    states *= static_cast<double>(g.size() + 1);
+  const double work =
+      states * states * static_cast<double>(L) * static_cast<double>(L) * static_cast<double>(G);
+  if (L <= 0 || work > static_cast<double>(max_work)) return out;
   std::vector<size_t> radix(G + 1, 1);
   for (size_t g = 0; g < G; ++g)
     radix[g + 1] = radix[g] * (groups[g].size() + 1);
   const size_t used_states = radix[G];
-  // The program visits (layers, used) states and, from each, every stage length and combination.
-  const double work = static_cast<double>(used_states) * static_cast<double>(used_states) *
-                      static_cast<double>(L) * static_cast<double>(L) * static_cast<double>(G);
-  if (L <= 0 || work > static_cast<double>(max_work)) return out;
   auto digit = [&](size_t code, size_t g) { return code / radix[g] % (groups[g].size() + 1); };
 
   struct Step {
