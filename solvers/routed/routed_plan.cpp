@@ -11,6 +11,7 @@
 #include "lib/core/error.hpp"
 #include "solvers/problem/planning_problem.hpp"
 #include "solvers/routed/routed_search.hpp"
+#include "solvers/routed/routed_shards.hpp"
 
 namespace meshplan {
 namespace {
@@ -121,10 +122,9 @@ double slowest_chain_s(const RoutedInstance& in, const RoutedLayout& layout, con
 std::vector<int> choose_streams(const Cluster& cluster, const PlanningProblem& problem,
                                 const ModelDesc& model, const PlanRequest& request,
                                 const RoutedRequest& routed) {
-  const PlanInputs& in = problem.inputs();
   // The better of the best single pipeline and disjoint replicas.
   auto start = [&](const RoutedInstance& ri) {
-    Chains c = best_pipeline(ri, std::vector<bool>(in.size(), true));
+    Chains c = best_pipeline(ri, std::vector<bool>(ri.hosts.size(), true));
     Chains r = greedy_replicas(ri);
     return r.tokens_per_s > c.tokens_per_s ? r : c;
   };
@@ -149,12 +149,17 @@ std::vector<int> choose_streams(const Cluster& cluster, const PlanningProblem& p
   std::vector<std::pair<int, double>> starts;  // count, its starting layouts' flow
   bool gained = true;
   for (int n = 1; n <= kRoutedMaxStreams && (n <= kRoutedSureStreams || gained); n *= 2) {
+    // A fleet's counts are weighed on its first shard (routed_shards.hpp), whose hosts are of
+    // the fleet's kinds in its proportions.
     Built b = build(cluster, problem, model, request, routed, n);
-    const Chains c = start(b.instance);
+    const RoutedInstance shard = b.instance.hosts.size() > kRoutedShardHosts
+                                     ? routed_subset(b.instance, routed_shards(b.instance).front())
+                                     : b.instance;
+    const Chains c = start(shard);
     // Streams beyond --tpot-ms on the starting layout are not worth trying.
     if (request.tpot_target_s > 0 && c.tokens_per_s > 0) {
-      RoutedFlow f = routed_max_flow(b.instance, c.layout);
-      const double chain = slowest_chain_s(b.instance, c.layout, f, n);
+      RoutedFlow f = routed_max_flow(shard, c.layout);
+      const double chain = slowest_chain_s(shard, c.layout, f, n);
       if (chain > request.tpot_target_s * (1 + 1e-12)) break;
     }
     starts.push_back({n, c.tokens_per_s});
@@ -366,7 +371,7 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   RoutedSolution s;
   for (int n : counts) {
     Built other = build(cluster, problem, model, request, routed, n);
-    RoutedSolution t = solve_routed(other.instance, options);
+    RoutedSolution t = solve_routed_fleet(other.instance, options);
     if (streams == 0 || t.flow.total > s.flow.total * (1 + 1e-9)) {
       streams = n;
       b = std::move(other);
