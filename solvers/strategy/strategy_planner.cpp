@@ -307,6 +307,15 @@ void add_alternatives(Plan& plan, const EngineChoice& pick, const PlanScore& sco
 
 Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc& model,
                 const PlanRequest& request, const Clock& clock, const PlanScore& score) {
+  // Built once: every strategy, backend and baseline plans over these figures.
+  const TopologyContext topology(cluster, catalog);
+  return plan_model(topology, model, request, clock, score);
+}
+
+Plan plan_model(const TopologyContext& topology, const ModelDesc& model, const PlanRequest& request,
+                const Clock& clock, const PlanScore& score) {
+  const Cluster& cluster = topology.cluster;
+  const Catalog& catalog = topology.catalog;
   std::string s = request.strategy;
   const Strategy* chosen = find_strategy(s);
   if (!is_strategy(s, StrategyKind::kAuto) && !chosen)
@@ -319,8 +328,6 @@ Plan plan_model(const Cluster& cluster, const Catalog& catalog, const ModelDesc&
     s = std::string(chosen->name);
   }
 
-  // Built once: every strategy, backend and baseline plans over these figures.
-  TopologyContext topology(cluster, catalog);
   PlanningProblem problem(cluster, catalog, topology.graph, model, request);
   BackendGate gate(topology, problem);
   CheckReport home;
