@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -14,7 +15,9 @@
 #include "lib/plan/engines.hpp"
 #include "lib/plan/plan_rename.hpp"
 #include "solvers/problem/batched_decode.hpp"
+#include "solvers/serving/kind_replicas.hpp"
 #include "solvers/serving/replica_kinds.hpp"
+#include "solvers/serving/replica_splits.hpp"
 #include "solvers/serving/serving_streams.hpp"
 #include "solvers/strategy/strategy_planner.hpp"
 
@@ -22,7 +25,8 @@ namespace meshplan {
 
 std::optional<Plan> plan_group(const Cluster& cluster, const Catalog& catalog,
                                const ModelDesc& model, const PlanRequest& request,
-                               const std::vector<std::string>& hosts, const Clock& clock) {
+                               const std::vector<std::string>& hosts, const Clock& clock,
+                               const TopologyContext* topology) {
   PlanRequest r = request;
   r.hosts = hosts;
   r.min_hosts = r.max_hosts = 0;
@@ -34,7 +38,8 @@ std::optional<Plan> plan_group(const Cluster& cluster, const Catalog& catalog,
   if (const Engine* e = find_engine(r.engine); e && !runs_on(*e, cluster, catalog, hosts))
     return std::nullopt;
   try {
-    Plan p = plan_model(cluster, catalog, model, r, clock, serving_score(model, r));
+    Plan p = topology ? plan_model(*topology, model, r, clock, serving_score(model, r))
+                      : plan_model(cluster, catalog, model, r, clock, serving_score(model, r));
     apply_serving(p, model, r);
     return p;
   } catch (const Error& e) {
@@ -121,30 +126,40 @@ std::optional<std::vector<PlanRequest>> shared_loads(const std::vector<const Pla
 }  // namespace
 
 std::optional<ReplicaSet> replica_set(std::vector<Plan> plans, const ModelDesc& model,
-                                      const PlanRequest& request) {
+                                      const PlanRequest& request,
+                                      const std::vector<size_t>& alike) {
+  auto kind_of = [&](size_t i) { return alike.empty() ? i : alike[i]; };
   std::vector<const Plan*> of;
   for (const Plan& p : plans)
     of.push_back(&p);
-  std::vector<std::unique_ptr<GroupLoad>> made(plans.size());
+  // Plans alike get one load model and, at one load, one serving.
+  std::map<size_t, GroupLoad> made;
   auto load_of = [&](size_t i) -> const GroupLoad& {
-    made[i] = std::make_unique<GroupLoad>(plans[i], model, request);
-    return *made[i];
+    return made.try_emplace(kind_of(i), plans[i], model, request).first->second;
   };
   std::optional<std::vector<PlanRequest>> loads = shared_loads(of, request, load_of);
   if (!loads) return std::nullopt;
+  std::map<std::tuple<size_t, int, double>, ServingInfo> served;
   ReplicaSet set;
   double rate = 0;
   for (size_t i = 0; i < plans.size(); ++i) {
-    try {
-      apply_serving(plans[i], model, (*loads)[i]);
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::kFailed) throw;
-      return std::nullopt;
+    const PlanRequest& r = (*loads)[i];
+    auto it = served.find({kind_of(i), r.concurrency, r.rate});
+    if (it != served.end()) {
+      plans[i].serving = it->second;
+    } else {
+      try {
+        apply_serving(plans[i], model, r);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::kFailed) throw;
+        return std::nullopt;
+      }
+      served.emplace(std::make_tuple(kind_of(i), r.concurrency, r.rate), *plans[i].serving);
     }
     set.aggregate_tokens_per_s += plans[i].serving->aggregate_tokens_per_s;
     rate += plans[i].serving->requests_per_s;
   }
-  for (const Plan& p : plans) {
+  for (Plan& p : plans) {
     const ServingInfo& s = *p.serving;
     ReplicaInfo r;
     for (const auto& rank : p.ranks)
@@ -189,87 +204,6 @@ ServingInfo replicas_serving(const ReplicaSet& set) {
   return s;
 }
 
-namespace {
-
-std::vector<size_t> members_of(size_t mask, size_t n) {
-  std::vector<size_t> members;
-  for (size_t h = 0; h < n; ++h)
-    if (mask >> h & 1) members.push_back(h);
-  return members;
-}
-
-// The partition of hosts 0..n-1 into two or more groups (hosts may stay idle) with the largest
-// sum of the groups' decode tokens/s, by a dynamic program over subsets: best[m][c][k] is the most
-// that the hosts of `mask` serve in c groups (c = 2 meaning two or more) holding k units of the
-// load. value(g)[u] is group g's tokens/s holding u units (-1: it cannot); with units = 0 each
-// group serves at its own best. The lowest host of a mask either stays idle or joins one group,
-// so every partition is reached once.
-template <typename GroupValues>
-std::vector<std::vector<size_t>> best_partition(size_t n, size_t units, GroupValues& value_of) {
-  const size_t full = (size_t{1} << n) - 1, width = units + 1;
-  std::vector<std::vector<double>> value(full + 1);
-  for (size_t m = 1; m <= full; ++m)
-    value[m] = value_of(members_of(m, n));
-  constexpr double kNone = -1;
-  // best[(m * 3 + c) * width + k]; how it was reached: the group holding m's lowest host (0: that
-  // host stays idle), and the groups and units among the other hosts.
-  std::vector<double> best((full + 1) * 3 * width, kNone);
-  struct Step {
-    size_t group = 0, units = 0;
-    int groups = 0;
-  };
-  std::vector<Step> how((full + 1) * 3 * width);
-  auto at = [&](size_t m, int c, size_t k) { return (m * 3 + static_cast<size_t>(c)) * width + k; };
-  best[at(0, 0, 0)] = 0;
-  for (size_t m = 1; m <= full; ++m) {
-    const size_t low = m & (~m + 1), rest = m ^ low;
-    for (int c = 0; c < 3; ++c)
-      for (size_t k = 0; k < width; ++k) {
-        best[at(m, c, k)] = best[at(rest, c, k)];
-        how[at(m, c, k)] = {0, k, c};
-      }
-    for (size_t sub = rest;; sub = (sub - 1) & rest) {
-      const size_t g = sub | low;
-      const std::vector<double>& v = value[g];
-      for (int c = 0; c < 3 && !v.empty(); ++c) {
-        const int to = std::min(c + 1, 2);
-        for (size_t used = 0; used < width; ++used) {
-          const double before = best[at(m ^ g, c, used)];
-          if (before < 0) continue;
-          for (size_t u = units == 0 ? 0 : 1; used + u < width && u < v.size(); ++u) {
-            if (v[u] < 0) continue;
-            const double total = before + v[u];
-            double& b = best[at(m, to, used + u)];
-            if (total > b * (1 + 1e-12) + 1e-12) {
-              b = total;
-              how[at(m, to, used + u)] = {g, used, c};
-            }
-          }
-        }
-      }
-      if (sub == 0) break;
-    }
-  }
-  std::vector<std::vector<size_t>> out;
-  if (best[at(full, 2, units)] < 0) return out;
-  int c = 2;
-  size_t k = units;
-  for (size_t m = full; m;) {
-    const Step s = how[at(m, c, k)];
-    if (s.group == 0) {  // the lowest host idle
-      m ^= m & (~m + 1);
-      continue;
-    }
-    out.push_back(members_of(s.group, n));
-    c = s.groups;
-    k = s.units;
-    m ^= s.group;
-  }
-  return out;
-}
-
-}  // namespace
-
 std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& catalog,
                                         const ModelDesc& model, const PlanRequest& request,
                                         const Plan& whole, const Clock& clock) {
@@ -287,6 +221,7 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
   for (size_t h = 0; h < n; ++h)
     names[h] = whole.hosts[h].name;
   const GroupKinds kinds(cluster, names);
+  const TopologyContext topology(cluster, catalog);
   struct Planned {
     std::vector<size_t> members;  // the group planned, sorted
     std::optional<Plan> plan;
@@ -304,7 +239,7 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
     std::vector<std::string> group;
     for (size_t m : members)
       group.push_back(names[m]);
-    std::optional<Plan> p = plan_group(cluster, catalog, model, request, group, clock);
+    std::optional<Plan> p = plan_group(cluster, catalog, model, request, group, clock, &topology);
     return by_kinds.emplace(std::move(key), Planned{std::move(members), std::move(p)})
         .first->second;
   };
@@ -359,6 +294,13 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
     }
     return sum;
   };
+  // A group's tokens/s at its own best, for the splits of a fleet.
+  const GroupServes serves = [&](const std::vector<size_t>& g) -> std::optional<double> {
+    const std::optional<Plan>& p = group_plan(g);
+    if (!p) return std::nullopt;
+    return p->serving->aggregate_tokens_per_s;
+  };
+  KindSplitInputs fleet;
   std::optional<double> best;
   std::vector<std::vector<size_t>> chosen;
   auto consider = [&](const std::vector<std::vector<size_t>>& groups) {
@@ -390,32 +332,21 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
     };
     consider(best_partition(n, units, values));
   } else {
-    // k groups balanced by memory: each host, largest first, joins the group with the least (the
-    // first such group). No group then holds more than the mean and the largest host: once that
-    // is below the model's layers, no group of that k or more holds a replica.
+    std::vector<double> memory(n);
     double total = 0, largest = 0, layers = 0;
-    for (const HostInfo& h : whole.hosts) {
-      total += h.usable_bytes;
-      largest = std::max(largest, h.usable_bytes);
+    for (size_t h = 0; h < n; ++h) {
+      memory[h] = whole.hosts[h].usable_bytes;
+      total += memory[h];
+      largest = std::max(largest, memory[h]);
     }
     for (const LayerInfo& l : model.layers)
       layers += static_cast<double>(l.weight_bytes);
-    for (size_t k = 2; k <= n && total / static_cast<double>(k) + largest >= layers; ++k) {
-      std::vector<std::vector<size_t>> groups(k);
-      using Least = std::pair<double, size_t>;  // memory, group
-      std::priority_queue<Least, std::vector<Least>, std::greater<Least>> least;
-      for (size_t g = 0; g < k; ++g)
-        least.push({0.0, g});
-      for (size_t h : by_memory) {
-        const auto [memory, g] = least.top();
-        least.pop();
-        groups[g].push_back(h);
-        least.push({memory + whole.hosts[h].usable_bytes, g});
-      }
-      consider(groups);
-    }
-    // Every host that holds the model alone is a replica; the others form one more group.
-    {
+    if (n <= kBalancedReplicaHosts) {
+      // k groups balanced by memory. No group then holds more than the mean and the largest
+      // host: once that is below the model's layers, no group of that k or more holds a replica.
+      for (size_t k = 2; k <= n && total / static_cast<double>(k) + largest >= layers; ++k)
+        consider(balanced_groups(by_memory, memory, k));
+      // Every host that holds the model alone is a replica; the others form one more group.
       std::vector<std::vector<size_t>> groups;
       std::vector<size_t> rest;
       for (size_t h : by_memory) {
@@ -427,12 +358,28 @@ std::optional<ReplicaSet> best_replicas(const Cluster& cluster, const Catalog& c
       if (!rest.empty()) groups.push_back(rest);
       consider(groups);
     }
+    // Groups of one kind of machine each (kind_replicas.hpp).
+    fleet.kinds = &kinds;
+    fleet.memory = memory;
+    fleet.weights = layers;
+    fleet.most_in_group = model.layers.size();
+    fleet.concurrency = request.concurrency;
+    for (const auto& split : kind_splits(fleet, serves))
+      consider(split);
   }
   if (!best) return std::nullopt;
+  // The replicas named: each group's kind's plan renamed; alike groups share their serving.
   std::vector<Plan> plans;
+  std::vector<size_t> alike;
+  std::map<const Planned*, size_t> kind_numbers;
   for (const auto& g : chosen)
-    if (group_plan(g)) plans.push_back(own_plan(g));
-  return replica_set(std::move(plans), model, request);
+    if (group_plan(g)) {
+      plans.push_back(own_plan(g));
+      alike.push_back(kind_numbers.try_emplace(&planned(g), kind_numbers.size()).first->second);
+    }
+  std::optional<ReplicaSet> set = replica_set(std::move(plans), model, request, alike);
+  if (set && n > kBalancedReplicaHosts) set->notes = kind_usage(fleet, serves, names, chosen);
+  return set;
 }
 
 }  // namespace meshplan

@@ -33,7 +33,7 @@ Host without_identity(const Host& h) {
 }  // namespace
 
 GroupKinds::GroupKinds(const Cluster& cluster, const std::vector<std::string>& hosts)
-    : kind_(hosts.size(), -1), cables_(hosts.size()) {
+    : kind_(hosts.size(), -1), machine_(hosts.size(), -1), cables_(hosts.size()) {
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < hosts.size(); ++i)
     index[hosts[i]] = i;
@@ -59,6 +59,7 @@ GroupKinds::GroupKinds(const Cluster& cluster, const std::vector<std::string>& h
   // A host's kind: what the file says of it, its networks and its cables.
   using Kind = std::tuple<Host, std::vector<size_t>, std::vector<int>>;
   std::vector<Kind> kinds;
+  std::vector<std::pair<Host, std::vector<size_t>>> machines;
   for (size_t i = 0; i < hosts.size(); ++i) {
     const Host* h = cluster.find_host(hosts[i]);
     std::vector<size_t> networks;
@@ -67,10 +68,33 @@ GroupKinds::GroupKinds(const Cluster& cluster, const std::vector<std::string>& h
     std::sort(own[i].begin(), own[i].end());
     std::sort(cables_[i].begin(), cables_[i].end());
     Kind k{h ? without_identity(*h) : Host{}, networks, own[i]};
+    std::pair<Host, std::vector<size_t>> machine{std::get<0>(k), networks};
     auto it = std::find(kinds.begin(), kinds.end(), k);
     kind_[i] = static_cast<int>(it - kinds.begin());
     if (it == kinds.end()) kinds.push_back(std::move(k));
+    auto m = std::find(machines.begin(), machines.end(), machine);
+    machine_[i] = static_cast<int>(m - machines.begin());
+    if (m == machines.end()) machines.push_back(std::move(machine));
   }
+}
+
+std::vector<std::vector<size_t>> GroupKinds::islands() const {
+  std::vector<std::vector<size_t>> out;
+  std::vector<bool> seen(kind_.size(), false);
+  for (size_t start = 0; start < kind_.size(); ++start) {
+    if (seen[start] || cables_[start].empty()) continue;
+    std::vector<size_t> island{start};
+    seen[start] = true;
+    for (size_t i = 0; i < island.size(); ++i)
+      for (const auto& [other, kind] : cables_[island[i]])
+        if (!seen[other]) {
+          seen[other] = true;
+          island.push_back(other);
+        }
+    std::sort(island.begin(), island.end());
+    out.push_back(std::move(island));
+  }
+  return out;
 }
 
 std::vector<int> GroupKinds::key(const std::vector<size_t>& members) const {

@@ -25,9 +25,18 @@ class GroupKinds {
   // The key of a group: its members (indices into `hosts`, sorted), their kinds and the cables
   // between them by position. Groups of one key plan alike.
   std::vector<int> key(const std::vector<size_t>& members) const;
+  // The kind of machine a host is: what the file says of it and its networks, its cables aside.
+  // Hosts of one machine kind form replicas of their own on a fleet.
+  int machine(size_t host) const { return machine_[host]; }
+  // The kind of a host: its machine and its cables (groups of hosts of one kind with no cables
+  // among them plan alike).
+  int kind(size_t host) const { return kind_[host]; }
+  // The hosts joined by cables among the candidates, two or more each, in candidate order.
+  std::vector<std::vector<size_t>> islands() const;
 
  private:
-  std::vector<int> kind_;  // per host
+  std::vector<int> kind_;     // per host
+  std::vector<int> machine_;  // per host
   // Per host: (the other host, the kind of cable from this end), for cables between candidates.
   std::vector<std::vector<std::pair<size_t, int>>> cables_;
 };

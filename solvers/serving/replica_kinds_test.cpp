@@ -167,5 +167,94 @@ TEST(replica_kinds_test, replicas_of_one_kind_are_what_planning_each_group_gives
     EXPECT_EQ(file_of(set->plans[i]), file_of(planned->plans[i])) << i;
 }
 
+// `small` Mac minis of 24 GiB and `large` of 64 GiB on one 10 GbE switch.
+Cluster two_kinds(int small, int large) {
+  std::string text = "schema: meshplan.cluster/1\nname: two-kinds\nhosts:\n";
+  for (int i = 1; i <= small + large; ++i)
+    text += fmt::format(
+        "  - {{name: {}-{}, chip: m4-pro-20c, memory: {}GiB, os: {{kind: macos, version: "
+        "\"26.2\"}}, interfaces: [{{name: en0, kind: ethernet, ipv4: 10.0.0.{}, prefix: 24, "
+        "speed_gbps: 10}}]}}\n",
+        i <= small ? "small" : "large", i, i <= small ? 24 : 64, i);
+  text += "links:\n  - {topology: switch, kind: 10gbe, hosts: all, subnet: 10.0.0.0/24}\n";
+  return load_cluster(text, "two-kinds.yaml", Catalog::builtin());
+}
+
+TEST(replica_kinds_test, a_fleet_serves_in_groups_of_one_kind_at_least_as_much_as_any_even_split) {
+  // 50 hosts, more than kBalancedReplicaHosts: 40 small minis (a copy of Llama 3.3 70B at 4 bits
+  // needs three) and 10 large ones (one holds it). Every replica is of one kind of machine; the
+  // split serves at least what groups of any one size per kind serve; and each replica is what
+  // planning its own group gives.
+  const Cluster c = two_kinds(40, 10);
+  ASSERT_GT(c.hosts.size(), kBalancedReplicaHosts);
+  PlanRequest r = throughput();
+  const Plan whole =
+      plan_model(c, Catalog::builtin(), model(), r, SteadyClock(), serving_score(model(), r));
+  const std::optional<ReplicaSet> set =
+      best_replicas(c, Catalog::builtin(), model(), r, whole, SteadyClock());
+  ASSERT_TRUE(set);
+  std::vector<Plan> direct;
+  for (const Plan& replica : set->plans) {
+    std::vector<std::string> group;
+    for (const HostInfo& h : replica.hosts)
+      group.push_back(h.name);
+    const std::string kind = group.front().substr(0, 5);
+    for (const std::string& h : group)
+      EXPECT_EQ(h.substr(0, 5), kind) << fmt::format("{}", fmt::join(group, ","));
+    std::optional<Plan> p = plan_group(c, Catalog::builtin(), model(), r, group, SteadyClock());
+    ASSERT_TRUE(p) << fmt::format("{}", fmt::join(group, ","));
+    direct.push_back(*p);
+  }
+  const std::optional<ReplicaSet> planned = replica_set(direct, model(), r);
+  ASSERT_TRUE(planned);
+  EXPECT_DOUBLE_EQ(planned->aggregate_tokens_per_s, set->aggregate_tokens_per_s);
+  for (size_t i = 0; i < direct.size(); ++i)
+    EXPECT_EQ(file_of(set->plans[i]), file_of(planned->plans[i])) << i;
+  // Groups of one size per kind, each at its own best: the count of groups times one's tokens/s.
+  auto best_even = [&](const std::string& kind, int first, int hosts) {
+    double best = 0;
+    for (int size = 1; size <= 6; ++size) {
+      std::vector<std::string> group;
+      for (int i = 0; i < size; ++i)
+        group.push_back(fmt::format("{}-{}", kind, first + i));
+      if (std::optional<Plan> p =
+              plan_group(c, Catalog::builtin(), model(), r, group, SteadyClock()))
+        best = std::max(best, (hosts / size) * p->serving->aggregate_tokens_per_s);
+    }
+    return best;
+  };
+  // The plan says how many of each kind it used, and why not more.
+  size_t small = 0, large = 0;
+  for (const Plan& replica : set->plans)
+    for (const HostInfo& h : replica.hosts)
+      ++(h.name.rfind("small", 0) == 0 ? small : large);
+  ASSERT_EQ(set->notes.size(), 2u);
+  const std::string& small_note =
+      set->notes[0].find("small") != std::string::npos ? set->notes[0] : set->notes[1];
+  const std::string& large_note = &small_note == &set->notes[0] ? set->notes[1] : set->notes[0];
+  EXPECT_NE(small_note.find(fmt::format("hosts like small-1: {} of 40 used", small)),
+            std::string::npos)
+      << small_note;
+  EXPECT_NE(large_note.find(fmt::format("hosts like large-41: {} of 10 used", large)),
+            std::string::npos)
+      << large_note;
+  if (small < 40) {
+    EXPECT_NE(small_note.find("left"), std::string::npos) << small_note;
+  }
+  const double even = best_even("small", 1, 40) + best_even("large", 41, 10);
+  EXPECT_GT(even, 0);
+  EXPECT_GE(set->aggregate_tokens_per_s, even * (1 - 1e-9));
+}
+
+TEST(replica_kinds_test, machines_leave_cables_aside_and_islands_are_the_cabled_hosts) {
+  const Cluster c = minis(7, {{5, "15.6"}}, true);  // pairs 1-2, 3-4, 5-6 cabled; 7 alone
+  const GroupKinds kinds(c, names(7));
+  EXPECT_EQ(kinds.machine(0), kinds.machine(6));  // a cabled host and one alone
+  EXPECT_NE(kinds.kind(0), kinds.kind(6));
+  EXPECT_EQ(kinds.kind(0), kinds.kind(2));
+  EXPECT_NE(kinds.machine(0), kinds.machine(4));  // other software
+  EXPECT_EQ(kinds.islands(), (std::vector<std::vector<size_t>>{{0, 1}, {2, 3}, {4, 5}}));
+}
+
 }  // namespace
 }  // namespace meshplan::replica_kinds_test

@@ -255,6 +255,7 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
             set->replicas.size(), set->aggregate_tokens_per_s,
             load_words(request, *first.serving)));
       }
+      first.notes.insert(first.notes.end(), set->notes.begin(), set->notes.end());
       plan = std::move(first);
     } else if (whole_failed) {
       std::rethrow_exception(whole_failed);
