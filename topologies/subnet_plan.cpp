@@ -23,9 +23,13 @@ uint32_t mask(int prefix) {
   return prefix <= 0 ? 0 : prefix >= 32 ? 0xffffffffu : ~((1u << (32 - prefix)) - 1);
 }
 
+// Only ranges that meet 192.168.0.0/16 can clash with a /30 taken there: a fleet's thousands of
+// management addresses elsewhere are not kept (each /30 is checked against every range kept).
 void add_range(std::vector<InUse>& out, uint32_t address, int prefix, std::string what) {
   uint32_t m = mask(prefix);
-  out.push_back({address & m, (address & m) | ~m, std::move(what)});
+  const uint32_t first = address & m, last = first | ~m;
+  if (last < kBase || first > kBase + 0xffff) return;
+  out.push_back({first, last, std::move(what)});
 }
 
 // Subnets already in use: every interface address except the Thunderbolt ports that setup

@@ -1,6 +1,7 @@
 #include "solvers/routed/routed_regions.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "solvers/routed/routed_greedy.hpp"
 #include "solvers/routed/routed_stage_program.hpp"
@@ -19,22 +20,26 @@ std::vector<std::vector<size_t>> routed_regions(const RoutedInstance& in) {
     const double need = std::max(fastest[i], fastest[j]);
     return in.link_at(i, j) >= need && in.link_at(j, i) >= need;
   };
+  // Each host reached is looked at from the hosts not yet reached only: a fleet on one switch is
+  // one region after n link reads, not n^2.
   std::vector<std::vector<size_t>> regions;
-  std::vector<bool> seen(n, false);
-  for (size_t s = 0; s < n; ++s) {
-    if (seen[s]) continue;
+  std::vector<size_t> unseen(n);
+  std::iota(unseen.begin(), unseen.end(), 0);
+  while (!unseen.empty()) {
     regions.emplace_back();
-    std::vector<size_t> stack{s};
-    seen[s] = true;
+    std::vector<size_t> stack{unseen.front()};
+    unseen.erase(unseen.begin());
     while (!stack.empty()) {
       const size_t i = stack.back();
       stack.pop_back();
       regions.back().push_back(i);
-      for (size_t j = 0; j < n; ++j)
-        if (!seen[j] && fast(i, j)) {
-          seen[j] = true;
+      size_t kept = 0;
+      for (size_t j : unseen)
+        if (fast(i, j))
           stack.push_back(j);
-        }
+        else
+          unseen[kept++] = j;
+      unseen.resize(kept);
     }
     std::sort(regions.back().begin(), regions.back().end());
   }

@@ -43,13 +43,22 @@ Sized sizes_of(const KindSplitInputs& in, const std::vector<size_t>& members,
                const GroupServes& serves) {
   const size_t fewest = static_cast<size_t>(
       std::max(1.0, std::ceil(in.weights / std::max(in.memory[members.front()], 1.0))));
+  // Past the window of sizes near the fewest, doubling goes on only while a group serves more
+  // per host than any smaller one: a group of 96 H100 nodes is not planned to learn that one
+  // node alone serves more per node.
   Sized out;
-  for (size_t size : replica_sizes(fewest, members.size(), in.most_in_group))
-    if (std::optional<double> v =
-            serves(std::vector<size_t>(members.begin(), members.begin() + size))) {
+  double per_host = 0;
+  for (size_t size : replica_sizes(fewest, members.size(), in.most_in_group)) {
+    const std::optional<double> v =
+        serves(std::vector<size_t>(members.begin(), members.begin() + size));
+    const double here = v ? *v / static_cast<double>(size) : 0;
+    if (v) {
       out.sizes.push_back(size);
       out.values.push_back(*v);
     }
+    if (size > 2 * fewest + 1 && here <= per_host) break;
+    per_host = std::max(per_host, here);
+  }
   return out;
 }
 
@@ -59,14 +68,27 @@ std::vector<std::vector<size_t>> kind_groups(const KindSplitInputs& in, const Gr
                                              const std::vector<size_t>& hosts,
                                              std::vector<size_t>& left) {
   std::vector<std::vector<size_t>> groups;
-  for (const auto& [machine, members] : by_machine(in, hosts)) {
-    const Sized s = sizes_of(in, members, serves);
+  // Groups of `members` in the best mix of sizes; the hosts no group takes to `rest`.
+  auto fill = [&](const std::vector<size_t>& members, const Sized& s, std::vector<size_t>& rest) {
     size_t next = 0;
     for (size_t size : best_group_sizes(members.size(), s.sizes, s.values)) {
       groups.emplace_back(members.begin() + next, members.begin() + next + size);
       next += size;
     }
-    left.insert(left.end(), members.begin() + next, members.end());
+    rest.insert(rest.end(), members.begin() + next, members.end());
+  };
+  for (const auto& [machine, members] : by_machine(in, hosts)) {
+    // The sizes are weighed on the kind's first hosts; the groups are then formed among hosts of
+    // one kind with their cables (so that groups of one size plan alike), and what those leave
+    // over among all the hosts of the machine.
+    const Sized s = sizes_of(in, members, serves);
+    std::vector<size_t> over;
+    for (size_t a = 0, b = 0; a < members.size(); a = b) {
+      for (b = a; b < members.size() && in.kinds->kind(members[b]) == in.kinds->kind(members[a]);)
+        ++b;
+      fill(std::vector<size_t>(members.begin() + a, members.begin() + b), s, over);
+    }
+    fill(over, s, left);
   }
   return groups;
 }

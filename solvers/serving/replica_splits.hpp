@@ -28,7 +28,8 @@ std::vector<std::vector<size_t>> balanced_groups(const std::vector<size_t>& by_m
 
 // The group sizes to plan for a kind of machine whose `fewest` hosts may hold a copy (by
 // memory), with `hosts` of that kind and at most `largest` in a group: fewest to 2 fewest + 1,
-// then doubling: one host more changes a group's tokens/s most near the fewest.
+// then doubling: one host more changes a group's tokens/s most near the fewest. (The caller
+// stops doubling once a group serves no more per host than a smaller one.)
 std::vector<size_t> replica_sizes(size_t fewest, size_t hosts, size_t largest);
 
 // Groups of `hosts` hosts of one kind with the most tokens/s in all, each group of a size with a

@@ -282,7 +282,9 @@ Plan plan_serving(const Cluster& cluster, const Catalog& catalog, const ModelDes
 std::vector<ShapeInfo> compare_shapes(const Cluster& cluster, const Catalog& catalog,
                                       const ModelDesc& model, const PlanRequest& request,
                                       const Plan& whole, const Clock& clock) {
-  PlanningProblem problem(cluster, catalog, model, request);
+  // One topology for the whole cluster and every host planned alone.
+  const TopologyContext topology(cluster, catalog);
+  PlanningProblem problem(cluster, catalog, topology.graph, model, request);
   const PlanInputs& in = problem.inputs();
   const double output = static_cast<double>(request.output_tokens_or_default());
   // Each candidate alone, where the model fits: planned once per kind of host (hosts of one kind
@@ -302,7 +304,7 @@ std::vector<ShapeInfo> compare_shapes(const Cluster& cluster, const Catalog& cat
       r.min_hosts = r.max_hosts = 0;
       r.pins.clear();
       try {
-        it->second = plan_model(cluster, catalog, model, r, clock);
+        it->second = plan_model(topology, model, r, clock);
       } catch (const Error& e) {
         if (e.kind() != ErrorKind::kFailed) throw;
       }
