@@ -16,14 +16,20 @@ namespace {
 // their own kind (cables included), then the first host of every island, the second of every
 // island, and so on. A group then holds hosts of one kind from different islands, and groups of
 // one size plan alike (one plan, not one per group).
-std::map<int, std::vector<size_t>> by_machine(const KindSplitInputs& in,
-                                              const std::vector<size_t>& hosts) {
-  const GroupKinds& kinds = *in.kinds;
-  std::vector<std::pair<size_t, size_t>> place(in.memory.size(), {0, 0});  // (place, island)
-  const std::vector<std::vector<size_t>> islands = kinds.islands();
+// Per host: its place in its island and the island's number ((0, 0) for a host of none).
+std::vector<std::pair<size_t, size_t>> island_places(const KindSplitInputs& in) {
+  std::vector<std::pair<size_t, size_t>> place(in.memory.size(), {0, 0});
+  const std::vector<std::vector<size_t>> islands = in.kinds->islands();
   for (size_t i = 0; i < islands.size(); ++i)
     for (size_t p = 0; p < islands[i].size(); ++p)
       place[islands[i][p]] = {p, i};
+  return place;
+}
+
+std::map<int, std::vector<size_t>> by_machine(const KindSplitInputs& in,
+                                              const std::vector<size_t>& hosts) {
+  const GroupKinds& kinds = *in.kinds;
+  const std::vector<std::pair<size_t, size_t>> place = island_places(in);
   std::map<int, std::vector<size_t>> out;
   for (size_t h : hosts)
     out[kinds.machine(h)].push_back(h);
@@ -68,27 +74,32 @@ std::vector<std::vector<size_t>> kind_groups(const KindSplitInputs& in, const Gr
                                              const std::vector<size_t>& hosts,
                                              std::vector<size_t>& left) {
   std::vector<std::vector<size_t>> groups;
-  // Groups of `members` in the best mix of sizes; the hosts no group takes to `rest`.
-  auto fill = [&](const std::vector<size_t>& members, const Sized& s, std::vector<size_t>& rest) {
-    size_t next = 0;
-    for (size_t size : best_group_sizes(members.size(), s.sizes, s.values)) {
-      groups.emplace_back(members.begin() + next, members.begin() + next + size);
-      next += size;
-    }
-    rest.insert(rest.end(), members.begin() + next, members.end());
-  };
+  const std::vector<std::pair<size_t, size_t>> place = island_places(in);
   for (const auto& [machine, members] : by_machine(in, hosts)) {
-    // The sizes are weighed on the kind's first hosts; the groups are then formed among hosts of
-    // one kind with their cables (so that groups of one size plan alike), and what those leave
-    // over among all the hosts of the machine.
+    // The best mix of sizes for the machine's hosts, weighed on its first ones; its groups are
+    // then formed among hosts of one kind with their cables where they fit (so that groups of one
+    // size plan alike), the others from what those leave over.
     const Sized s = sizes_of(in, members, serves);
+    std::map<size_t, size_t, std::greater<>> wanted;  // size -> groups, largest first
+    for (size_t size : best_group_sizes(members.size(), s.sizes, s.values))
+      ++wanted[size];
     std::vector<size_t> over;
+    auto take = [&](const std::vector<size_t>& from, std::vector<size_t>& rest) {
+      size_t next = 0;
+      for (auto& [size, count] : wanted)
+        for (; count > 0 && next + size <= from.size(); --count, next += size)
+          groups.emplace_back(from.begin() + next, from.begin() + next + size);
+      rest.insert(rest.end(), from.begin() + next, from.end());
+    };
     for (size_t a = 0, b = 0; a < members.size(); a = b) {
       for (b = a; b < members.size() && in.kinds->kind(members[b]) == in.kinds->kind(members[a]);)
         ++b;
-      fill(std::vector<size_t>(members.begin() + a, members.begin() + b), s, over);
+      take(std::vector<size_t>(members.begin() + a, members.begin() + b), over);
     }
-    fill(over, s, left);
+    // What is left over, again island by island, so that no group holds a cable of its own.
+    std::stable_sort(over.begin(), over.end(),
+                     [&](size_t a, size_t b) { return place[a] < place[b]; });
+    take(over, left);
   }
   return groups;
 }
