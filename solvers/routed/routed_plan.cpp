@@ -152,9 +152,10 @@ std::vector<int> choose_streams(const Cluster& cluster, const PlanningProblem& p
     // A fleet's counts are weighed on its first shard (routed_shards.hpp), whose hosts are of
     // the fleet's kinds in its proportions.
     Built b = build(cluster, problem, model, request, routed, n);
-    const RoutedInstance shard = b.instance.hosts.size() > kRoutedShardHosts
-                                     ? routed_subset(b.instance, routed_shards(b.instance).front())
-                                     : b.instance;
+    const RoutedInstance shard =
+        b.instance.hosts.size() > kRoutedShardHosts
+            ? routed_reordered(b.instance, routed_shards(b.instance).front())
+            : b.instance;
     const Chains c = start(shard);
     // Streams beyond --tpot-ms on the starting layout are not worth trying.
     if (request.tpot_target_s > 0 && c.tokens_per_s > 0) {

@@ -35,15 +35,6 @@ std::vector<std::vector<size_t>> routed_shards(const RoutedInstance& in) {
   return shards;
 }
 
-RoutedInstance routed_subset(const RoutedInstance& in, const std::vector<size_t>& members) {
-  RoutedInstance sub;
-  sub.layers = in.layers;
-  for (size_t i : members)
-    sub.hosts.push_back(in.hosts[i]);
-  sub.links_of(in, members);
-  return sub;
-}
-
 RoutedSolution solve_routed_fleet(const RoutedInstance& in, const RoutedOptions& options) {
   const size_t n = in.hosts.size();
   if (n <= kRoutedShardHosts) return solve_routed(in, options);
@@ -85,7 +76,7 @@ RoutedSolution solve_routed_fleet(const RoutedInstance& in, const RoutedOptions&
   each.time_limit_s = options.time_limit_s / static_cast<double>(first_of.size());
   std::map<size_t, RoutedSolution> searched;
   for (const auto& [key, s] : first_of) {
-    RoutedSolution r = solve_routed(routed_subset(in, shards[s]), each);
+    RoutedSolution r = solve_routed(routed_reordered(in, shards[s]), each);
     out.nodes += r.nodes;
     out.groups = std::max(out.groups, r.groups);
     searched.emplace(s, std::move(r));

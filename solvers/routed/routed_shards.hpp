@@ -22,9 +22,6 @@ inline constexpr size_t kRoutedShardSize = 64;
 // kRoutedShardHosts.
 std::vector<std::vector<size_t>> routed_shards(const RoutedInstance& instance);
 
-// The hosts of `members`, in that order, with the links among them.
-RoutedInstance routed_subset(const RoutedInstance& instance, const std::vector<size_t>& members);
-
 // solve_routed up to kRoutedShardHosts hosts; above, the shards' layouts side by side, the
 // budget shared among the shards searched. The baselines (single pipeline, disjoint replicas)
 // and the bound are the whole fleet's.

@@ -77,7 +77,7 @@ TEST(routed_shards_test, a_fleet_gets_at_least_its_shards_side_by_side_within_it
       RoutedLayout part;
       for (size_t i : sh)
         part.push_back(s.layout[i]);
-      sum += routed_max_flow(routed_subset(in, sh), part).total;
+      sum += routed_max_flow(routed_reordered(in, sh), part).total;
     }
     EXPECT_GE(s.flow.total, sum * (1 - 1e-9)) << islands;
     EXPECT_LE(s.flow.total, s.bound.tokens_per_s * (1 + 1e-9)) << islands;
@@ -95,7 +95,7 @@ TEST(routed_shards_test, a_fleet_listed_in_another_order_or_renamed_gets_the_sam
   std::vector<size_t> order(in.hosts.size());
   std::iota(order.begin(), order.end(), 0);
   std::shuffle(order.begin(), order.end(), std::mt19937_64(2));
-  RoutedInstance shuffled = routed_subset(in, order);
+  RoutedInstance shuffled = routed_reordered(in, order);
   for (RoutedHost& h : shuffled.hosts)
     h.name = "renamed-" + h.name;
   EXPECT_NEAR(solve_routed_fleet(shuffled, budget()).flow.total, flow, 1e-9 * flow);

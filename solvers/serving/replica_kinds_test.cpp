@@ -62,6 +62,27 @@ std::string file_of(const Plan& p, const ModelDesc& m = model()) {
   return std::regex_replace(plan_to_json(p, m).dump(), timing, "\"solve_ms\":0");
 }
 
+// Each replica's group (the hosts it was planned over, used or not) planned on its own, and the
+// replicas made of those plans: the same tokens/s and plan files as `set`, whose plans are its
+// kinds' plans renamed.
+void expect_own_plans(const Cluster& c, const ModelDesc& m, const PlanRequest& r,
+                      const ReplicaSet& set) {
+  std::vector<Plan> direct;
+  for (const Plan& replica : set.plans) {
+    std::vector<std::string> group;
+    for (const HostInfo& h : replica.hosts)
+      group.push_back(h.name);
+    std::optional<Plan> p = plan_group(c, Catalog::builtin(), m, r, group, SteadyClock());
+    ASSERT_TRUE(p) << fmt::format("{}", fmt::join(group, ","));
+    direct.push_back(*p);
+  }
+  const std::optional<ReplicaSet> planned = replica_set(direct, m, r);
+  ASSERT_TRUE(planned);
+  EXPECT_DOUBLE_EQ(planned->aggregate_tokens_per_s, set.aggregate_tokens_per_s);
+  for (size_t i = 0; i < direct.size(); ++i)
+    EXPECT_EQ(file_of(set.plans[i], m), file_of(planned->plans[i], m)) << i;
+}
+
 TEST(replica_kinds_test, hosts_differ_in_kind_by_figures_or_software_not_by_address) {
   const Cluster c = minis(4, {{3, "15.6"}});
   const GroupKinds kinds(c, names(4));
@@ -103,20 +124,7 @@ TEST(replica_kinds_test, replicas_in_islands_are_what_planning_each_group_gives)
       best_replicas(c, Catalog::builtin(), qwen, r, whole, SteadyClock());
   ASSERT_TRUE(set);
   ASSERT_GE(set->plans.size(), 2u);
-  std::vector<Plan> direct;
-  for (const Plan& replica : set->plans) {
-    std::vector<std::string> group;
-    for (const HostInfo& h : replica.hosts)
-      group.push_back(h.name);
-    std::optional<Plan> p = plan_group(c, Catalog::builtin(), qwen, r, group, SteadyClock());
-    ASSERT_TRUE(p) << fmt::format("{}", fmt::join(group, ","));
-    direct.push_back(*p);
-  }
-  const std::optional<ReplicaSet> planned = replica_set(direct, qwen, r);
-  ASSERT_TRUE(planned);
-  EXPECT_DOUBLE_EQ(planned->aggregate_tokens_per_s, set->aggregate_tokens_per_s);
-  for (size_t i = 0; i < direct.size(); ++i)
-    EXPECT_EQ(file_of(set->plans[i], qwen), file_of(planned->plans[i], qwen)) << i;
+  expect_own_plans(c, qwen, r, *set);
 }
 
 TEST(replica_kinds_test, every_host_name_in_a_plan_is_renamed) {
@@ -151,20 +159,7 @@ TEST(replica_kinds_test, replicas_of_one_kind_are_what_planning_each_group_gives
       best_replicas(c, Catalog::builtin(), model(), r, whole, SteadyClock());
   ASSERT_TRUE(set);
   ASSERT_GE(set->plans.size(), 2u);
-  std::vector<Plan> direct;
-  for (const Plan& replica : set->plans) {
-    std::vector<std::string> group;  // the group it was planned over, used or not
-    for (const HostInfo& h : replica.hosts)
-      group.push_back(h.name);
-    std::optional<Plan> p = plan_group(c, Catalog::builtin(), model(), r, group, SteadyClock());
-    ASSERT_TRUE(p) << fmt::format("{}", fmt::join(group, ","));
-    direct.push_back(*p);
-  }
-  const std::optional<ReplicaSet> planned = replica_set(direct, model(), r);
-  ASSERT_TRUE(planned);
-  EXPECT_DOUBLE_EQ(planned->aggregate_tokens_per_s, set->aggregate_tokens_per_s);
-  for (size_t i = 0; i < direct.size(); ++i)
-    EXPECT_EQ(file_of(set->plans[i]), file_of(planned->plans[i])) << i;
+  expect_own_plans(c, model(), r, *set);
 }
 
 // `small` Mac minis of 24 GiB and `large` of 64 GiB on one 10 GbE switch.
@@ -193,23 +188,12 @@ TEST(replica_kinds_test, a_fleet_serves_in_groups_of_one_kind_at_least_as_much_a
   const std::optional<ReplicaSet> set =
       best_replicas(c, Catalog::builtin(), model(), r, whole, SteadyClock());
   ASSERT_TRUE(set);
-  std::vector<Plan> direct;
   for (const Plan& replica : set->plans) {
-    std::vector<std::string> group;
+    const std::string kind = replica.hosts.front().name.substr(0, 5);
     for (const HostInfo& h : replica.hosts)
-      group.push_back(h.name);
-    const std::string kind = group.front().substr(0, 5);
-    for (const std::string& h : group)
-      EXPECT_EQ(h.substr(0, 5), kind) << fmt::format("{}", fmt::join(group, ","));
-    std::optional<Plan> p = plan_group(c, Catalog::builtin(), model(), r, group, SteadyClock());
-    ASSERT_TRUE(p) << fmt::format("{}", fmt::join(group, ","));
-    direct.push_back(*p);
+      EXPECT_EQ(h.name.substr(0, 5), kind) << h.name;
   }
-  const std::optional<ReplicaSet> planned = replica_set(direct, model(), r);
-  ASSERT_TRUE(planned);
-  EXPECT_DOUBLE_EQ(planned->aggregate_tokens_per_s, set->aggregate_tokens_per_s);
-  for (size_t i = 0; i < direct.size(); ++i)
-    EXPECT_EQ(file_of(set->plans[i]), file_of(planned->plans[i])) << i;
+  expect_own_plans(c, model(), r, *set);
   // Groups of one size per kind, each at its own best: the count of groups times one's tokens/s.
   auto best_even = [&](const std::string& kind, int first, int hosts) {
     double best = 0;
