@@ -12,10 +12,6 @@
 namespace meshplan {
 namespace {
 
-// The hosts of `hosts` by kind of machine, each kind's in the order its groups take them: by
-// their own kind (cables included), then the first host of every island, the second of every
-// island, and so on. A group then holds hosts of one kind from different islands, and groups of
-// one size plan alike (one plan, not one per group).
 // Per host: its place in its island and the island's number ((0, 0) for a host of none).
 std::vector<std::pair<size_t, size_t>> island_places(const KindSplitInputs& in) {
   std::vector<std::pair<size_t, size_t>> place(in.memory.size(), {0, 0});
@@ -26,10 +22,15 @@ std::vector<std::pair<size_t, size_t>> island_places(const KindSplitInputs& in) 
   return place;
 }
 
+// The hosts of `hosts` by kind of machine, each kind's in the order its groups take them: by
+// their own kind (cables included), then the first host of every island, the second of every
+// island, and so on. A group then holds hosts of one kind from different islands, and groups of
+// one size plan alike (one plan, not one per group).
+// `place`: island_places.
 std::map<int, std::vector<size_t>> by_machine(const KindSplitInputs& in,
+                                              const std::vector<std::pair<size_t, size_t>>& place,
                                               const std::vector<size_t>& hosts) {
   const GroupKinds& kinds = *in.kinds;
-  const std::vector<std::pair<size_t, size_t>> place = island_places(in);
   std::map<int, std::vector<size_t>> out;
   for (size_t h : hosts)
     out[kinds.machine(h)].push_back(h);
@@ -75,7 +76,7 @@ std::vector<std::vector<size_t>> kind_groups(const KindSplitInputs& in, const Gr
                                              std::vector<size_t>& left) {
   std::vector<std::vector<size_t>> groups;
   const std::vector<std::pair<size_t, size_t>> place = island_places(in);
-  for (const auto& [machine, members] : by_machine(in, hosts)) {
+  for (const auto& [machine, members] : by_machine(in, place, hosts)) {
     // The best mix of sizes for the machine's hosts, weighed on its first ones; its groups are
     // then formed among hosts of one kind with their cables where they fit (so that groups of one
     // size plan alike), the others from what those leave over.
@@ -174,7 +175,7 @@ std::vector<std::string> kind_usage(const KindSplitInputs& in, const GroupServes
   std::vector<size_t> all(names.size());
   std::iota(all.begin(), all.end(), 0);
   std::vector<std::string> out;
-  for (const auto& [machine, members] : by_machine(in, all)) {
+  for (const auto& [machine, members] : by_machine(in, island_places(in), all)) {
     std::map<long, size_t, std::greater<>> hosts_in;  // group size -> hosts (-1: mixed groups)
     size_t idle = 0;
     for (size_t h : members)
