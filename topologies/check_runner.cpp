@@ -30,18 +30,14 @@ CheckReport check_cluster(const TopologyContext& ctx, const CheckOptions& option
     ++r.thunderbolt_cables;
     r.rdma_cables += c.rdma;
   }
-  for (const auto& c : ctx.cluster.cables) {
-    int a = ctx.cluster.host_index(c.a.host), b = ctx.cluster.host_index(c.b.host);
-    if (!is_thunderbolt(c.kind) && a >= 0 && b >= 0 && in[static_cast<size_t>(a)] &&
-        in[static_cast<size_t>(b)])
+  for (size_t k = 0; k < ctx.cluster.cables.size(); ++k) {
+    const auto [a, b] = ctx.cable_ends[k];
+    if (!is_thunderbolt(ctx.cluster.cables[k].kind) && a >= 0 && b >= 0 &&
+        in[static_cast<size_t>(a)] && in[static_cast<size_t>(b)])
       ++r.network_cables;
   }
-  for (const auto& n : ctx.cluster.networks) {
-    bool any = false;
-    for (size_t h : members)
-      any = any || n.contains(ctx.cluster.hosts[h].name);
-    r.networks += any;
-  }
+  for (const std::vector<char>& on : ctx.on_network)
+    r.networks += std::any_of(members.begin(), members.end(), [&](size_t h) { return on[h]; });
   const MlxBackend requested = parse_mlx_backend(options.backend);
   for (MlxBackend b : all_mlx_backends())
     r.backends.push_back(check_backend(ctx, name(b), members, options.fixed_order));
@@ -75,8 +71,8 @@ CheckReport check_cluster(const TopologyContext& ctx, const CheckOptions& option
     };
     for (const auto& c : ctx.fabric.cables())
       cabled(static_cast<int>(c.lo.host), static_cast<int>(c.hi.host));
-    for (const auto& c : ctx.cluster.cables)
-      cabled(ctx.cluster.host_index(c.a.host), ctx.cluster.host_index(c.b.host));
+    for (const auto& [a, b] : ctx.cable_ends)
+      cabled(a, b);
   }
   for (const auto& s : ctx.subnets.cables) {
     const FabricCable& c = *s.cable;

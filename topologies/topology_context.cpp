@@ -11,6 +11,14 @@ TopologyContext::TopologyContext(const Cluster& c, const Catalog& cat)
   } catch (const Error& e) {
     subnet_error = e.what();
   }
+  for (const auto& cable : c.cables)
+    cable_ends.emplace_back(c.host_index(cable.a.host), c.host_index(cable.b.host));
+  for (const auto& n : c.networks) {
+    std::vector<char>& on = on_network.emplace_back(c.hosts.size(), n.all_hosts ? 1 : 0);
+    if (n.all_hosts) continue;
+    for (const auto& h : n.hosts)
+      if (const int i = c.host_index(h); i >= 0) on[static_cast<size_t>(i)] = 1;
+  }
 }
 
 std::vector<size_t> TopologyContext::members(const std::vector<std::string>& names) const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/cluster/catalog.hpp"
@@ -27,6 +28,11 @@ class TopologyContext {
   const TbFabric fabric;
   SubnetPlan subnets;
   std::string subnet_error;  // set when the /30 plan does not fit
+  // Per cable of the cluster file, its ends' host indices (-1: not a host of the file); per
+  // network, whether each host is on it. Read by every check of a group of hosts, which a fleet's
+  // replica search runs for each kind of group.
+  std::vector<std::pair<int, int>> cable_ends;
+  std::vector<std::vector<char>> on_network;
 
   // Host indices of `names` (all hosts in file order when empty); throws an input error naming an
   // unknown host.

@@ -18,9 +18,11 @@ namespace {
 
 constexpr double kIlpSeconds = 30;  // in all, shared by the distinct layers
 
+// A group that may hold every expert: its bound, and the group to find its path again when it
+// is placed (a fleet's groups number in the thousands; few are placed).
 struct Candidate {
   double bound = 0;
-  CollectivePath path;
+  std::vector<size_t> group;
 };
 
 struct Best {
@@ -28,6 +30,7 @@ struct Best {
   std::vector<ExpertPlacement> placements;
   ExpertCostModel::Evaluation eval;
   double candidate_bound = 0;
+  std::vector<size_t> group;  // the candidate's
 };
 
 // What a group's plan depends on: its ranks' figures in order and its collective's worst link.
@@ -95,53 +98,62 @@ Plan build_plan(const ModelDesc& model, const PlanInputs& in, const ExpertCostMo
   return plan;
 }
 
-// Why the group cannot hold every expert of a MoE layer beside what each rank replicates; empty
-// when it can.
+// Whether the group can hold every expert of a MoE layer beside what each rank replicates.
+bool has_room(const ExpertCostModel& cost, const std::vector<size_t>& group) {
+  long slots = 0;
+  for (size_t g : group) {
+    const long cap = cost.capacity(g);
+    if (cap < 0) return false;
+    slots += std::clamp<long>(cap, 0, cost.max_experts());
+  }
+  return slots >= cost.max_experts();
+}
+
+// Why it cannot.
 std::string why_no_room(const PlanInputs& in, const ExpertCostModel& cost,
                         const std::vector<size_t>& group) {
   long slots = 0;
-  std::string why;
   for (size_t g : group) {
     const long cap = cost.capacity(g);
-    if (cap < 0 && why.empty()) {
-      why = fmt::format(
+    if (cap < 0)
+      return fmt::format(
           "every rank holds the non-expert weights, dense layers, embedding, LM head and "
           "the whole KV cache ({}), more than {}'s {} usable",
           format_gib(cost.replicated_bytes()), in.hosts[g].name,
           format_gib(in.hosts[g].usable_bytes));
-    }
     slots += std::clamp<long>(cap, 0, cost.max_experts());
   }
-  if (why.empty() && slots < cost.max_experts()) {
-    why = fmt::format("{} host{} {} experts per MoE layer beside the replicated {} each; {} needed",
-                      group.size(), group.size() == 1 ? " holds" : "s hold", slots,
-                      format_gib(cost.replicated_bytes()), cost.max_experts());
-  }
-  return why;
+  return fmt::format("{} host{} {} experts per MoE layer beside the replicated {} each; {} needed",
+                     group.size(), group.size() == 1 ? " holds" : "s hold", slots,
+                     format_gib(cost.replicated_bytes()), cost.max_experts());
 }
 
 // Places the experts on the groups in order of their bounds until no group left can beat the
 // best plan; `evaluated` counts the groups placed.
 std::optional<Best> place_on_best_group(const PlanInputs& in, const ExpertCostModel& cost,
+                                        const CollectivePaths& paths,
                                         const std::vector<Candidate>& candidates,
                                         size_t& evaluated) {
   std::optional<Best> best;
   std::set<std::vector<double>> seen;
   for (const Candidate& c : candidates) {
     if (best && c.bound >= best->eval.token_latency_s * (1 - 1e-12)) break;
+    const CollectivePath path = fastest_path_of(paths, c.group, [&](const CollectivePath& o) {
+      return o.expert_exchange_s(cost.message_bytes());
+    });
     // Groups of interchangeable hosts over the same collective get the same plan: place once.
-    if (!seen.insert(signature(in, c.path)).second) continue;
+    if (!seen.insert(signature(in, path)).second) continue;
     ++evaluated;
     std::vector<ExpertPlacement> placements;
     for (size_t k = 0; k < cost.num_instances(); ++k) {
-      auto placed = place_experts(cost.instance(c.path.order, k));
+      auto placed = place_experts(cost.instance(path.order, k));
       if (!placed) break;
       placements.push_back(std::move(*placed));
     }
     if (placements.size() != cost.num_instances()) continue;
-    ExpertCostModel::Evaluation ev = cost.evaluate(c.path, placements);
+    ExpertCostModel::Evaluation ev = cost.evaluate(path, placements);
     if (!best || ev.token_latency_s < best->eval.token_latency_s * (1 - 1e-12)) {
-      best = Best{c.path, std::move(placements), ev, c.bound};
+      best = Best{path, std::move(placements), ev, c.bound, c.group};
     }
   }
   return best;
@@ -154,7 +166,7 @@ std::optional<Best> place_on_best_group(const PlanInputs& in, const ExpertCostMo
 // stops at the first bound not below the best time), so fleets of thousands search a few dozen
 // sizes.
 template <typename Consider>
-bool collect_groups(const PlanInputs& in, const ExpertCostModel& cost,
+bool collect_groups(const PlanInputs& in, const ExpertCostModel& cost, const CollectivePaths& paths,
                     const std::vector<std::vector<size_t>>& orders, Consider&& consider,
                     std::vector<Candidate>& candidates) {
   auto by_bound = [&] {
@@ -172,7 +184,7 @@ bool collect_groups(const PlanInputs& in, const ExpertCostModel& cost,
   while (done < most) {
     by_bound();
     size_t unused = 0;
-    if (std::optional<Best> trial = place_on_best_group(in, cost, candidates, unused)) {
+    if (std::optional<Best> trial = place_on_best_group(in, cost, paths, candidates, unused)) {
       int last = done;
       while (last < most && cost.exchange_floor(last + 1) < trial->eval.token_latency_s)
         ++last;
@@ -219,7 +231,7 @@ double bound_over_groups(const ExpertCostModel& cost, const Best& best,
   chosen = std::max(chosen, best.candidate_bound);
   double bound = chosen;
   for (const Candidate& c : candidates)
-    if (c.path.order != best.path.order) bound = std::min(bound, c.bound);
+    if (c.group != best.group) bound = std::min(bound, c.bound);
   if (!exhaustive) bound = std::min(bound, cost.lower_bound_any_group());
   return bound;
 }
@@ -250,17 +262,18 @@ StrategyOutcome plan_expert(const PlanningProblem& problem, const Clock& clock) 
     const CollectivePath* path = &fastest_path(options, [&](const CollectivePath& o) {
       return o.expert_exchange_s(cost.message_bytes());
     });
-    const std::string why = why_no_room(in, cost, group);
-    if (!why.empty()) {
-      rejected.short_of_memory(in, group, why);
+    if (!has_room(cost, group)) {
+      // Worded only for the group the message keeps (the one with the most memory).
+      if (rejected.keeps_memory(in, group))
+        rejected.short_of_memory(in, group, why_no_room(in, cost, group));
       return;
     }
-    candidates.push_back({cost.lower_bound(*path), *path});
+    candidates.push_back({cost.lower_bound(*path), group});
   };
   const std::vector<std::vector<size_t>> orders = group_seed_orders(in);
-  const bool exhaustive = collect_groups(in, cost, orders, consider, candidates);
+  const bool exhaustive = collect_groups(in, cost, paths, orders, consider, candidates);
   size_t evaluated = 0;
-  std::optional<Best> best = place_on_best_group(in, cost, candidates, evaluated);
+  std::optional<Best> best = place_on_best_group(in, cost, paths, candidates, evaluated);
   if (!best) {
     if (!rejected.no_path().empty() && rejected.memory.empty())
       out.reason = rejected.no_path();

@@ -44,21 +44,26 @@ inline std::vector<std::vector<bool>> repeated_prefixes(
   return repeated;
 }
 
+struct AnyGroupSize {
+  bool operator()(size_t) const { return true; }
+};
+
 // Calls fn(group) with sorted candidate indices, for groups of `from` to `to` hosts within
-// --min-hosts and --max-hosts; returns true when the search was exhaustive.
-template <typename Fn>
+// --min-hosts and --max-hosts, of the sizes `wanted` accepts (the others are not even formed: 16
+// hosts have 65,536 groups); returns true when the search was exhaustive.
+template <typename Fn, typename Wanted = AnyGroupSize>
 bool for_each_group(const PlanInputs& in, const std::vector<std::vector<size_t>>& orderings,
-                    Fn&& fn, int from = 1, int to = INT_MAX) {
+                    Fn&& fn, int from = 1, int to = INT_MAX, Wanted wanted = {}) {
   const size_t n = in.size();
   const int lo = std::max(in.min_hosts, from), hi = std::min(in.max_hosts, to);
   if (n <= kExactPathHosts) {
     std::vector<size_t> group;
     for (uint64_t mask = 1; mask < (uint64_t{1} << n); ++mask) {
       const int count = __builtin_popcountll(mask);
-      if (count < lo || count > hi) continue;
+      if (count < lo || count > hi || !wanted(static_cast<size_t>(count))) continue;
       group.clear();
-      for (size_t i = 0; i < n; ++i)
-        if (mask >> i & 1) group.push_back(i);
+      for (uint64_t rest = mask; rest; rest &= rest - 1)
+        group.push_back(static_cast<size_t>(__builtin_ctzll(rest)));
       fn(group);
     }
     return true;
@@ -69,7 +74,7 @@ bool for_each_group(const PlanInputs& in, const std::vector<std::vector<size_t>>
     std::vector<size_t> group;  // the first p of `order`, sorted, grown one host at a time
     for (int p = 1; p <= hi && p <= static_cast<int>(order.size()); ++p) {
       group.insert(std::upper_bound(group.begin(), group.end(), order[p - 1]), order[p - 1]);
-      if (p >= lo && !repeated[k][p]) fn(group);
+      if (p >= lo && !repeated[k][p] && wanted(static_cast<size_t>(p))) fn(group);
     }
   }
   return false;
@@ -89,16 +94,24 @@ struct GroupRejections {
     paths_ = &paths;
   }
   std::string no_path() const { return paths_ ? paths_->why_none(no_path_group_) : ""; }
+  // Whether short_of_memory would keep the group's reason (it has more memory than the last).
+  bool keeps_memory(const PlanInputs& in, const std::vector<size_t>& group) const {
+    return usable_of(in, group) > memory_usable;
+  }
   void short_of_memory(const PlanInputs& in, const std::vector<size_t>& group, std::string why) {
-    double usable = 0;
-    for (size_t g : group)
-      usable += in.hosts[g].usable_bytes;
+    const double usable = usable_of(in, group);
     if (usable <= memory_usable) return;
     memory_usable = usable;
     memory = std::move(why);
   }
 
  private:
+  static double usable_of(const PlanInputs& in, const std::vector<size_t>& group) {
+    double usable = 0;
+    for (size_t g : group)
+      usable += in.hosts[g].usable_bytes;
+    return usable;
+  }
   std::vector<size_t> no_path_group_;
   const CollectivePaths* paths_ = nullptr;
 };
@@ -110,6 +123,15 @@ const CollectivePath& fastest_path(const std::vector<CollectivePath>& options, T
   for (const auto& o : options)
     if (time_of(o) < time_of(*best)) best = &o;
   return *best;
+}
+
+// The fastest way `group` (which has one) can all-reduce, found again for a candidate that is
+// evaluated: searches keep the groups of their candidates, not the paths (thousands of them).
+template <typename TimeOf>
+CollectivePath fastest_path_of(const CollectivePaths& paths, const std::vector<size_t>& group,
+                               TimeOf time_of) {
+  const std::vector<CollectivePath> options = paths.options(group);
+  return fastest_path(options, time_of);
 }
 
 // Orderings used beyond the exhaustive size: fastest (memory bandwidth) first, largest first.

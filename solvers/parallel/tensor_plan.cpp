@@ -13,9 +13,11 @@
 namespace meshplan {
 namespace {
 
+// A group that may hold the model: its bound, and the group to find its path again when it is
+// evaluated (a fleet's groups number in the thousands; few are evaluated).
 struct TensorCandidate {
   double bound = 0;
-  CollectivePath path;
+  std::vector<size_t> group;
 };
 
 struct TensorBest {
@@ -67,28 +69,37 @@ Plan build_plan(const ModelDesc& model, const PlanInputs& in, const TensorCostMo
   return plan;
 }
 
-// Why the group's memory cannot hold any split; empty when it may.
-std::string why_no_room(const PlanInputs& in, const TensorCostModel& cost,
-                        const std::vector<size_t>& group) {
-  const size_t p = group.size();
-  // Necessary for any split: the group's memory holds the shards, the KV cache (at least its
-  // share on every rank) and a copy of the embedding and LM head per rank.
-  double room = 0;
+// The group's memory for shards against what any split needs: the shards, the KV cache (at
+// least its share on every rank) and a copy of the embedding and LM head per rank.
+struct GroupRoom {
+  double room = 0, need = 0;
+  size_t ranks = 0;
+  bool enough() const { return room >= need; }
+};
+
+GroupRoom group_room(const PlanInputs& in, const TensorCostModel& cost,
+                     const std::vector<size_t>& group) {
+  GroupRoom r;
+  r.ranks = group.size();
   for (size_t g : group)
-    room += in.hosts[g].usable_bytes - cost.replicated_bytes();
-  const double need = cost.sharded_bytes() + cost.kv_total_bytes() * (cost.latent_kv() ? p : 1);
-  if (room < need)
-    return fmt::format("{} host{} {} but need {} ({} short)", p, p == 1 ? " holds" : "s hold",
-                       format_gib(room + p * cost.replicated_bytes()),
-                       format_gib(need + p * cost.replicated_bytes()), format_gib(need - room));
-  return "";
+    r.room += in.hosts[g].usable_bytes - cost.replicated_bytes();
+  r.need = cost.sharded_bytes() + cost.kv_total_bytes() * (cost.latent_kv() ? r.ranks : 1);
+  return r;
+}
+
+// Why the group's memory cannot hold any split.
+std::string why_no_room(const GroupRoom& r, const TensorCostModel& cost) {
+  const size_t p = r.ranks;
+  return fmt::format("{} host{} {} but need {} ({} short)", p, p == 1 ? " holds" : "s hold",
+                     format_gib(r.room + p * cost.replicated_bytes()),
+                     format_gib(r.need + p * cost.replicated_bytes()), format_gib(r.need - r.room));
 }
 
 // Evaluates the shares of the candidates, lowest bound first, until no candidate left can beat
 // the best; `evaluated` counts the candidates evaluated, and splits that do not fit go to
 // `rejected`.
 std::optional<TensorBest> best_split(const PlanInputs& in, const TensorCostModel& cost,
-                                     bool allow_uneven,
+                                     const CollectivePaths& paths, bool allow_uneven,
                                      const std::vector<TensorCandidate>& candidates,
                                      GroupRejections& rejected, size_t& evaluated) {
   auto note_memory = [&](const std::vector<size_t>& group, std::string why) {
@@ -98,24 +109,27 @@ std::optional<TensorBest> best_split(const PlanInputs& in, const TensorCostModel
   for (const TensorCandidate& c : candidates) {
     if (best && c.bound >= best->eval.token_latency_s * (1 - 1e-12)) break;
     ++evaluated;
+    const CollectivePath path = fastest_path_of(paths, c.group, [&](const CollectivePath& o) {
+      return o.allreduce_s(cost.message_bytes());
+    });
     std::vector<TensorShares> options;
-    if (cost.divisible(c.path.ranks())) options.push_back(cost.equal_shares(c.path.ranks()));
+    if (cost.divisible(path.ranks())) options.push_back(cost.equal_shares(path.ranks()));
     if (allow_uneven) {
-      if (auto s = cost.uneven_shares(c.path)) options.push_back(*s);
+      if (auto s = cost.uneven_shares(path)) options.push_back(*s);
     }
     bool fitted = false;
     for (const TensorShares& s : options) {
-      TensorEvaluation e = cost.evaluate(c.path, s);
+      TensorEvaluation e = cost.evaluate(path, s);
       if (!e.feasible) {
-        note_memory(c.path.order, e.shortfall);
+        note_memory(path.order, e.shortfall);
         continue;
       }
       fitted = true;
       if (!best || e.token_latency_s < best->eval.token_latency_s * (1 - 1e-12))
-        best = TensorBest{c.path, s, e};
+        best = TensorBest{path, s, e};
     }
     if (!fitted && options.empty()) {
-      note_memory(c.path.order, "no split of whole heads fits every rank's memory");
+      note_memory(path.order, "no split of whole heads fits every rank's memory");
     }
   }
   return best;
@@ -141,27 +155,32 @@ StrategyOutcome plan_tensor(const PlanningProblem& problem, const Clock& clock) 
     return cost.divisible(p) || (request.allow_uneven && p <= static_cast<size_t>(cost.heads()));
   };
   const std::vector<std::vector<size_t>> seeds = group_seed_orders(in);
-  const bool exhaustive = for_each_group(in, seeds, [&](const std::vector<size_t>& group) {
-    if (!sized(group.size())) {
-      unsized = true;
-      return;
-    }
-    std::vector<CollectivePath> options = paths.options(group);
-    if (options.empty()) {
-      rejected.no_collective(group, paths);
-      return;
-    }
-    any_path = true;
-    const CollectivePath* path = &fastest_path(
-        options, [&](const CollectivePath& o) { return o.allreduce_s(cost.message_bytes()); });
-    any_divisible = true;
-    std::string why = why_no_room(in, cost, group);
-    if (!why.empty()) {
-      rejected.short_of_memory(in, group, std::move(why));
-      return;
-    }
-    candidates.push_back({cost.lower_bound(*path), *path});
-  });
+  const bool exhaustive = for_each_group(
+      in, seeds,
+      [&](const std::vector<size_t>& group) {
+        std::vector<CollectivePath> options = paths.options(group);
+        if (options.empty()) {
+          rejected.no_collective(group, paths);
+          return;
+        }
+        any_path = true;
+        const CollectivePath* path = &fastest_path(
+            options, [&](const CollectivePath& o) { return o.allreduce_s(cost.message_bytes()); });
+        any_divisible = true;
+        const GroupRoom room = group_room(in, cost, group);
+        if (!room.enough()) {
+          // Worded only for the group the message keeps (the one with the most memory).
+          if (rejected.keeps_memory(in, group))
+            rejected.short_of_memory(in, group, why_no_room(room, cost));
+          return;
+        }
+        candidates.push_back({cost.lower_bound(*path), group});
+      },
+      1, INT_MAX, sized);
+  // Groups of other sizes were left out; whether there were any matters for the message.
+  for (int p = std::max(in.min_hosts, 1); p <= std::min(in.max_hosts, static_cast<int>(in.size()));
+       ++p)
+    unsized = unsized || !sized(static_cast<size_t>(p));
   if (candidates.empty() && !any_path && unsized)
     for_each_group(in, seeds, [&](const std::vector<size_t>& group) {
       if (any_path || sized(group.size())) return;
@@ -175,7 +194,7 @@ StrategyOutcome plan_tensor(const PlanningProblem& problem, const Clock& clock) 
             [](const TensorCandidate& a, const TensorCandidate& b) { return a.bound < b.bound; });
   size_t evaluated = 0;
   const std::optional<TensorBest> best =
-      best_split(in, cost, request.allow_uneven, candidates, rejected, evaluated);
+      best_split(in, cost, paths, request.allow_uneven, candidates, rejected, evaluated);
 
   StrategyOutcome out;
   if (!best) {

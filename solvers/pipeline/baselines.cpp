@@ -40,6 +40,7 @@ BaselineResult single_host_baseline(const PipelineCostModel& cost) {
   double largest = 0;
   for (size_t h = 0; h < cost.num_hosts(); ++h) {
     largest = std::max(largest, cost.host(h).usable_bytes);
+    if (cost.host(h).usable_bytes < need) continue;  // as evaluate finds, without its message
     PipelineAssignment a{{h}, {0, cost.num_layers()}};
     PipelineEvaluation e = cost.evaluate(a);
     if (!e.feasible || (r.info.feasible && e.token_latency_s >= r.info.token_latency_s)) continue;

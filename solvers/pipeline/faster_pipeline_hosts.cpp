@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <numeric>
+#include <set>
 
 namespace meshplan {
 namespace {
@@ -70,26 +72,32 @@ std::vector<size_t> hosts_a_faster_pipeline_may_use(const PipelineCostModel& cos
   const std::vector<double> out_hop = cost.least_hops(false), in_hop = cost.least_hops(true);
   auto linked = [&](size_t h) { return out_hop[h] < kNone && in_hop[h] < kNone; };
   // Over the linked hosts: each layer's fastest time, and the least LM head time.
+  // Hosts of the same figures share their row of prefix sums: each row is read once.
   std::vector<double> fastest(static_cast<size_t>(L), kNone);
   double head = kNone;
+  std::set<const std::vector<double>*> rows;
   for (size_t h = 0; h < n; ++h) {
     if (!linked(h)) continue;
+    head = std::min(head, cost.head_time(h));
     const std::vector<double>& p = cost.time_prefix(h);
+    if (!rows.insert(&p).second) continue;
     for (size_t l = 0; l < fastest.size(); ++l)
       fastest[l] = std::min(fastest[l], p[l + 1] - p[l]);
-    head = std::min(head, cost.head_time(h));
   }
   double all = 0;
   for (double t : fastest)
     all += t;
   std::vector<size_t> out;
+  std::map<const std::vector<double>*, double> excess_of;  // per row: its least excess on a layer
   for (size_t h = 0; h < n; ++h) {
     double least = alone_s(cost, h);
     if (linked(h)) {
       const std::vector<double>& p = cost.time_prefix(h);
-      double excess = kNone;
-      for (size_t l = 0; l < fastest.size(); ++l)
-        excess = std::min(excess, p[l + 1] - p[l] - fastest[l]);
+      auto [at, fresh] = excess_of.try_emplace(&p, kNone);
+      if (fresh)
+        for (size_t l = 0; l < fastest.size(); ++l)
+          at->second = std::min(at->second, p[l + 1] - p[l] - fastest[l]);
+      const double excess = at->second;
       least = std::min(least, all + std::max(0.0, excess) + cost.host(h).overhead_s + head +
                                   out_hop[h] + in_hop[h]);
     }

@@ -61,7 +61,7 @@ double HostClasses::subset_count() const {
 HostClasses host_classes(const SearchSpace& space) {
   HostClasses c;
   c.class_of.assign(space.num_hosts(), -1);
-  const LinkMatrix::Partners partners = space.cost().links().own_partners();
+  const LinkMatrix::Partners& partners = space.cost().links().own_partners();
   for (size_t h = 0; h < space.num_hosts(); ++h) {
     for (size_t k = 0; k < c.members.size(); ++k) {
       if (interchangeable(space, c.members[k].front(), h, partners)) {

@@ -131,30 +131,12 @@ double CollectivePaths::cost(const LinkMatrix& links, size_t a, size_t b) const 
 
 void CollectivePaths::build(RingTable& t, const LinkMatrix& links) const {
   const size_t n = in_->size();
-  const size_t masks = size_t{1} << n;
-  t.best.assign(masks * n, kNoPath);
-  t.parent.assign(masks * n, -1);
-  for (size_t s = 0; s < n; ++s)
-    t.best[(size_t{1} << s) * n + s] = 0;
-  for (size_t mask = 1; mask < masks; ++mask) {
-    const size_t s = static_cast<size_t>(__builtin_ctzll(mask));
-    for (size_t v = s; v < n; ++v) {
-      const float here = t.best[mask * n + v];
-      if (!(mask >> v & 1) || here == kNoPath) continue;
-      for (size_t u = s + 1; u < n; ++u) {
-        if (mask >> u & 1) continue;
-        const double c = cost(links, v, u);
-        if (c == kNoPath) continue;
-        const size_t next = (mask | size_t{1} << u) * n + u;
-        const float value = std::max(here, static_cast<float>(c));
-        if (value < t.best[next]) {
-          t.best[next] = value;
-          t.parent[next] = static_cast<int8_t>(v);
-        }
-      }
-    }
-  }
-  t.built = true;
+  // Each hop's cost read once: the table visits every pair 2^n times.
+  std::vector<double> hop(n * n, kNoPath);
+  for (size_t v = 0; v < n; ++v)
+    for (size_t u = 0; u < n; ++u)
+      if (u != v) hop[v * n + u] = cost(links, v, u);
+  t = bottleneck_ring_table(hop, n);
 }
 
 std::optional<std::vector<size_t>> CollectivePaths::ring_order(const std::vector<size_t>& group,
@@ -164,6 +146,13 @@ std::optional<std::vector<size_t>> CollectivePaths::ring_order(const std::vector
   if (p == 2) {
     if (!links[group[0]][group[1]]) return std::nullopt;
     return group;
+  }
+  if (t.built && t.uniform) {
+    // What the table gives when every hop ties: the path ends at the second host and each step
+    // back takes the lowest host left, so the ring runs from the first host down the rest.
+    std::vector<size_t> order{group.front()};
+    order.insert(order.end(), group.rbegin(), group.rend() - 1);
+    return order;
   }
   if (t.built) {
     const size_t n = in_->size();
@@ -267,15 +256,21 @@ std::optional<CollectivePath> CollectivePaths::ring(const std::vector<size_t>& g
   // JACCL's ring pays what its mesh pays a peer, for the part of the message each step sends.
   if (rdma) path.peer_s = in_->mesh_peer_s;
   bool network = false;
+  const std::optional<LinkFigures>* worst = nullptr;  // copied once, at the end
+  double worst_s = 0;
+  path.next.reserve(path.order.size());
   for (size_t r = 0; r < path.order.size(); ++r) {
     const auto& l = links[path.order[r]][path.order[(r + 1) % path.order.size()]];
     if (!l) throw internal_error("ring through a missing link");
     path.next.push_back(l);
     network = network || l->network >= 0;
-    if (!path.worst || l->hop_time(in_->message_bytes) > path.worst->hop_time(in_->message_bytes)) {
-      path.worst = l;
+    const double s = l->hop_time(in_->message_bytes);
+    if (!worst || s > worst_s) {
+      worst = &l;
+      worst_s = s;
     }
   }
+  if (worst) path.worst = *worst;
   path.backend = name(rdma      ? MlxBackend::kJacclRing
                       : network ? MlxBackend::kEthernet
                                 : MlxBackend::kRing);

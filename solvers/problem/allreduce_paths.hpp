@@ -15,6 +15,7 @@
 
 #include "lib/cluster/backend_limits.hpp"
 #include "solvers/problem/plan_inputs.hpp"
+#include "solvers/problem/ring_table.hpp"
 
 namespace meshplan {
 
@@ -57,11 +58,6 @@ class CollectivePaths {
   std::string why_none(const std::vector<size_t>& group) const;
 
  private:
-  struct RingTable {
-    bool built = false;
-    std::vector<float> best;     // [mask * n + v]: bottleneck of the best path from lowest(mask)
-    std::vector<int8_t> parent;  // previous vertex on that path
-  };
   std::optional<CollectivePath> mesh(const std::vector<size_t>& group) const;
   std::optional<CollectivePath> ring(const std::vector<size_t>& group, CollectiveKind kind) const;
   std::optional<std::vector<size_t>> ring_order(const std::vector<size_t>& group,

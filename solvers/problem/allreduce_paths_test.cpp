@@ -1,5 +1,7 @@
 #include "solvers/problem/allreduce_paths.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <set>
@@ -184,6 +186,28 @@ TEST(allreduce_paths_test, shared_network_rings_any_group) {
   EXPECT_EQ(options[0].kind, CollectiveKind::kTcpRing);
   EXPECT_EQ(options[0].backend, "ethernet");
   EXPECT_EQ(options[0].worst->name, "10gbe");
+}
+
+TEST(allreduce_paths_test, hosts_on_one_switch_ring_as_the_exact_table_rings_them) {
+  // Ten hosts on a switch, the last two also joined by another link: the TCP links differ, so the
+  // exact table is built, and a group of switch hosts alone is a group of ties in it. Eight hosts
+  // on the switch alone tie everywhere and skip the table; the same group must ring in the same
+  // order.
+  PlanInputs mixed = hosts(10);
+  network(mixed);
+  mixed.tcp.set(8, 9, kTbTcp);
+  mixed.tcp.set(9, 8, kTbTcp);
+  PlanInputs plain = hosts(8);
+  network(plain);
+  CollectivePaths table(mixed, "auto"), ties(plain, "auto");
+  for (const std::vector<size_t>& group : std::vector<std::vector<size_t>>{
+           {0, 1, 2}, {1, 3, 4, 6}, {0, 2, 3, 5, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7}}) {
+    auto a = table.options(group), b = ties.options(group);
+    ASSERT_EQ(a.size(), 1u);
+    ASSERT_EQ(b.size(), 1u);
+    EXPECT_EQ(a[0].order, b[0].order) << fmt::format("{}", fmt::join(group, " "));
+    EXPECT_EQ(b[0].order.front(), group.front());
+  }
 }
 
 TEST(allreduce_paths_test, large_clusters_search_for_a_ring) {

@@ -126,13 +126,20 @@ BatchedDecode::BatchedDecode(const Plan& plan, const ModelDesc& model)
     collective_extra_per_stream_s_ =
         plan.collective->layers * 2.0 * activation_bytes_ / plan.collective->bandwidth;
   }
+  // One stream's figures, which every step's extra is measured from: worked out once, for a
+  // throughput plan weighs every count of streams up to thousands.
+  for (RankCost& r : ranks_) {
+    for (ExpertReads& e : r.expert_reads)
+      e.one = distinct_experts(e.experts, e.per_token, 1);
+    r.one_s = rank_time(r, 1);
+    r.one_hop_s = hop_time(r, 1);
+  }
 }
 
 double BatchedDecode::step_read(const RankCost& r, int n) {
   double read = r.read;
   for (const ExpertReads& e : r.expert_reads)
-    read += e.bytes * (distinct_experts(e.experts, e.per_token, n) -
-                       distinct_experts(e.experts, e.per_token, 1));
+    read += e.bytes * (distinct_experts(e.experts, e.per_token, n) - e.one);
   return read;
 }
 
@@ -157,23 +164,40 @@ BatchedStep BatchedDecode::at(int streams) const {
     s.compute_bound = s.compute_bound || r.flops / r.F >= (step_read(r, n) + n * r.kv) / (n * r.BW);
   // One micro-batch of b streams through every rank: the strategy's latency plus what the
   // extra streams add (summed along a pipeline, the slowest rank when ranks work side by side).
-  auto sequential = [&](int b) {
+  // `times`: each rank's rank_time at b.
+  auto sequential = [&](int b, const std::vector<double>& times) {
     double extra = 0;
-    for (const RankCost& r : ranks_) {
-      double d = rank_time(r, b) - rank_time(r, 1) + hop_time(r, b) - hop_time(r, 1);
+    for (size_t i = 0; i < ranks_.size(); ++i) {
+      const RankCost& r = ranks_[i];
+      double d = times[i] - r.one_s + hop_time(r, b) - r.one_hop_s;
       extra = pipeline_ ? extra + d : std::max(extra, d);
     }
     return token_latency_s_ + extra + (b - 1) * collective_extra_per_stream_s_;
   };
+  auto times_at = [&](int b) {
+    std::vector<double> times(ranks_.size());
+    for (size_t i = 0; i < ranks_.size(); ++i)
+      times[i] = rank_time(ranks_[i], b);
+    return times;
+  };
   if (pipeline_ && ranks_.size() > 1) {
     const int k = std::min<int>(n, static_cast<int>(ranks_.size()));
     const int b = (n + k - 1) / k;
-    double slowest = 0;
-    for (const RankCost& r : ranks_)
-      slowest = std::max(slowest, r.stage_s + rank_time(r, b) - rank_time(r, 1) + hop_time(r, b));
-    s.round_s = std::max(sequential(b), k * slowest);
+    // Counts of streams that share k and b share the round: the last one is kept.
+    if (k != round_k_ || b != round_b_) {
+      const std::vector<double> times = times_at(b);
+      double slowest = 0;
+      for (size_t i = 0; i < ranks_.size(); ++i) {
+        const RankCost& r = ranks_[i];
+        slowest = std::max(slowest, r.stage_s + times[i] - r.one_s + hop_time(r, b));
+      }
+      round_s_ = std::max(sequential(b, times), k * slowest);
+      round_k_ = k;
+      round_b_ = b;
+    }
+    s.round_s = round_s_;
   } else {
-    s.round_s = sequential(n);
+    s.round_s = sequential(n, times_at(n));
   }
   s.stream_tokens_per_s = 1 / s.round_s;
   s.aggregate_tokens_per_s = n / s.round_s;

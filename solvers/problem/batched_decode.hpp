@@ -38,6 +38,7 @@ class BatchedDecode {
   struct ExpertReads {
     int experts = 0, per_token = 0;
     double bytes = 0;  // the rank's part of one expert, summed over its layers of this kind
+    double one = 0;    // distinct experts one stream reads
   };
   struct RankCost {
     double flops = 0, read = 0, kv = 0;  // per token / per step, one stream
@@ -47,6 +48,7 @@ class BatchedDecode {
     double stage_s = 0;
     double layers = 0, gpu_collective_s = 0, gpu_collective_per_stream_s = 0;  // in-host, per layer
     double hop_latency_s = 0, hop_bandwidth = 0;  // hop to the next rank, if any
+    double one_s = 0, one_hop_s = 0;              // rank_time and hop_time of one stream
   };
   double rank_time(const RankCost& r, int n) const;   // compute/memory part of one rank, n streams
   static double step_read(const RankCost& r, int n);  // weights read in a step of n streams
@@ -59,6 +61,9 @@ class BatchedDecode {
   int max_streams_ = 1;
   std::string tightest_;
   double kv_per_stream_ = 0;
+  // The last pipeline round worked out, by ranks in use and streams per micro-batch.
+  mutable int round_k_ = -1, round_b_ = -1;
+  mutable double round_s_ = 0;
 };
 
 // What plans are compared by: one token's time, or with `throughput` the seconds per token of the

@@ -18,14 +18,14 @@ bool fixed(const PlanningProblem& p, size_t i) {
 // The links of every transport, read once per search for classes.
 struct Structure {
   std::array<const LinkMatrix*, 5> matrices;
-  std::array<LinkMatrix::Partners, 5> partners;
+  std::array<const LinkMatrix::Partners*, 5> partners;
   explicit Structure(const PlanInputs& in) : matrices(in.matrices()) {
     for (size_t m = 0; m < matrices.size(); ++m)
-      partners[m] = matrices[m]->own_partners();
+      partners[m] = &matrices[m]->own_partners();
   }
   bool swappable(size_t i, size_t j) const {
     for (size_t m = 0; m < matrices.size(); ++m)
-      if (!matrices[m]->swappable(i, j, partners[m])) return false;
+      if (!matrices[m]->swappable(i, j, *partners[m])) return false;
     return true;
   }
   // Hosts that may be interchangeable with `h` in one respect: where h has links of its own
@@ -38,11 +38,11 @@ struct Structure {
   Near near(size_t h) const {
     Near out;
     for (size_t m = 0; m < matrices.size() && out.matrix == SIZE_MAX; ++m) {
-      if (partners[m][h].empty()) continue;
+      if ((*partners[m])[h].empty()) continue;
       out.matrix = m;
-      for (uint32_t k : partners[m][h]) {
+      for (uint32_t k : (*partners[m])[h]) {
         out.hosts.push_back(k);
-        out.hosts.insert(out.hosts.end(), partners[m][k].begin(), partners[m][k].end());
+        out.hosts.insert(out.hosts.end(), (*partners[m])[k].begin(), (*partners[m])[k].end());
       }
       std::sort(out.hosts.begin(), out.hosts.end());
       out.hosts.erase(std::unique(out.hosts.begin(), out.hosts.end()), out.hosts.end());
@@ -82,7 +82,7 @@ std::vector<int> candidate_classes(const PlanningProblem& problem,
     const HostFigures& f = problem.host(h);
     std::array<size_t, 5> own{};
     for (size_t m = 0; m < own.size(); ++m)
-      own[m] = s.partners[m][h].size();
+      own[m] = (*s.partners[m])[h].size();
     return Key{f.usable_bytes, f.bandwidth, f.flops, f.gpus, own};
   };
   std::map<Key, std::vector<size_t>> firsts;  // per key, the first member of each class

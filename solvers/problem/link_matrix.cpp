@@ -46,6 +46,7 @@ size_t LinkMatrix::best_medium(size_t a, size_t b) const {
 }
 
 LinkMatrix::Links& LinkMatrix::edit() {
+  derived_ = std::make_shared<Derived>();
   if (links_.use_count() > 1) links_ = std::make_shared<Links>(*links_);
   return *links_;
 }
@@ -83,6 +84,7 @@ void LinkMatrix::set(size_t a, size_t b, const std::optional<LinkFigures>& link)
 }
 
 void LinkMatrix::cut(size_t host) {
+  derived_ = std::make_shared<Derived>();
   cut_.at(host) = true;
   refresh(host);
 }
@@ -152,8 +154,9 @@ LinkMatrix LinkMatrix::subset(const std::vector<size_t>& members) const {
   return out;
 }
 
-LinkMatrix::Partners LinkMatrix::own_partners() const {
-  Partners out(size());
+const LinkMatrix::Partners& LinkMatrix::own_partners() const {
+  if (derived_->partners) return *derived_->partners;
+  Partners& out = derived_->partners.emplace(size());
   for (const auto& [k, v] : links_->own) {
     const size_t a = k >> 32, b = k & 0xffffffffu;
     // A link of its own that is what the media give anyway changes nothing.
@@ -194,7 +197,8 @@ bool LinkMatrix::swappable(size_t a, size_t b, const Partners& partners) const {
   return true;
 }
 
-std::vector<std::vector<std::optional<LinkFigures>>> LinkMatrix::distinct_links(bool into) const {
+const LinkMatrix::Distinct& LinkMatrix::distinct_links(bool into) const {
+  if (derived_->distinct[into]) return *derived_->distinct[into];
   const size_t n = size();
   const Links& l = *links_;
   // Hosts on the same media reach everyone else through the same media: one count per list.
@@ -253,7 +257,7 @@ std::vector<std::vector<std::optional<LinkFigures>>> LinkMatrix::distinct_links(
       if (std::find(out[a].begin(), out[a].end(), l.values[v]) == out[a].end())
         out[a].push_back(l.values[v]);
   }
-  return out;
+  return derived_->distinct[into].emplace(std::move(out));
 }
 
 double LinkMatrix::least_latency() const {

@@ -65,7 +65,7 @@ class LinkMatrix {
   // their media give (sorted): what `swappable` reads. Interchangeable hosts on the same media
   // have as many.
   using Partners = std::vector<std::vector<uint32_t>>;
-  Partners own_partners() const;
+  const Partners& own_partners() const;
   // Whether a and b see the same link to every other host, each way, and the same link to each
   // other both ways, so that swapping them changes no link. Read from the structure: hosts on the
   // same media compare only where either has a link of its own; O(links of a and b) then.
@@ -78,7 +78,8 @@ class LinkMatrix {
   // them when some other host has no link with it: what the least of a function over a host's
   // links needs, in time that grows with the links and the kinds of membership in media rather
   // than with the pairs.
-  std::vector<std::vector<std::optional<LinkFigures>>> distinct_links(bool into) const;
+  using Distinct = std::vector<std::vector<std::optional<LinkFigures>>>;
+  const Distinct& distinct_links(bool into) const;
 
   // No link between two of its hosts has a lower latency (infinity without links).
   double least_latency() const;
@@ -107,10 +108,19 @@ class LinkMatrix {
     std::vector<std::vector<size_t>> host_media;  // per host, best medium first
     std::unordered_map<uint64_t, size_t> own;     // pairs with a link of their own
   };
-  Links& edit();  // this matrix's own Links, copied first when shared
+  // own_partners and distinct_links, worked out once for every copy that is still the same
+  // matrix (a plan's sub-problems copy the matrices for each of their searches); a change
+  // leaves the copies sharing it and starts an empty one.
+  struct Derived {
+    std::optional<Partners> partners;
+    std::optional<Distinct> distinct[2];  // from, into
+  };
+  Links& edit();  // this matrix's own Links, copied first when shared; forgets what was derived
   std::shared_ptr<Links> links_ = std::make_shared<Links>();
   std::vector<bool> cut_;
-  std::vector<uint32_t> dense_;  // n x n indices into Links::values while n <= kDenseHosts
+  std::vector<uint32_t> dense_;
+  mutable std::shared_ptr<Derived> derived_ =
+      std::make_shared<Derived>();  // n x n indices into Links::values while n <= kDenseHosts
 };
 
 template <typename Rank>

@@ -236,5 +236,24 @@ TEST(link_matrix_test, distinct_links_are_the_set_of_links_to_every_other_host) 
   }
 }
 
+// What is derived from the links once is shared by the copies still alike; a copy changed after
+// it (a cable, a cut) derives its own, and the original keeps its answers.
+TEST(link_matrix_test, a_changed_copy_derives_its_links_again) {
+  const LinkMatrix m = small(6);
+  EXPECT_EQ(m.own_partners()[0], std::vector<uint32_t>{1});
+  ASSERT_EQ(m.distinct_links(false)[4].size(), 2u);  // InfiniBand to 2, 3, 5; none to 0, 1
+  LinkMatrix cabled = m;
+  cabled.set(4, 5, kTb5);
+  cabled.set(5, 4, kTb5);
+  EXPECT_EQ(cabled.own_partners()[4], std::vector<uint32_t>{5});
+  EXPECT_EQ(cabled.distinct_links(false)[4].size(), 3u);
+  EXPECT_TRUE(m.own_partners()[4].empty());
+  EXPECT_EQ(m.distinct_links(false)[4].size(), 2u);
+  LinkMatrix cut = m;
+  cut.cut(1);
+  EXPECT_TRUE(cut.own_partners()[0].empty());
+  EXPECT_EQ(m.own_partners()[0], std::vector<uint32_t>{1});
+}
+
 }  // namespace
 }  // namespace meshplan::link_matrix_test

@@ -1,6 +1,7 @@
 #include "solvers/problem/lower_bound.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 namespace meshplan {
@@ -102,9 +103,12 @@ PipelineBound pipeline_lower_bound(const PipelineCostModel& cost, int min_hosts)
   std::vector<std::pair<double, double>> by_bw, by_flops;
   double o_min = kInfinity, g_min = kInfinity;
   std::vector<double> capacities;
+  std::map<double, double> fillable_of;  // by usable bytes: a fleet has a few sizes of host
   for (size_t i = 0; i < n; ++i) {
     const HostFigures& h = cost.host(i);
-    double fillable = fillable_bytes(cost, i);
+    auto [at, fresh] = fillable_of.try_emplace(h.usable_bytes, 0);
+    if (fresh) at->second = fillable_bytes(cost, i);
+    const double fillable = at->second;
     by_bw.emplace_back(h.bandwidth, fillable);
     by_flops.emplace_back(h.flops, fillable);
     o_min = std::min(o_min, h.overhead_s);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <map>
 
 #include "lib/core/error.hpp"
 #include "lib/core/units.hpp"
@@ -29,10 +31,26 @@ PipelineCostModel::PipelineCostModel(const ModelDesc& model, std::vector<HostFig
     kv_prefix_[l + 1] = kv_prefix_[l] + model.layers[l].kv_bytes(context_);
   }
   const double P = static_cast<double>(prompt_);
-  time_prefix_.assign(n, std::vector<double>(L + 1, 0));
-  prefill_prefix_.assign(n, std::vector<double>(L + 1, 0));
+  // Hosts of the same figures share their prefix sums: a fleet of thousands has a few kinds.
+  std::map<std::array<double, 10>, size_t> kinds;
+  speed_kind_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const HostFigures& h = hosts_[i];
+    const std::array<double, 10> key{h.flops,
+                                     h.bandwidth,
+                                     h.prefill_flops,
+                                     h.layer_overhead_s,
+                                     h.moe_layer_overhead_s,
+                                     static_cast<double>(h.tp),
+                                     h.gpu_link_bandwidth,
+                                     h.gpu_link_latency_s,
+                                     h.gpu_link_step_s,
+                                     h.activation_bytes};
+    auto [it, fresh] = kinds.emplace(key, time_prefix_.size());
+    speed_kind_[i] = it->second;
+    if (!fresh) continue;
+    std::vector<double>& time = time_prefix_.emplace_back(L + 1, 0);
+    std::vector<double>& prefill = prefill_prefix_.emplace_back(L + 1, 0);
     for (size_t l = 0; l < L; ++l) {
       const LayerInfo& layer = model.layers[l];
       const double moe = layer.moe ? 1 : 0;
@@ -41,7 +59,7 @@ PipelineCostModel::PipelineCostModel(const ModelDesc& model, std::vector<HostFig
       double compute = layer.flops / h.flops;
       double memory =
           (static_cast<double>(layer.read_bytes) + layer.kv_bytes(context_)) / h.bandwidth;
-      time_prefix_[i][l + 1] = time_prefix_[i][l] + std::max(compute, memory) + inside;
+      time[l + 1] = time[l] + std::max(compute, memory) + inside;
       // Prefill: every prompt token through the layer, plus attention over the prompt; weights are
       // read once (all experts once enough tokens route through them).
       double attn = 2.0 * model.num_heads * model.head_dim * P * P;
@@ -50,21 +68,20 @@ PipelineCostModel::PipelineCostModel(const ModelDesc& model, std::vector<HostFig
                                  P * static_cast<double>(layer.read_bytes)) +
                         static_cast<double>(layer.kv_bytes_per_token) * P) /
                        h.bandwidth;
-      prefill_prefix_[i][l + 1] =
-          prefill_prefix_[i][l] + std::max(pcompute, pmemory) + inside_prefill;
+      prefill[l + 1] = prefill[l] + std::max(pcompute, pmemory) + inside_prefill;
     }
   }
 }
 
 double PipelineCostModel::layer_time(size_t host, int layer) const {
-  return time_prefix_[host][static_cast<size_t>(layer) + 1] -
-         time_prefix_[host][static_cast<size_t>(layer)];
+  return time_prefix_[speed_kind_[host]][static_cast<size_t>(layer) + 1] -
+         time_prefix_[speed_kind_[host]][static_cast<size_t>(layer)];
 }
 
 double PipelineCostModel::stage_time(size_t host, int start, int end) const {
   if (end <= start) return 0;
-  return time_prefix_[host][static_cast<size_t>(end)] -
-         time_prefix_[host][static_cast<size_t>(start)] + hosts_[host].overhead_s;
+  return time_prefix_[speed_kind_[host]][static_cast<size_t>(end)] -
+         time_prefix_[speed_kind_[host]][static_cast<size_t>(start)] + hosts_[host].overhead_s;
 }
 
 double PipelineCostModel::weight_bytes(int start, int end) const {
@@ -98,7 +115,7 @@ double PipelineCostModel::hop_time(size_t a, size_t b) const {
 
 std::vector<double> PipelineCostModel::least_hops(bool into) const {
   std::vector<double> out(num_hosts(), kInfinity);
-  const auto links = links_.distinct_links(into);
+  const auto& links = links_.distinct_links(into);
   for (size_t a = 0; a < out.size(); ++a)
     for (const std::optional<LinkFigures>& l : links[a])
       if (l) out[a] = std::min(out[a], l->hop_time(activation_bytes_));
@@ -107,8 +124,8 @@ std::vector<double> PipelineCostModel::least_hops(bool into) const {
 
 double PipelineCostModel::prefill_stage_time(size_t host, int start, int end) const {
   if (end <= start) return 0;
-  return prefill_prefix_[host][static_cast<size_t>(end)] -
-         prefill_prefix_[host][static_cast<size_t>(start)] + hosts_[host].overhead_s;
+  return prefill_prefix_[speed_kind_[host]][static_cast<size_t>(end)] -
+         prefill_prefix_[speed_kind_[host]][static_cast<size_t>(start)] + hosts_[host].overhead_s;
 }
 
 double PipelineCostModel::prefill_hop_time(size_t a, size_t b) const {

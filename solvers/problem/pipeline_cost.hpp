@@ -63,7 +63,9 @@ class PipelineCostModel {
   // all-reduces when it splits the layer over several GPUs.
   double layer_time(size_t host, int layer) const;
   // Decode time of layers [0, l) on a host, for l in [0, L]: the prefix sums behind stage_time.
-  const std::vector<double>& time_prefix(size_t host) const { return time_prefix_[host]; }
+  const std::vector<double>& time_prefix(size_t host) const {
+    return time_prefix_[speed_kind_[host]];
+  }
   // Sum of layer times over [start, end) plus the stage overhead (0 for an empty range).
   double stage_time(size_t host, int start, int end) const;
   // Weights and KV at the context over [start, end), plus the head when `head`.
@@ -93,8 +95,9 @@ class PipelineCostModel {
   int num_layers_;
   double activation_bytes_;
   bool head_last_;
-  std::vector<std::vector<double>> time_prefix_;     // [host][l]: decode time of layers < l
-  std::vector<std::vector<double>> prefill_prefix_;  // [host][l]
+  std::vector<size_t> speed_kind_;                   // per host: its row of the prefix sums
+  std::vector<std::vector<double>> time_prefix_;     // [kind][l]: decode time of layers < l
+  std::vector<std::vector<double>> prefill_prefix_;  // [kind][l]
   std::vector<double> weight_prefix_;
   std::vector<double> kv_prefix_;
 };

@@ -94,7 +94,7 @@ TEST(routed_flow_test, the_planners_links_give_what_a_table_of_them_gives) {
   // A fleet's instance reads its links from the planner's matrix (media and cables); the same
   // links tabled pair by pair must give the same flows, chains, groups and regions.
   std::mt19937 rng(5);
-  for (int round = 0; round < 20; ++round) {
+  for (int round = 0; round < 30; ++round) {
     const size_t n = 6 + rng() % 10;
     const double message = 16384;
     auto matrix = std::make_shared<LinkMatrix>(n);
@@ -116,7 +116,10 @@ TEST(routed_flow_test, the_planners_links_give_what_a_table_of_them_gives) {
     for (size_t h = 0; h < n; ++h) {
       RoutedHost host;
       host.name = "h" + std::to_string(h);
-      const double speed = 2000.0 * static_cast<double>(1 + rng() % 3);  // three kinds
+      // Three kinds; from round 20 some beyond what the 10 GbE switch carries, so that only
+      // InfiniBand or a cable joins them into a region.
+      const double speed =
+          round >= 20 && rng() % 2 == 0 ? 100000.0 : 2000.0 * static_cast<double>(1 + rng() % 3);
       for (int k = 1; k <= 8; ++k)
         host.table.push_back(speed / k);
       host.max_with_first = host.max_with_last = host.max_with_both = rng() % 4 == 0 ? 8 : 6;
@@ -143,7 +146,9 @@ TEST(routed_flow_test, the_planners_links_give_what_a_table_of_them_gives) {
     const Chains r = greedy_replicas(fleet), t = greedy_replicas(table);
     EXPECT_EQ(r.tokens_per_s, t.tokens_per_s) << round;
     EXPECT_EQ(r.layout, t.layout) << round;
-    EXPECT_GT(t.tokens_per_s, 0) << round;
+    if (round < 20) {  // the fast hosts may have none
+      EXPECT_GT(t.tokens_per_s, 0) << round;
+    }
     // A subset in another order keeps each pair's link.
     const std::vector<size_t> some = {n - 1, 0, n / 2};
     RoutedInstance sub;

@@ -237,11 +237,10 @@ std::vector<size_t> routed_canonical_order(const RoutedInstance& in) {
   };
   std::vector<Key> keys(n);
   // A fleet's links held as the planner holds them: each host's distinct links, not one a pair.
-  std::vector<std::vector<std::optional<LinkFigures>>> out_links, into_links;
-  if (in.link.empty() && in.links) {
-    out_links = in.links->distinct_links(false);
-    into_links = in.links->distinct_links(true);
-  }
+  const LinkMatrix::Distinct none;
+  const bool fleet = in.link.empty() && in.links;
+  const LinkMatrix::Distinct& out_links = fleet ? in.links->distinct_links(false) : none;
+  const LinkMatrix::Distinct& into_links = fleet ? in.links->distinct_links(true) : none;
   auto tokens = [&](const std::optional<LinkFigures>& l) {
     return l && in.message_bytes > 0 ? l->bandwidth / in.message_bytes : 0.0;
   };
