@@ -1,6 +1,9 @@
 #include "solvers/pipeline/range_dp.hpp"
 
 #include <algorithm>
+#include <optional>
+
+#include "solvers/pipeline/sequence_arrivals.hpp"
 
 namespace meshplan {
 namespace {
@@ -33,8 +36,9 @@ struct Window {
 
 // Fills the table's row for count index tc at position j from the rows of count index pc: the
 // best arrival at each layer from an earlier host, then the stage of q[j] from each arrival.
+// `arrivals`: where a long sequence keeps the earlier rows' minima (sequence_arrivals.hpp).
 void fill_row(const SearchSpace& sp, const std::vector<size_t>& q, bool skip, int j, int pc, int tc,
-              Table& tab, Window& w) {
+              Table& tab, Window& w, const SequenceArrivals* arrivals) {
   const int L = sp.num_layers();
   const size_t u = q[static_cast<size_t>(j)];
   std::vector<double>& G = w.G;
@@ -43,6 +47,12 @@ void fill_row(const SearchSpace& sp, const std::vector<size_t>& q, bool skip, in
   std::vector<int>& dq = w.dq;
   std::fill(G.begin(), G.end(), kInfinity);
   int i0 = skip ? 0 : j - 1;
+  if (arrivals) {
+    arrivals->arrive(
+        static_cast<size_t>(j), [&](size_t i) { return &tab.E[tab.at(pc, static_cast<int>(i))]; },
+        G, Gi);
+    i0 = j;  // read from the minima, not row by row
+  }
   for (int i = i0; i < j; ++i) {
     double hv = sp.hop(q[static_cast<size_t>(i)], u);
     if (!(hv < kInfinity)) continue;
@@ -132,11 +142,14 @@ SearchResult best_on_sequence(const SearchSpace& sp, const std::vector<size_t>& 
   const int C = track ? std::min(m, sp.max_hosts()) : 1;
   Table tab(C, m, L);
   Window window(tab.W);
+  std::optional<SequenceArrivals> arrivals;
+  if (skip && !track) arrivals = SequenceArrivals::of(sp, q);
 
   const size_t h0 = q[0];
   for (int e = 1; e <= L; ++e)
     if (sp.range_ok(h0, 0, e, true))
       tab.E[tab.at(0, 0) + static_cast<size_t>(e)] = sp.stage(h0, 0, e) + sp.head_time(h0);
+  if (arrivals) arrivals->add(0, &tab.E[tab.at(0, 0)]);
 
   for (int j = 1; j < m; ++j) {
     for (int c = 1; c < C || (!track && c == 1); ++c) {
@@ -144,7 +157,8 @@ SearchResult best_on_sequence(const SearchSpace& sp, const std::vector<size_t>& 
       const int tc = track ? c : 0;
       const int pc = track ? c - 1 : 0;
       if (track && c > j) break;
-      fill_row(sp, q, skip, j, pc, tc, tab, window);
+      fill_row(sp, q, skip, j, pc, tc, tab, window, arrivals ? &*arrivals : nullptr);
+      if (arrivals) arrivals->add(static_cast<size_t>(j), &tab.E[tab.at(0, j)]);
       if (!track) break;
     }
   }

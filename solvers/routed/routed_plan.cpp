@@ -370,13 +370,32 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   int streams = 0;
   Built b;
   RoutedSolution s;
-  for (int n : counts) {
-    Built other = build(cluster, problem, model, request, routed, n);
-    RoutedSolution t = solve_routed_fleet(other.instance, options);
-    if (streams == 0 || t.flow.total > s.flow.total * (1 + 1e-9)) {
-      streams = n;
-      b = std::move(other);
-      s = std::move(t);
+  if (in.size() > kRoutedShardHosts && counts.size() > 1) {
+    // A fleet weighs the counts by the flow its first shard reaches, as choose_streams found
+    // them, and searches the whole fleet at the count that wins, with the whole budget.
+    double best = -1;
+    for (int n : counts) {
+      Built other = build(cluster, problem, model, request, routed, n);
+      const RoutedInstance shard =
+          routed_reordered(other.instance, routed_shards(other.instance).front());
+      const double flow = solve_routed(shard, options).flow.total;
+      if (streams == 0 || flow > best * (1 + 1e-9)) {
+        streams = n;
+        best = flow;
+        b = std::move(other);
+      }
+    }
+    options.time_limit_s = routed.time_limit_s;
+    s = solve_routed_fleet(b.instance, options);
+  } else {
+    for (int n : counts) {
+      Built other = build(cluster, problem, model, request, routed, n);
+      RoutedSolution t = solve_routed_fleet(other.instance, options);
+      if (streams == 0 || t.flow.total > s.flow.total * (1 + 1e-9)) {
+        streams = n;
+        b = std::move(other);
+        s = std::move(t);
+      }
     }
   }
   if (s.flow.total <= 0) throw_no_layout(b.instance, model, streams);
@@ -421,7 +440,10 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
                                     "the best single pipeline on the same tables, tokens/s"));
   plan.baselines.push_back(baseline(
       "routed-disjoint-replicas", s.replicas,
-      "disjoint pipelines, each the best of the hosts left, on the same tables, tokens/s"));
+      s.shards > 0 ? "disjoint pipelines, each the best of the hosts left in its shard, on the "
+                     "same tables, tokens/s"
+                   : "disjoint pipelines, each the best of the hosts left, on the same tables, "
+                     "tokens/s"));
   plan.solver = {"routed-branch-and-bound", s.optimal, s.solve_s * 1000, s.proof};
 
   describe_hosts(plan, b, in, used, streams);

@@ -49,7 +49,8 @@ struct RoutedSolution {
   std::vector<std::pair<std::string, double>> phases;
   int64_t nodes = 0;  // layouts and partial layouts the search visited
   double solve_s = 0;
-  int groups = 0;  // hosts that differ in table, memory or links
+  int groups = 0;     // hosts that differ in table, memory or links
+  size_t shards = 0;  // a fleet searched in shards (routed_shards.hpp): how many; 0 otherwise
 };
 
 RoutedSolution solve_routed(const RoutedInstance& instance, const RoutedOptions& options = {});

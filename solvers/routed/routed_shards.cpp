@@ -52,8 +52,6 @@ RoutedSolution solve_routed_fleet(const RoutedInstance& in, const RoutedOptions&
   lap("upper bound");
   out.pipeline = best_pipeline(in, std::vector<bool>(n, true));
   lap("single pipeline");
-  out.replicas = greedy_replicas(in);
-  lap("disjoint replicas");
 
   const std::vector<std::vector<size_t>> shards = routed_shards(in);
   const size_t m = shards.size();
@@ -82,13 +80,21 @@ RoutedSolution solve_routed_fleet(const RoutedInstance& in, const RoutedOptions&
     searched.emplace(s, std::move(r));
   }
   lap("shards");
+  // The layouts, and each shard's disjoint replicas (greedy over the whole fleet would take a
+  // pipeline at a time from thousands of hosts), side by side.
   out.layout.assign(n, {});
+  out.replicas.layout.assign(n, {});
   for (size_t s = 0; s < m; ++s) {
-    const RoutedLayout& l = searched.at(like[s]).layout;
-    for (size_t p = 0; p < shards[s].size(); ++p)
-      out.layout[shards[s][p]] = l[p];
+    const RoutedSolution& r = searched.at(like[s]);
+    for (size_t p = 0; p < shards[s].size(); ++p) {
+      out.layout[shards[s][p]] = r.layout[p];
+      out.replicas.layout[shards[s][p]] = r.replicas.layout[p];
+    }
+    out.replicas.chains += r.replicas.chains;
   }
   out.flow = routed_max_flow(in, out.layout);
+  out.replicas.tokens_per_s = routed_max_flow(in, out.replicas.layout).total;
+  out.shards = m;
   // A layout that meets the bound is optimal whatever found it; otherwise the gap is the fleet's.
   out.optimal = out.flow.total >= out.bound.tokens_per_s * (1 - 1e-9);
   out.solve_s = clock.now_seconds() - started;
