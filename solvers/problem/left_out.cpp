@@ -54,6 +54,7 @@ void record_left_out(Plan& plan, const PlanningProblem& problem, const std::stri
   std::vector<size_t> in_plan;
   for (size_t i = 0; i < problem.size(); ++i)
     if (used.count(problem.host(i).name)) in_plan.push_back(i);
+  std::map<double, std::string> too_small;  // by usable bytes: a fleet has a few sizes of host
   for (size_t i = 0; i < problem.size(); ++i) {
     const HostFigures& h = problem.host(i);
     HostInfo info{h.name,       h.usable_bytes, h.bandwidth, h.flops,
@@ -62,13 +63,16 @@ void record_left_out(Plan& plan, const PlanningProblem& problem, const std::stri
     info.used = used.count(h.name) > 0;
     if (!info.used) {
       if (h.usable_bytes < need) {
-        info.left_out =
-            h.usable_bytes <= 0
-                ? "too small: no usable memory after the OS reserve"
-                : fmt::format(
-                      "too small: {} usable, one {} needs {}", format_gib(h.usable_bytes),
-                      is_strategy(plan.strategy, StrategyKind::kPipeline) ? "layer" : "rank",
-                      format_gib(need));
+        auto [why, fresh] = too_small.try_emplace(h.usable_bytes);
+        if (fresh)
+          why->second =
+              h.usable_bytes <= 0
+                  ? "too small: no usable memory after the OS reserve"
+                  : fmt::format(
+                        "too small: {} usable, one {} needs {}", format_gib(h.usable_bytes),
+                        is_strategy(plan.strategy, StrategyKind::kPipeline) ? "layer" : "rank",
+                        format_gib(need));
+        info.left_out = why->second;
       } else if (plan.ranks.size() > 1 && !has_link_to_plan(problem, i, in_plan)) {
         info.left_out = fmt::format("no link the {} backend can use to the plan's hosts",
                                     problem.request().backend);

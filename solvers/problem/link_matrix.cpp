@@ -127,8 +127,26 @@ LinkMatrix LinkMatrix::subset(const std::vector<size_t>& members) const {
   Links& to = *out.links_;
   to.host_media.resize(n);
   out.cut_.assign(n, false);
-  to.values = links_->values;
+  // A small matrix copies this one's index per pair, so it keeps the values' numbering; a
+  // fleet's subset keeps only the values its media and pairs use (a fleet's cables each have one).
+  const bool renumber = dense_.empty();
+  std::vector<size_t> kept(renumber ? links_->values.size() : 0, SIZE_MAX);
+  auto keep = [&](size_t v) {
+    if (!renumber) return v;
+    if (kept[v] == SIZE_MAX) {
+      kept[v] = to.values.size();
+      to.values.push_back(links_->values[v]);
+    }
+    return kept[v];
+  };
+  if (renumber) {
+    kept[0] = 0;  // to.values starts with "no link"
+  } else {
+    to.values = links_->values;
+  }
   to.media = links_->media;
+  for (Medium& m : to.media)
+    m.value = keep(m.value);
   std::vector<size_t> index(size(), SIZE_MAX);
   for (size_t k = 0; k < n; ++k) {
     const size_t h = members.at(k);
@@ -136,10 +154,9 @@ LinkMatrix LinkMatrix::subset(const std::vector<size_t>& members) const {
     to.host_media[k] = links_->host_media[h];
     out.cut_[k] = cut_[h];
   }
-  to.own.reserve(links_->own.size());
   for (const auto& [k, v] : links_->own) {
     const size_t a = index[k >> 32], b = index[k & 0xffffffffu];
-    if (a != SIZE_MAX && b != SIZE_MAX) to.own[key(a, b)] = v;
+    if (a != SIZE_MAX && b != SIZE_MAX) to.own[key(a, b)] = keep(v);
   }
   if (n <= kDenseHosts) {
     out.dense_.assign(n * n, 0);

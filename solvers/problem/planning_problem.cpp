@@ -326,27 +326,36 @@ PlanningProblem PlanningProblem::via_main_host(size_t main, const std::string& s
   return p;
 }
 
-PlanningProblem PlanningProblem::for_backend(const std::string& backend,
-                                             const std::vector<size_t>& no_rdma) const {
-  std::vector<size_t> all(size());
-  for (size_t i = 0; i < all.size(); ++i)
-    all[i] = i;
-  PlanningProblem p = subset(all, request_.solver);
+PlanningProblem PlanningProblem::with_figures(const std::string& backend,
+                                              std::vector<HostFigures> hosts) const {
+  // What subset() of every host gives, without its work per host: a fleet's problem is copied
+  // for every backend and every combination of tensor degrees.
+  PlanningProblem p = unconstrained();
   p.request_ = request_;
   p.request_.backend = backend;
   p.pins_ = pins_;
+  p.head_host_ = head_host_;
+  p.inputs_->hosts = std::move(hosts);
+  p.set_links_from(*this, [](const LinkMatrix& m) { return m; });
   p.inputs_->min_hosts = inputs_->min_hosts;
   p.inputs_->max_hosts = inputs_->max_hosts;
+  return p;
+}
+
+PlanningProblem PlanningProblem::for_backend(const std::string& backend,
+                                             const std::vector<size_t>& no_rdma) const {
+  PlanningProblem p = with_figures(backend, inputs_->hosts);
   for (size_t h : no_rdma)
     p.inputs_->rdma.cut(h);
   return p;
 }
 
 PlanningProblem PlanningProblem::at_tensor_degrees(const std::vector<int>& tp) const {
-  PlanningProblem p = for_backend(request_.backend, {});
-  for (size_t i = 0; i < size() && i < tp.size(); ++i)
-    p.inputs_->hosts[i] = at_tensor_degree(inputs_->hosts[i], tp[i]);
-  return p;
+  std::vector<HostFigures> hosts;
+  hosts.reserve(size());
+  for (size_t i = 0; i < size(); ++i)
+    hosts.push_back(i < tp.size() ? at_tensor_degree(inputs_->hosts[i], tp[i]) : inputs_->hosts[i]);
+  return with_figures(request_.backend, std::move(hosts));
 }
 
 PlanningProblem PlanningProblem::grouped(const std::vector<std::vector<size_t>>& groups,

@@ -101,6 +101,8 @@ class PlanningProblem {
   PlanningProblem() = default;
   // The same model and request without pins, --hosts or host limits, and no hosts yet.
   PlanningProblem unconstrained() const;
+  // This problem over `backend` with these figures for its hosts (the same hosts, in order).
+  PlanningProblem with_figures(const std::string& backend, std::vector<HostFigures> hosts) const;
   // Every link matrix of `source` passed through `f`.
   void set_links_from(const PlanningProblem& source,
                       const std::function<LinkMatrix(const LinkMatrix&)>& f);
