@@ -92,6 +92,15 @@ RandomPipeline random_pipeline(uint64_t seed, int max_hosts, int max_layers, boo
   return in;
 }
 
+LinkFigures link_figures(const char* name, double latency_s, double bandwidth, int cable) {
+  LinkFigures l;
+  l.name = name;
+  l.latency_s = latency_s;
+  l.bandwidth = bandwidth;
+  l.cable = cable;
+  return l;
+}
+
 std::vector<std::vector<std::optional<LinkFigures>>> tb5_links(size_t n) {
   LinkFigures l;
   l.name = "tb5";

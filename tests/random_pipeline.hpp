@@ -30,6 +30,8 @@ RandomPipeline random_pipeline(uint64_t seed, int max_hosts, int max_layers, boo
 
 // Every pair of `n` hosts linked by one Thunderbolt 5 cable's figures (50 us, 6.5 GB/s).
 std::vector<std::vector<std::optional<LinkFigures>>> tb5_links(size_t n);
+// A link of these figures; `cable` -1 for a network.
+LinkFigures link_figures(const char* name, double latency_s, double bandwidth, int cable);
 
 double uniform(std::mt19937_64& rng, double a, double b);
 int pick(std::mt19937_64& rng, int a, int b);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "lib/core/units.hpp"
@@ -98,33 +99,37 @@ Plan build_plan(const ModelDesc& model, const PlanInputs& in, const ExpertCostMo
   return plan;
 }
 
-// Whether the group can hold every expert of a MoE layer beside what each rank replicates.
-bool has_room(const ExpertCostModel& cost, const std::vector<size_t>& group) {
+// How many experts of a MoE layer the group holds beside what each rank replicates, and its first
+// host that cannot even hold that.
+struct ExpertRoom {
   long slots = 0;
+  std::optional<size_t> too_small;
+  bool enough(const ExpertCostModel& cost) const {
+    return !too_small && slots >= cost.max_experts();
+  }
+};
+
+ExpertRoom expert_room(const ExpertCostModel& cost, const std::vector<size_t>& group) {
+  ExpertRoom r;
   for (size_t g : group) {
     const long cap = cost.capacity(g);
-    if (cap < 0) return false;
-    slots += std::clamp<long>(cap, 0, cost.max_experts());
+    if (cap < 0 && !r.too_small) r.too_small = g;
+    r.slots += std::clamp<long>(cap, 0, cost.max_experts());
   }
-  return slots >= cost.max_experts();
+  return r;
 }
 
-// Why it cannot.
+// Why the group cannot hold every expert.
 std::string why_no_room(const PlanInputs& in, const ExpertCostModel& cost,
-                        const std::vector<size_t>& group) {
-  long slots = 0;
-  for (size_t g : group) {
-    const long cap = cost.capacity(g);
-    if (cap < 0)
-      return fmt::format(
-          "every rank holds the non-expert weights, dense layers, embedding, LM head and "
-          "the whole KV cache ({}), more than {}'s {} usable",
-          format_gib(cost.replicated_bytes()), in.hosts[g].name,
-          format_gib(in.hosts[g].usable_bytes));
-    slots += std::clamp<long>(cap, 0, cost.max_experts());
-  }
+                        const std::vector<size_t>& group, const ExpertRoom& r) {
+  if (r.too_small)
+    return fmt::format(
+        "every rank holds the non-expert weights, dense layers, embedding, LM head and the whole "
+        "KV cache ({}), more than {}'s {} usable",
+        format_gib(cost.replicated_bytes()), in.hosts[*r.too_small].name,
+        format_gib(in.hosts[*r.too_small].usable_bytes));
   return fmt::format("{} host{} {} experts per MoE layer beside the replicated {} each; {} needed",
-                     group.size(), group.size() == 1 ? " holds" : "s hold", slots,
+                     group.size(), group.size() == 1 ? " holds" : "s hold", r.slots,
                      format_gib(cost.replicated_bytes()), cost.max_experts());
 }
 
@@ -262,10 +267,10 @@ StrategyOutcome plan_expert(const PlanningProblem& problem, const Clock& clock) 
     const CollectivePath* path = &fastest_path(options, [&](const CollectivePath& o) {
       return o.expert_exchange_s(cost.message_bytes());
     });
-    if (!has_room(cost, group)) {
+    if (const ExpertRoom room = expert_room(cost, group); !room.enough(cost)) {
       // Worded only for the group the message keeps (the one with the most memory).
       if (rejected.keeps_memory(in, group))
-        rejected.short_of_memory(in, group, why_no_room(in, cost, group));
+        rejected.short_of_memory(in, group, why_no_room(in, cost, group, room));
       return;
     }
     candidates.push_back({cost.lower_bound(*path), group});

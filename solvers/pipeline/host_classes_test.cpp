@@ -51,14 +51,7 @@ TEST(host_classes_test, classes_are_the_hosts_interchangeable_link_by_link) {
       if (pick(rng, 0, 2) == 0) f.bandwidth *= 2;
       hosts.push_back(f);
     }
-    auto link = [](const char* name, double latency, double bandwidth, int cable) {
-      LinkFigures l;
-      l.name = name;
-      l.latency_s = latency;
-      l.bandwidth = bandwidth;
-      l.cable = cable;
-      return l;
-    };
+    const auto link = testing::link_figures;
     LinkMatrix links(n);
     const size_t ten = links.add_medium(link("10gbe", 50e-6, 1.25e9, -1), 2);
     const size_t ib = links.add_medium(link("ib", 5e-6, 50e9, -1), 1);

@@ -15,17 +15,9 @@ namespace meshplan::sequence_arrivals_test {
 namespace {
 
 using testing::pick;
+constexpr auto link = testing::link_figures;
 using testing::random_pipeline;
 using testing::RandomPipeline;
-
-LinkFigures link(const char* name, double latency, double bandwidth, int cable) {
-  LinkFigures l;
-  l.name = name;
-  l.latency_s = latency;
-  l.bandwidth = bandwidth;
-  l.cable = cable;
-  return l;
-}
 
 // A fleet of `n` hosts of two kinds: most on 10 GbE, some also on InfiniBand, a few on neither,
 // islands of two or three joined by Thunderbolt cables, and one host cut off.

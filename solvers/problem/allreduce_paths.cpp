@@ -147,42 +147,7 @@ std::optional<std::vector<size_t>> CollectivePaths::ring_order(const std::vector
     if (!links[group[0]][group[1]]) return std::nullopt;
     return group;
   }
-  if (t.built && t.uniform) {
-    // What the table gives when every hop ties: the path ends at the second host and each step
-    // back takes the lowest host left, so the ring runs from the first host down the rest.
-    std::vector<size_t> order{group.front()};
-    order.insert(order.end(), group.rbegin(), group.rend() - 1);
-    return order;
-  }
-  if (t.built) {
-    const size_t n = in_->size();
-    size_t mask = 0;
-    for (size_t g : group)
-      mask |= size_t{1} << g;
-    const size_t s = group.front();
-    float best = kNoPath;
-    size_t end = 0;
-    for (size_t v : group) {
-      if (v == s) continue;
-      const double back = cost(links, v, s);
-      const float value = std::max(t.best[mask * n + v], static_cast<float>(back));
-      if (value < best) {
-        best = value;
-        end = v;
-      }
-    }
-    if (best == kNoPath) return std::nullopt;
-    std::vector<size_t> order;
-    for (size_t v = end; mask;) {
-      order.push_back(v);
-      int prev = t.parent[mask * n + v];
-      mask &= ~(size_t{1} << v);
-      if (prev < 0) break;
-      v = static_cast<size_t>(prev);
-    }
-    std::reverse(order.begin(), order.end());
-    return order;
-  }
+  if (t.built) return ring_through(t, group);
   // Beyond the exact table: the smallest worst link for which a bounded search finds a cycle.
   std::vector<std::vector<double>> local(p, std::vector<double>(p, kNoPath));
   std::vector<double> levels;

@@ -12,9 +12,10 @@ uint32_t all_hosts(size_t n) {
   return static_cast<uint32_t>((uint64_t{1} << n) - 1);
 }
 
-RingTable empty_table(size_t n) {
+RingTable empty_table(const std::vector<double>& hop, size_t n) {
   RingTable t;
   t.n = n;
+  t.hop = hop;
   t.built = true;
   const size_t masks = size_t{1} << n;
   t.best.assign(masks * n, kNoHop);
@@ -36,7 +37,7 @@ bool every_pair_at_one_cost(const std::vector<double>& hop, size_t n) {
 // subset's lowest host ending at v extends to u, worst hop max(path, hop v->u). Every subset
 // before it has passed on already, so its own paths are final when it is reached.
 RingTable by_levels(const std::vector<double>& hop, size_t n, const std::vector<float>& levels) {
-  RingTable t = empty_table(n);
+  RingTable t = empty_table(hop, n);
   const size_t L = levels.size();
   auto level_of = [&](float c) {
     return static_cast<size_t>(std::lower_bound(levels.begin(), levels.end(), c) - levels.begin());
@@ -82,7 +83,7 @@ RingTable by_levels(const std::vector<double>& hop, size_t n, const std::vector<
 }  // namespace
 
 RingTable bottleneck_ring_table_by_successors(const std::vector<double>& hop, size_t n) {
-  RingTable t = empty_table(n);
+  RingTable t = empty_table(hop, n);
   std::vector<uint32_t> out(n, 0);  // per host, the hosts it has a link to
   for (size_t v = 0; v < n; ++v)
     for (size_t u = 0; u < n; ++u)
@@ -114,6 +115,7 @@ RingTable bottleneck_ring_table(const std::vector<double>& hop, size_t n) {
     RingTable t;
     t.n = n;
     t.built = t.uniform = true;
+    t.hop = hop;
     return t;
   }
   std::vector<float> levels;
@@ -124,6 +126,43 @@ RingTable bottleneck_ring_table(const std::vector<double>& hop, size_t n) {
   if (levels.empty() || levels.size() > kMaxLevels)
     return bottleneck_ring_table_by_successors(hop, n);
   return by_levels(hop, n, levels);
+}
+
+std::optional<std::vector<size_t>> ring_through(const RingTable& t,
+                                                const std::vector<size_t>& group) {
+  if (t.uniform) {
+    // What the table gives when every hop ties: the path ends at the second host and each step
+    // back takes the lowest host left, so the ring runs from the first host down the rest.
+    std::vector<size_t> order{group.front()};
+    order.insert(order.end(), group.rbegin(), group.rend() - 1);
+    return order;
+  }
+  const size_t n = t.n;
+  size_t mask = 0;
+  for (size_t g : group)
+    mask |= size_t{1} << g;
+  const size_t s = group.front();
+  float best = kNoHop;
+  size_t end = 0;
+  for (size_t v : group) {
+    if (v == s) continue;
+    const float value = std::max(t.best[mask * n + v], static_cast<float>(t.hop[v * n + s]));
+    if (value < best) {
+      best = value;
+      end = v;
+    }
+  }
+  if (best == kNoHop) return std::nullopt;
+  std::vector<size_t> order;
+  for (size_t v = end; mask;) {
+    order.push_back(v);
+    const int prev = t.parent[mask * n + v];
+    mask &= ~(size_t{1} << v);
+    if (prev < 0) break;
+    v = static_cast<size_t>(prev);
+  }
+  std::reverse(order.begin(), order.end());
+  return order;
 }
 
 }  // namespace meshplan

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 namespace meshplan {
@@ -17,10 +18,11 @@ struct RingTable {
   size_t n = 0;
   bool built = false;
   // Every pair linked at one cost (hosts on one switch): every order ties and no table is kept;
-  // CollectivePaths reads the order the table would give without it.
+  // ring_through gives the order the table would.
   bool uniform = false;
   std::vector<float> best;     // [mask * n + v]; kNoHop without such a path
   std::vector<int8_t> parent;  // [mask * n + v]: the host before v; -1 at the start
+  std::vector<double> hop;     // the costs it was built from, [v * n + u]
 };
 
 // `hop[v * n + u]`: the cost of the hop from v to u, kNoHop without a link; n at most 16. Few
@@ -30,5 +32,10 @@ RingTable bottleneck_ring_table(const std::vector<double>& hop, size_t n);
 // The same table by relaxing every state's successors one by one: for many distinct costs, and
 // the reference the level search is held to.
 RingTable bottleneck_ring_table_by_successors(const std::vector<double>& hop, size_t n);
+
+// The ring through `group` (sorted host indices, at least three) with the least worst hop, the
+// hop back to its first host included, in the order the table gives; none without a ring.
+std::optional<std::vector<size_t>> ring_through(const RingTable& table,
+                                                const std::vector<size_t>& group);
 
 }  // namespace meshplan
