@@ -30,13 +30,15 @@ class FakeClock : public Clock {
 
 // A clock that counts work instead of time: every reading advances it by `tick` seconds. Searches
 // that stop at a deadline then stop after a fixed number of steps, whatever else runs on the
-// machine, so two runs of one binary print the same plan (MESHPLAN_WORK_CLOCK, docs/development.md).
+// machine, so two runs of one binary print the same plan (MESHPLAN_WORK_CLOCK,
+// docs/development.md).
 class WorkClock : public Clock {
  public:
   explicit WorkClock(double tick_s) : tick_s_(tick_s) {}
   double now_seconds() const override {
     return tick_s_ * static_cast<double>(readings_.fetch_add(1, std::memory_order_relaxed) + 1);
   }
+  double tick_s() const { return tick_s_; }
 
  private:
   double tick_s_;

@@ -92,6 +92,15 @@ void RoutedInstance::links_of(const RoutedInstance& whole, const std::vector<siz
   }
 }
 
+RoutedInstance routed_reordered(const RoutedInstance& in, const std::vector<size_t>& order) {
+  RoutedInstance out;
+  out.layers = in.layers;
+  for (size_t a : order)
+    out.hosts.push_back(in.hosts[a]);
+  out.links_of(in, order);
+  return out;
+}
+
 double range_capacity(const RoutedInstance& in, size_t i, LayerRange r) {
   const RoutedHost& h = in.hosts[i];
   const int k = r.size();

@@ -55,6 +55,9 @@ struct RoutedInstance {
   void links_of(const RoutedInstance& whole, const std::vector<size_t>& members);
 };
 
+// The instance with host a of the result being host order[a] of `instance` (its links too).
+RoutedInstance routed_reordered(const RoutedInstance& instance, const std::vector<size_t>& order);
+
 // Layers [start, end) of one host; start == end: the host is left out.
 struct LayerRange {
   int start = 0;

@@ -12,6 +12,7 @@
 #include "solvers/problem/planning_problem.hpp"
 #include "solvers/routed/routed_search.hpp"
 #include "solvers/routed/routed_shards.hpp"
+#include "solvers/routed/routed_streams.hpp"
 
 namespace meshplan {
 namespace {
@@ -73,8 +74,9 @@ Built build(const Cluster& cluster, const PlanningProblem& problem, const ModelD
 }
 
 // The requests the routes keep in flight: a host with a batch of `streams` busy for the share
-// flow / capacity of its time holds that share of a batch, each request counted once over the
-// model's layers (a copy of the whole model holding `streams`, a pipeline of k hosts the same).
+// flow / capacity of its time holds that share of a batch. A request is on one host at a time, so
+// a pipeline of k hosts each with its batch keeps k batches in flight (Little's law: the flow
+// times the time a token takes on its chain).
 double routed_in_flight(const RoutedInstance& in, const RoutedLayout& layout, const RoutedFlow& f,
                         int streams) {
   double n = 0;
@@ -82,8 +84,7 @@ double routed_in_flight(const RoutedInstance& in, const RoutedLayout& layout, co
     if (f.host[i] <= 1e-12 || !layout[i].used()) continue;
     const double capacity = range_capacity(in, i, layout[i]);
     if (capacity <= 0) continue;
-    n += streams * f.host[i] / capacity * (layout[i].end - layout[i].start) /
-         static_cast<double>(in.layers);
+    n += streams * f.host[i] / capacity;
   }
   return n;
 }
@@ -113,69 +114,49 @@ double slowest_chain_s(const RoutedInstance& in, const RoutedLayout& layout, con
   return result;
 }
 
-// The streams per host to search: as asked, as the profile was measured, or the counts whose
-// starting layouts (best pipeline, replicas) carry the most, every count up to
-// kRoutedSureStreams and larger ones while they still gain (no clock: a busy machine weighs what
-// an idle one does). Two counts come back when they differ: the fewest streams that carry the
-// most, and the most streams that carry as much, whose memory holds fewer layers a host and so
-// leaves the search fewer layouts; the search weighs them by the flow it reaches.
-std::vector<int> choose_streams(const Cluster& cluster, const PlanningProblem& problem,
-                                const ModelDesc& model, const PlanRequest& request,
-                                const RoutedRequest& routed) {
+// The streams per host to search: as the profile was measured, or every count from 1 by doubling
+// up to kRoutedMaxStreams (and to --concurrency) at which some host holds a layer and, under
+// --tpot-ms, whose starting layout keeps it. Each is then searched with a budget of its own and
+// what it serves decides (plan_routed): hosts of more memory fit more streams, and so are searched
+// at every count that hosts of less memory are, as a larger --concurrency is at every count a
+// smaller one is.
+std::vector<int> stream_counts(const Cluster& cluster, const PlanningProblem& problem,
+                               const ModelDesc& model, const PlanRequest& request,
+                               const RoutedRequest& routed) {
   // The better of the best single pipeline and disjoint replicas.
   auto start = [&](const RoutedInstance& ri) {
     Chains c = best_pipeline(ri, std::vector<bool>(ri.hosts.size(), true));
     Chains r = greedy_replicas(ri);
     return r.tokens_per_s > c.tokens_per_s ? r : c;
   };
-  if (request.concurrency > 0) {
-    // The streams per host whose starting layout keeps at most the requests asked in flight.
-    int best = 1;
-    for (int n = 1; n <= request.concurrency; n = n < 16 ? n + 1 : n * 2) {
-      Built b = build(cluster, problem, model, request, routed, n);
-      const Chains c = start(b.instance);
-      if (c.tokens_per_s <= 0) break;
-      RoutedFlow f = routed_max_flow(b.instance, c.layout);
-      const double in_flight = routed_in_flight(b.instance, c.layout, f, n);
-      if (n > 1 && in_flight > request.concurrency * 1.0001) break;
-      best = n;
-    }
-    return {best};
-  }
   if (routed.profile && routed.profile->streams_per_host > 0)
     return {routed.profile->streams_per_host};
-  double best = -1;
-  int streams = 1;
-  std::vector<std::pair<int, double>> starts;  // count, its starting layouts' flow
-  bool gained = true;
-  for (int n = 1; n <= kRoutedMaxStreams && (n <= kRoutedSureStreams || gained); n *= 2) {
-    // A fleet's counts are weighed on its first shard (routed_shards.hpp), whose hosts are of
-    // the fleet's kinds in its proportions.
+  std::vector<int> out;
+  // More streams a host than requests in flight in all would leave every one of them idle.
+  const int most = request.concurrency > 0 ? std::min(request.concurrency, kRoutedMaxStreams)
+                                           : kRoutedMaxStreams;
+  for (int n = 1; n <= most; n *= 2) {
     Built b = build(cluster, problem, model, request, routed, n);
-    const RoutedInstance shard =
-        b.instance.hosts.size() > kRoutedShardHosts
-            ? routed_reordered(b.instance, routed_shards(b.instance).front())
-            : b.instance;
-    const Chains c = start(shard);
-    // Streams beyond --tpot-ms on the starting layout are not worth trying.
-    if (request.tpot_target_s > 0 && c.tokens_per_s > 0) {
-      RoutedFlow f = routed_max_flow(shard, c.layout);
-      const double chain = slowest_chain_s(shard, c.layout, f, n);
-      if (chain > request.tpot_target_s * (1 + 1e-12)) break;
+    if (std::none_of(b.instance.hosts.begin(), b.instance.hosts.end(),
+                     [](const RoutedHost& h) { return !h.table.empty(); }))
+      break;  // more streams only hold fewer layers
+    // Streams beyond --tpot-ms on the starting layout are not worth trying. A fleet's are weighed
+    // on its first shard (routed_shards.hpp), whose hosts are of the fleet's kinds in its
+    // proportions.
+    if (request.tpot_target_s > 0) {
+      const RoutedInstance shard =
+          b.instance.hosts.size() > kRoutedShardHosts
+              ? routed_reordered(b.instance, routed_shards(b.instance).front())
+              : b.instance;
+      const Chains c = start(shard);
+      if (c.tokens_per_s > 0) {
+        RoutedFlow f = routed_max_flow(shard, c.layout);
+        if (slowest_chain_s(shard, c.layout, f, n) > request.tpot_target_s * (1 + 1e-12)) break;
+      }
     }
-    starts.push_back({n, c.tokens_per_s});
-    gained = c.tokens_per_s > best * 1.005;
-    if (gained) {
-      best = c.tokens_per_s;
-      streams = n;
-    }
+    out.push_back(n);
   }
-  std::vector<int> out = {streams};
-  for (auto it = starts.rbegin(); it != starts.rend(); ++it)
-    if (it->first > streams && it->second >= best * (1 - 1e-9)) {
-      out.push_back(it->first);
-      break;
-    }
+  if (out.empty()) out.push_back(1);
   return out;
 }
 
@@ -360,44 +341,71 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   const double began = clock.now_seconds();
   PlanningProblem problem(cluster, catalog, model, request);
   const PlanInputs& in = problem.inputs();
-  // Each count searched with its share of the budget; the flow reached decides, the fewer streams
-  // on a tie.
-  const std::vector<int> counts = choose_streams(cluster, problem, model, request, routed);
+  // Every count is searched with the whole budget, the count whose upper bound is highest first;
+  // a count whose bound is no more than the best flow reached cannot win and is not searched. The
+  // flow reached decides, the fewer streams on a tie. A fleet weighs the counts on its first
+  // shard and searches the whole fleet at the count that wins.
+  const std::vector<int> counts = stream_counts(cluster, problem, model, request, routed);
   const double built = clock.now_seconds();
   RoutedOptions options;
-  options.time_limit_s = routed.time_limit_s / static_cast<double>(counts.size());
+  options.time_limit_s = routed.time_limit_s;
   options.clock = &clock;
-  int streams = 0;
-  Built b;
-  RoutedSolution s;
-  if (in.size() > kRoutedShardHosts && counts.size() > 1) {
-    // A fleet weighs the counts by the flow its first shard reaches, as choose_streams found
-    // them, and searches the whole fleet at the count that wins, with the whole budget.
-    double best = -1;
-    for (int n : counts) {
-      Built other = build(cluster, problem, model, request, routed, n);
-      const RoutedInstance shard =
-          routed_reordered(other.instance, routed_shards(other.instance).front());
-      const double flow = solve_routed(shard, options).flow.total;
-      if (streams == 0 || flow > best * (1 + 1e-9)) {
-        streams = n;
-        best = flow;
-        b = std::move(other);
-      }
-    }
-    options.time_limit_s = routed.time_limit_s;
-    s = solve_routed_fleet(b.instance, options);
-  } else {
-    for (int n : counts) {
-      Built other = build(cluster, problem, model, request, routed, n);
-      RoutedSolution t = solve_routed_fleet(other.instance, options);
-      if (streams == 0 || t.flow.total > s.flow.total * (1 + 1e-9)) {
-        streams = n;
-        b = std::move(other);
-        s = std::move(t);
-      }
-    }
+  const bool fleet = in.size() > kRoutedShardHosts;
+  std::vector<Built> builds;
+  std::vector<StreamCount> weigh;
+  for (int n : counts) {
+    builds.push_back(build(cluster, problem, model, request, routed, n));
+    const RoutedInstance& whole = builds.back().instance;
+    weigh.push_back({n, fleet ? routed_reordered(whole, routed_shards(whole).front()) : whole});
   }
+  // Under --concurrency a layout serves its flow when it keeps no more requests in flight than
+  // there are (its figures are those of its streams' batches). With more, it serves less, and its
+  // figures hold only for one stream a host: then the requests keep its hosts busy their share of
+  // the time (a fleet's first shard: its share of the requests). A count serves what the best of
+  // its routes, its single pipeline and its disjoint replicas do: fewer hosts keep fewer requests
+  // in flight. What a count serves only grows with the requests asked, and a count allowed at
+  // some number of requests is at every larger one.
+  auto serves = [&](const RoutedInstance& ri, const RoutedLayout& layout, int n) {
+    const RoutedFlow f = routed_max_flow(ri, layout);
+    const double asked =
+        request.concurrency * static_cast<double>(ri.hosts.size()) / static_cast<double>(in.size());
+    const double in_flight = routed_in_flight(ri, layout, f, n);
+    if (in_flight <= asked * (1 + 1e-9)) return f.total;
+    return n == 1 ? f.total * asked / in_flight : 0.0;
+  };
+  auto best_served = [&](const RoutedInstance& ri, const RoutedSolution& t, int n) {
+    std::pair<double, int> best{serves(ri, t.layout, n), 0};  // what it serves, which layout
+    for (int which : {1, 2}) {
+      const Chains& c = which == 1 ? t.pipeline : t.replicas;
+      if (c.tokens_per_s <= 0) continue;
+      const double v = serves(ri, c.layout, n);
+      if (v > best.first * kRoutedBetter) best = {v, which};
+    }
+    return best;
+  };
+  StreamValue value = nullptr;
+  if (request.concurrency > 0)
+    value = [&](const StreamCount& c, const RoutedSolution& t) {
+      return best_served(c.instance, t, c.streams).first;
+    };
+  StreamChoice choice = choose_stream_count(weigh, options, value);
+  const int streams = weigh[choice.index].streams;
+  Built b = std::move(builds[choice.index]);
+  RoutedSolution s = fleet ? solve_routed_fleet(b.instance, options) : std::move(choice.solution);
+  if (request.concurrency > 0 && !fleet)
+    if (const auto [v, which] = best_served(b.instance, s, streams); which > 0) {
+      // A baseline keeps fewer requests in flight than there are and serves more: it is the plan.
+      const Chains& c = which == 1 ? s.pipeline : s.replicas;
+      const double routes = serves(b.instance, s.layout, streams);
+      s.layout = c.layout;
+      s.flow = routed_max_flow(b.instance, s.layout);
+      s.optimal = false;
+      s.proof = fmt::format(
+          "with {} requests in flight, {} serve {:.1f} tokens/s against {:.1f} for the routes of "
+          "the most flow, which hold more streams than there are requests",
+          request.concurrency,
+          which == 1 ? "the best single pipeline's hosts" : "disjoint replicas", v, routes);
+    }
   if (s.flow.total <= 0) throw_no_layout(b.instance, model, streams);
 
   Plan plan = routed_plan_header(model, request, in);
@@ -429,11 +437,16 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
         request.concurrency, busy * 100));
   }
 
+  // Under --concurrency a baseline too serves its flow for the share of the time the requests
+  // keep its hosts busy.
   auto baseline = [&](const char* name, const Chains& c, const char* what) {
-    BaselineInfo x{name, c.tokens_per_s > 0, 0, c.tokens_per_s, 0, {}, what};
+    const double served = c.tokens_per_s > 0 && request.concurrency > 0
+                              ? serves(ri, c.layout, streams)
+                              : c.tokens_per_s;
+    BaselineInfo x{name, c.tokens_per_s > 0, 0, served, 0, {}, what};
     for (size_t i = 0; i < ri.hosts.size(); ++i)
       if (c.layout[i].used()) x.hosts.push_back(ri.hosts[i].name);
-    if (c.tokens_per_s > 0) x.speedup = s.flow.total / c.tokens_per_s;
+    if (served > 0) x.speedup = plan.serving->aggregate_tokens_per_s / served;
     return x;
   };
   plan.baselines.push_back(baseline("routed-single-pipeline", s.pipeline,
@@ -450,7 +463,8 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   plan.notes.push_back(fmt::format(
       "routed: {} streams per host; {:.1f} tokens/s in all against {:.1f} for the best single "
       "pipeline and {:.1f} for disjoint replicas on the same tables",
-      streams, s.flow.total, s.pipeline.tokens_per_s, s.replicas.tokens_per_s));
+      streams, plan.serving->aggregate_tokens_per_s, plan.baselines[0].decode_tokens_per_s,
+      plan.baselines[1].decode_tokens_per_s));
   plan.routing = routing;
   return plan;
 }

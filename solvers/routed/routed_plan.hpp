@@ -24,8 +24,8 @@ struct RoutedRequest {
   std::optional<ThroughputProfile> profile;
   std::string profile_where;  // the file, for messages
   std::string model_id;       // what the user named with -m, matched against the profile's model
-  // The search's budget of work (RoutedOptions::time_limit_s), shared by the stream counts it
-  // weighs.
+  // The search's budget of work (RoutedOptions::time_limit_s), for each count of streams per
+  // host it searches.
   double time_limit_s = 1.5;
   // Where the routed planner's time went (step, seconds) is added here when set, for -v.
   std::vector<std::pair<std::string, double>>* timings = nullptr;
@@ -34,9 +34,8 @@ struct RoutedRequest {
   bool consider_in_auto = false;
 };
 
-// Streams per host tried when --concurrency is not given.
+// The most streams per host tried when --concurrency is not given.
 inline constexpr int kRoutedMaxStreams = 256;
-inline constexpr int kRoutedSureStreams = 16;  // counts always weighed, however long they take
 
 // The routed plan. Throws a failure when no host holds a layer, or no layout reaches the last
 // layer.

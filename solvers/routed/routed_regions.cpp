@@ -5,10 +5,6 @@
 #include <map>
 #include <numeric>
 
-#include "solvers/routed/routed_greedy.hpp"
-#include "solvers/routed/routed_stage_program.hpp"
-#include "solvers/routed/routed_stages.hpp"
-
 namespace meshplan {
 
 namespace {
@@ -118,38 +114,6 @@ std::vector<std::vector<size_t>> routed_regions(const RoutedInstance& in) {
   std::sort(regions.begin(), regions.end(),
             [](const auto& a, const auto& b) { return a.front() < b.front(); });
   return regions;
-}
-
-Chains regional_layout(const RoutedInstance& in, const Clock& clock, double deadline) {
-  Chains out;
-  out.layout.assign(in.hosts.size(), {});
-  const std::vector<std::vector<size_t>> regions = routed_regions(in);
-  if (regions.size() < 2) return out;
-  for (size_t r = 0; r < regions.size(); ++r) {
-    const std::vector<size_t>& hosts = regions[r];
-    RoutedInstance sub;
-    sub.layers = in.layers;
-    for (size_t i : hosts)
-      sub.hosts.push_back(in.hosts[i]);
-    sub.links_of(in, hosts);
-    // This region's share of the time left.
-    const double now = clock.now_seconds();
-    const double until =
-        now + std::max(0.0, deadline - now) / static_cast<double>(regions.size() - r);
-    const auto groups = interchangeable_hosts(sub);
-    const double high = routed_upper_bound(sub).tokens_per_s;
-    Chains best = best_pipeline(sub, std::vector<bool>(hosts.size(), true));
-    Chains g = greedy_stage_layout(sub, groups, best.tokens_per_s, high, clock, until);
-    if (g.tokens_per_s > best.tokens_per_s) best = std::move(g);
-    Chains p = program_stage_layout(sub, groups, best.tokens_per_s, high, clock, until);
-    if (p.tokens_per_s > best.tokens_per_s) best = std::move(p);
-    if (best.tokens_per_s <= 0) continue;
-    for (size_t k = 0; k < hosts.size(); ++k)
-      out.layout[hosts[k]] = best.layout[k];
-  }
-  out.tokens_per_s = routed_max_flow(in, out.layout).total;
-  out.chains = static_cast<int>(regions.size());
-  return out;
 }
 
 }  // namespace meshplan

@@ -3,13 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <tuple>
 
+#include "solvers/routed/routed_chains.hpp"
+#include "solvers/routed/routed_cover_bound.hpp"
 #include "solvers/routed/routed_greedy.hpp"
 #include "solvers/routed/routed_regions.hpp"
 #include "solvers/routed/routed_stage_program.hpp"
 #include "solvers/routed/routed_stages.hpp"
+#include "solvers/routed/routed_twins.hpp"
 
 namespace meshplan {
 namespace {
@@ -159,11 +163,45 @@ class PhaseTimer {
   double mark_;
 };
 
+// Shares of the work budget, each step's own (so that one step's use never changes another's).
+constexpr double kSweepShare = 0.15;    // perturbed sweeps after the bisections
+constexpr double kProgramShare = 0.10;  // the stage program, on one region
+constexpr double kChainShare = 0.25;    // regions side by side and in series
+constexpr double kMoveShare = 0.25;     // local moves from the best start
+constexpr double kSearchShare = 0.25;   // the branch and bound
+
+// A step's budget: a clock of its own that advances a step each time it is read, and its limit.
+struct StepBudget {
+  StepBudget(size_t hosts, double budget_s, double share)
+      : clock(routed_read_step_s(hosts)), deadline(budget_s * share) {}
+  WorkClock clock;
+  double deadline;
+};
+
+// The best of the starts so far (the greedy slot keeps the best of sweeps, program and regions).
+double best_start(const RoutedSolution& out) {
+  return std::max({out.pipeline.tokens_per_s, out.replicas.tokens_per_s, out.stages.tokens_per_s,
+                   out.greedy.tokens_per_s});
+}
+
+bool meets_bound(const RoutedSolution& out, double flow) {
+  return flow >= out.bound.tokens_per_s * (1 - 1e-9);
+}
+
 // The upper bound and the starting layouts: baselines, stage layouts, sweeps, the stage program
-// and regions, each within its share of the time left before `deadline`.
-void bound_and_start(const RoutedInstance& in, RoutedSolution& out, const Clock& clock,
-                     double deadline, PhaseTimer& phase) {
+// and regions, each within its share of the budget. Stops once a start meets the bound.
+void bound_and_start(const RoutedInstance& in, const RoutedOptions& options, RoutedSolution& out,
+                     PhaseTimer& phase) {
   out.bound = routed_upper_bound(in);
+  if (options.covers)
+    if (const double c = layer_cover_bound(in, out.bound.tokens_per_s);
+        c < out.bound.tokens_per_s * (1 - 1e-9)) {
+      out.bound.tokens_per_s = c;
+      out.bound.method =
+          "covers of the layers: at that flow, no way of covering the first layer, the last and "
+          "those between with whole hosts (each counted at most the flow, a host holding k "
+          "layers giving 1/k of itself to each) fits the hosts there are";
+    }
   phase.lap("upper bound");
   out.pipeline = best_pipeline(in, std::vector<bool>(in.hosts.size(), true));
   phase.lap("single pipeline");
@@ -175,31 +213,31 @@ void bound_and_start(const RoutedInstance& in, RoutedSolution& out, const Clock&
   if (out.stages.tokens_per_s <= 0)
     out.stages = best_kind_stages(in, groups, low, out.bound.tokens_per_s);
   phase.lap("stage layouts");
+  if (meets_bound(out, best_start(out))) return;
+  const size_t n = in.hosts.size();
+  const double budget = options.time_limit_s;
   {
-    // The bisection from 0, as the plain sweep runs it (so the result is never below that), then
-    // perturbed sweeps for at most a quarter of the time left.
-    const double now = clock.now_seconds();
-    out.greedy = greedy_stage_layout(in, groups, 0, out.bound.tokens_per_s, clock,
-                                     now + std::max(0.0, deadline - now) / 4);
+    // The bisections from 0, as the plain sweep runs them (so the result is never below that),
+    // then perturbed sweeps within their share.
+    const StepBudget b(n, budget, kSweepShare);
+    out.greedy = greedy_stage_layout(in, groups, 0, out.bound.tokens_per_s, b.clock, b.deadline);
   }
   phase.lap("sweep over shared boundaries");
-  {
-    // The stage program for at most a third of the time left.
-    const double now = clock.now_seconds();
-    const double best = std::max({low, out.stages.tokens_per_s, out.greedy.tokens_per_s});
-    Chains p = program_stage_layout(in, groups, best, out.bound.tokens_per_s, clock,
-                                    now + std::max(0.0, deadline - now) / 3);
+  if (meets_bound(out, best_start(out))) return;
+  // Where slow links join regions, a stage layout of the whole cluster ignores them: the regions
+  // side by side and in series instead (each region's own stage program among them).
+  if (routed_regions(in).size() < 2) {
+    const StepBudget b(n, budget, kProgramShare);
+    Chains p = program_stage_layout(in, groups, best_start(out), out.bound.tokens_per_s, b.clock,
+                                    b.deadline);
     if (p.tokens_per_s > out.greedy.tokens_per_s) out.greedy = std::move(p);
-  }
-  phase.lap("stage program");
-  {
-    // Where slow links join regions: each region's own layout, side by side (a third of the time
-    // left).
-    const double now = clock.now_seconds();
-    Chains r = regional_layout(in, clock, now + std::max(0.0, deadline - now) / 3);
+    phase.lap("stage program");
+  } else {
+    const StepBudget b(n, budget, kChainShare);
+    Chains r = region_chains_layout(in, b.clock, b.deadline);
     if (r.tokens_per_s > out.greedy.tokens_per_s) out.greedy = std::move(r);
+    phase.lap("regions side by side and in series");
   }
-  phase.lap("regions");
 }
 
 // Whether the layout found is optimal, and how that was shown (or how far from the bound it is).
@@ -288,15 +326,6 @@ std::vector<size_t> routed_canonical_order(const RoutedInstance& in) {
   return order;
 }
 
-RoutedInstance routed_reordered(const RoutedInstance& in, const std::vector<size_t>& order) {
-  RoutedInstance out;
-  out.layers = in.layers;
-  for (size_t a : order)
-    out.hosts.push_back(in.hosts[a]);
-  out.links_of(in, order);
-  return out;
-}
-
 namespace {
 
 RoutedLayout in_callers_order(const RoutedLayout& layout, const std::vector<size_t>& order) {
@@ -315,13 +344,84 @@ double routed_read_step_s(size_t hosts) {
   return 0.005 * static_cast<double>(std::max<size_t>(hosts, 4)) / 42.0;
 }
 
-RoutedSolution solve_routed(const RoutedInstance& in, const RoutedOptions& options) {
+namespace {
+
+// The instance with every link that cannot bind made unlimited: a link from i to j carries at
+// most what both ends do, so one at or above the slower end's fastest figure never limits a flow.
+// Links that differ only above that then group and order their hosts alike: a faster link that
+// changes nothing changes no step of the search.
+RoutedInstance unbound_links(const RoutedInstance& in) {
+  if (in.link.empty()) return in;
+  RoutedInstance out = in;
+  const size_t n = in.hosts.size();
+  std::vector<double> fastest(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    for (double t : in.hosts[i].table)
+      fastest[i] = std::max(fastest[i], t);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (i != j && out.link[i][j] > 0 && out.link[i][j] >= std::min(fastest[i], fastest[j]))
+        out.link[i][j] = std::numeric_limits<double>::infinity();
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+bool same_instance(const RoutedInstance& a, const RoutedInstance& b) {
+  if (a.hosts.size() != b.hosts.size() || a.link != b.link) return false;
+  for (size_t i = 0; i < a.hosts.size(); ++i) {
+    const RoutedHost &x = a.hosts[i], &y = b.hosts[i];
+    if (x.table != y.table || x.head_s != y.head_s || x.max_with_first != y.max_with_first ||
+        x.max_with_last != y.max_with_last || x.max_with_both != y.max_with_both)
+      return false;
+  }
+  return true;
+}
+
+// The search over the hosts in their canonical order, its layouts in the caller's.
+RoutedSolution solve_canonically(const RoutedInstance& in, const RoutedOptions& options) {
   const std::vector<size_t> order = routed_canonical_order(in);
   RoutedSolution s = solve_in_order(routed_reordered(in, order), options);
   s.layout = in_callers_order(s.layout, order);
   for (Chains* c : {&s.pipeline, &s.replicas, &s.stages, &s.greedy})
     c->layout = in_callers_order(c->layout, order);
-  s.flow = routed_max_flow(in, s.layout);
+  return s;
+}
+
+}  // namespace
+
+RoutedSolution solve_routed(const RoutedInstance& given, const RoutedOptions& options) {
+  const RoutedInstance in = unbound_links(given);
+  RoutedSolution s = solve_canonically(in, options);
+  s.flow = routed_max_flow(given, s.layout);
+  // Hosts that improve a little on others are also planned as their copies (routed_twins.hpp);
+  // the better layout on the real figures is kept, against the bound of the real ones.
+  const RoutedInstance copies = routed_without_variants(in);
+  if (!same_instance(copies, in)) {
+    SteadyClock steady;
+    const Clock& clock = options.clock ? *options.clock : steady;
+    const double started = clock.now_seconds();
+    RoutedSolution t = solve_canonically(copies, options);
+    const RoutedFlow f = routed_max_flow(given, t.layout);
+    s.nodes += t.nodes;
+    if (f.total > s.flow.total * kRoutedBetter) {
+      s.layout = std::move(t.layout);
+      s.flow = f;
+      s.greedy.tokens_per_s = std::max(s.greedy.tokens_per_s, f.total);
+      s.optimal = s.flow.total >= s.bound.tokens_per_s * (1 - 1e-9);
+      s.proof = s.optimal ? "meets the upper bound"
+                          : fmt::format(
+                                "search stopped at its work budget; the best found, with hosts "
+                                "that improve a little on others planned as their copies, is "
+                                "within {:.3g} % of the upper bound",
+                                (s.bound.tokens_per_s / s.flow.total - 1) * 100);
+    }
+    const double took = clock.now_seconds() - started;
+    s.phases.push_back({"hosts planned as copies of those they improve on", took});
+    s.solve_s += took;
+  }
   return s;
 }
 
@@ -331,16 +431,14 @@ RoutedSolution solve_in_order(const RoutedInstance& in, const RoutedOptions& opt
   SteadyClock steady;
   const Clock& clock = options.clock ? *options.clock : steady;
   const double started = clock.now_seconds();
-  // Every limit below is read on `work`; `clock` only reports.
-  const WorkClock work(routed_read_step_s(in.hosts.size()));
-  const double deadline = options.time_limit_s;
+  // Every limit is read on a step's own work clock (StepBudget); `clock` only reports.
   RoutedSolution out;
   PhaseTimer phase(clock, out, started);
-  bound_and_start(in, out, work, deadline, phase);
+  bound_and_start(in, options, out, phase);
 
-  Search search(in, options, work, deadline);
-  // Local moves from the best starting layout, for at most half the time left: the branch and
-  // bound needs the rest, and starts from what they reach.
+  const StepBudget search_budget(in.hosts.size(), options.time_limit_s, kSearchShare);
+  Search search(in, options, search_budget.clock, search_budget.deadline);
+  // Local moves from the best starting layout; the branch and bound starts from what they reach.
   Chains seed = out.greedy;
   for (const Chains* c : {&out.pipeline, &out.replicas, &out.stages})
     if (c->tokens_per_s > seed.tokens_per_s) seed = *c;
@@ -348,14 +446,13 @@ RoutedSolution solve_in_order(const RoutedInstance& in, const RoutedOptions& opt
   search.start_from(out.replicas.tokens_per_s, out.replicas.layout);
   search.start_from(out.stages.tokens_per_s, out.stages.layout);
   search.start_from(out.greedy.tokens_per_s, out.greedy.layout);
-  if (seed.tokens_per_s > 0 && seed.tokens_per_s < out.bound.tokens_per_s * (1 - 1e-9)) {
-    const double now = work.now_seconds();
-    out.moves = improve_by_moves(in, seed, work, now + std::max(0.0, deadline - now) / 2);
+  if (seed.tokens_per_s > 0 && !meets_bound(out, seed.tokens_per_s)) {
+    const StepBudget b(in.hosts.size(), options.time_limit_s, kMoveShare);
+    out.moves = improve_by_moves(in, seed, b.clock, b.deadline);
     search.start_from(seed.tokens_per_s, seed.layout);
   }
   phase.lap("local moves");
-  const bool at_bound = [&] { return search.best() >= out.bound.tokens_per_s * (1 - 1e-9); }();
-  if (!at_bound && in.layers > 0 && !in.hosts.empty()) search.run();
+  if (!meets_bound(out, search.best()) && in.layers > 0 && !in.hosts.empty()) search.run();
   phase.lap("branch and bound");
   out.layout = search.best_layout();
   if (out.layout.empty()) out.layout.assign(in.hosts.size(), {});

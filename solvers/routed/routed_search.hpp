@@ -32,6 +32,9 @@ struct RoutedOptions {
   double time_limit_s = 1.5;     // the budget, in seconds of kRoutedReadStepS reads
   const Clock* clock = nullptr;  // for the phases' times and solve_s only; SteadyClock when null
   int64_t max_nodes = INT64_MAX;
+  // Tighten the bound by the layers' covers (routed_cover_bound.hpp); a fleet's shards do not,
+  // their gap being measured against the fleet's own bound.
+  bool covers = true;
 };
 
 struct RoutedSolution {
@@ -60,8 +63,5 @@ RoutedSolution solve_routed(const RoutedInstance& instance, const RoutedOptions&
 // then those of faster tables first, and inside a region by table, memory limits, LM head time and
 // the speeds of their links. Hosts equal in all of it keep the caller's order.
 std::vector<size_t> routed_canonical_order(const RoutedInstance& instance);
-
-// The instance with host a of the result being host order[a] of `instance`.
-RoutedInstance routed_reordered(const RoutedInstance& instance, const std::vector<size_t>& order);
 
 }  // namespace meshplan

@@ -72,6 +72,7 @@ RoutedSolution solve_routed_fleet(const RoutedInstance& in, const RoutedOptions&
   // Each shard searched gets an even share of the budget.
   RoutedOptions each = options;
   each.time_limit_s = options.time_limit_s / static_cast<double>(first_of.size());
+  each.covers = false;
   std::map<size_t, RoutedSolution> searched;
   for (const auto& [key, s] : first_of) {
     RoutedSolution r = solve_routed(routed_reordered(in, shards[s]), each);

@@ -7,6 +7,8 @@
 #include <functional>
 #include <limits>
 
+#include "solvers/routed/routed_lanes.hpp"
+
 namespace meshplan {
 namespace {
 
@@ -22,40 +24,41 @@ constexpr size_t kMostStages = 20000;
 
 // The stages at F: for every length, the host counts per kind whose capacities reach F and fall
 // below it when any one host leaves (a larger stage only wastes hosts).
-std::vector<Stage> stages_at(const std::vector<std::vector<double>>& tables,
+std::vector<Stage> stages_at(const std::vector<GroupLanes>& lanes,
                              const std::vector<std::vector<size_t>>& groups, int layers, double F) {
   std::vector<Stage> out;
-  const size_t G = tables.size();
+  const size_t G = lanes.size();
   std::vector<int> m(G, 0);
-  std::vector<double> cap(G, 0);
+  std::vector<bool> any_cap(G, false);
   int length = 0;
+  auto cap = [&](size_t g, int k) { return lanes[g].capacity(k, length); };
   std::function<void(size_t, double, int)> add = [&](size_t g, double sum, int used) {
     if (out.size() >= kMostStages) return;
     if (sum >= F) {
       double smallest = std::numeric_limits<double>::infinity();
       for (size_t k = 0; k < G; ++k)
-        if (m[k] > 0) smallest = std::min(smallest, cap[k]);
+        if (m[k] > 0) smallest = std::min(smallest, cap(k, m[k]) - cap(k, m[k] - 1));
       if (sum - smallest < F) out.push_back({length, m});
       return;
     }
     if (g == G || used == kMostHostsPerStage) return;
     add(g + 1, sum, used);
     for (int k = 1;
-         cap[g] > 0 && static_cast<size_t>(k) <= groups[g].size() && used + k <= kMostHostsPerStage;
+         any_cap[g] && static_cast<size_t>(k) <= groups[g].size() && used + k <= kMostHostsPerStage;
          ++k) {
+      if (cap(g, k) <= 0) continue;
       m[g] = k;
-      add(g + 1, sum + k * cap[g], used + k);
-      if (sum + k * cap[g] >= F) break;
+      add(g + 1, sum + cap(g, k), used + k);
+      if (sum + cap(g, k) >= F) break;
     }
     m[g] = 0;
   };
   for (length = 1; length <= layers; ++length) {
     bool any = false;
     for (size_t g = 0; g < G; ++g) {
-      cap[g] = static_cast<size_t>(length) <= tables[g].size()
-                   ? tables[g][static_cast<size_t>(length - 1)]
-                   : 0;
-      any = any || cap[g] > 0;
+      any_cap[g] =
+          cap(g, static_cast<int>(std::min<size_t>(groups[g].size(), kMostHostsPerStage))) > 0;
+      any = any || any_cap[g];
     }
     if (any) add(0, 0, 0);
   }
@@ -151,16 +154,20 @@ Chains program_stage_layout(const RoutedInstance& in,
   Chains out;
   out.layout.assign(in.hosts.size(), {});
   if (in.layers <= 0 || groups.empty() || !(high > low)) return out;
-  std::vector<std::vector<double>> tables;
-  for (const std::vector<size_t>& g : groups)
-    tables.push_back(bound_table(in.hosts[g.front()], in.layers));
+  std::vector<LaneTables> lane_tables;
+  std::vector<GroupLanes> lanes;
+  for (const std::vector<size_t>& g : groups) {
+    lane_tables.emplace_back(in, g.front(), g.size(), kMostHostsPerStage);
+    lanes.emplace_back(lane_tables.back(),
+                       static_cast<int>(std::min<size_t>(g.size(), kMostHostsPerStage)), in.layers);
+  }
   double spent = 0;
   // Targets close together often give the same stages, and so the same answer.
   std::vector<Stage> last_stages;
   bool last_answer = false;
   // A layout from the program's counts: stages end to end, hosts of a kind in group order.
   auto reaches = [&](double F) {
-    const std::vector<Stage> stages = stages_at(tables, groups, in.layers, F);
+    const std::vector<Stage> stages = stages_at(lanes, groups, in.layers, F);
     if (!last_stages.empty() && stages == last_stages) return last_answer;
     const std::vector<int> count =
         solve(stages, groups, in.layers, deadline - clock.now_seconds(), spent);
@@ -181,10 +188,13 @@ Chains program_stage_layout(const RoutedInstance& in,
       std::vector<size_t> next(groups.size(), 0);
       int at = 0;
       for (size_t k : order) {
+        const int len = stages[k].length;
         for (size_t g = 0; g < groups.size(); ++g)
-          for (int c = 0; c < stages[k].hosts[g]; ++c)
-            layout[groups[g][next[g]++]] = {at, at + stages[k].length};
-        at += stages[k].length;
+          for (int q : lanes[g].lanes(stages[k].hosts[g], len))
+            lane_tables[g].lay(lane_position(at, len, in.layers), q, at, len, [&](int s0, int n0) {
+              layout[groups[g][next[g]++]] = {s0, s0 + n0};
+            });
+        at += len;
       }
       keep_if_better(out, in, layout);
     }
