@@ -1,7 +1,8 @@
 // meshplan-bench: the pipeline planner on seeded what-if clusters, a development tool beside the
 // product (README "Benchmarks"). It exits 1 when the optimal plan is ever slower than a feasible
 // proportional split or a bound lies above its plan. With --fleet it times whole plans on fleets
-// of 64 to thousands of hosts instead (bench/fleet_bench.hpp).
+// of 64 to thousands of hosts instead (bench/fleet_bench.hpp); with --routed it measures the
+// routed search's gap to its bound on the Helix-like families (bench/routed_bench.hpp).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +14,7 @@
 
 #include "bench/bench_runner.hpp"
 #include "bench/fleet_bench.hpp"
+#include "bench/routed_bench.hpp"
 #include "lib/cluster/catalog.hpp"
 #include "lib/core/clock.hpp"
 #include "lib/core/error.hpp"
@@ -24,6 +26,8 @@ struct BenchCommandOptions {
   bool quick = false;
   bool json = false;
   bool fleet = false;
+  bool routed = false;
+  std::string budget = "1.5";
   std::string sizes;
   std::string families;
   std::string models;
@@ -67,7 +71,22 @@ machine's memory. Time is the plan alone, measured inside the child (steady cloc
 back through a pipe; peak MB is the child's peak resident memory (ru_maxrss from wait4). Per
 family, objective and model it prints the growth exponent (the least-squares slope of log(time)
 against log(hosts) over the sizes that finished) and time(largest) / time(256). A model that
-does not fit a fleet is a result, not an error; the exit code is 0.)";
+does not fit a fleet is a result, not an error; the exit code is 0.
+
+Routed serving (--routed): how close the routed search comes to its upper bound. Examples:
+  meshplan-bench --routed
+  meshplan-bench --routed --families four-regions --sizes 10,24 --json
+  meshplan-bench --routed --budget 6
+
+Solves seeded Helix-like instances of three families (one-region: GPU nodes of 3 to 7 kinds on
+fast links; two-regions, four-regions: the same joined by links of 300 to 2,000 tokens/s) at each
+size (default 10,24,42,64), seeds 1 (60 layers) and 2 (80 layers), as `plan --strategy routed`
+searches a count of streams (a budget of --budget seconds of work, counted in steps, so the
+results are the same on any machine). Per instance: the flow, the upper bound, the gap between
+them and the wall time; per family: the mean and worst gap (naming the worst instance) and the
+mean and worst time. Then the gap split: instances of 4 hosts over 10 layers (seeds 1-4) solved
+exactly as one integer program (GLPK), the bound's part (bound over optimum) apart from the
+search's (optimum over the flow found).)";
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
@@ -125,8 +144,40 @@ int run_fleet(const BenchCommandOptions& o) {
   return 0;
 }
 
+int run_routed(const BenchCommandOptions& o) {
+  RoutedBenchOptions options;
+  try {
+    size_t used = 0;
+    options.budget_s = std::stod(o.budget, &used);
+    if (used != o.budget.size() || !(options.budget_s > 0) || !std::isfinite(options.budget_s))
+      throw std::invalid_argument(o.budget);
+  } catch (const std::exception&) {
+    throw input_error("--budget {}: expected seconds of work above 0, e.g. 1.5", o.budget);
+  }
+  if (!o.sizes.empty()) {
+    options.sizes.clear();
+    for (int64_t v : parse_numbers(o.sizes, "--sizes"))
+      options.sizes.push_back(static_cast<int>(std::min<int64_t>(v, 1 << 30)));
+  }
+  if (!o.families.empty()) options.families = split_list(o.families);
+  SteadyClock clock;
+  bool first = true;
+  RoutedBenchReport report = run_routed_bench(options, clock, [&](const RoutedBenchRun& r) {
+    if (first) std::fputs("benchmarking the routed search ...\n", stderr);
+    first = false;
+    std::fprintf(stderr,
+                 "  %s %d hosts, %d layers, seed %llu: %.1f tokens/s, gap %.2f %%, %.3f s\n",
+                 r.family.c_str(), r.hosts, r.layers, static_cast<unsigned long long>(r.seed),
+                 r.flow, r.gap_pct(), r.seconds);
+  });
+  std::string text = o.json ? routed_to_json(report).dump(2) + "\n" : render_routed(report);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
 int run(const BenchCommandOptions& o) {
   if (o.fleet) return run_fleet(o);
+  if (o.routed) return run_routed(o);
   SteadyClock clock;
   BenchOptions options = o.quick ? quick_bench_options() : BenchOptions{};
   options.seed = o.seed;
@@ -153,17 +204,24 @@ int main(int argc, char** argv) {
   using namespace meshplan;
   BenchCommandOptions o;
   CLI::App app(kBenchHelp, "meshplan-bench");
-  app.add_flag("--fleet", o.fleet,
-               "Time whole plans on fleets of 64 to 4,096 hosts instead (see Fleets above)");
+  CLI::Option* fleet =
+      app.add_flag("--fleet", o.fleet,
+                   "Time whole plans on fleets of 64 to 4,096 hosts instead (see Fleets above)");
+  CLI::Option* routed = app.add_flag(
+      "--routed", o.routed,
+      "Measure the routed search's gap to its bound on the Helix-like families instead (see "
+      "Routed serving above)");
+  fleet->excludes(routed);
   CLI::Option* quick = app.add_flag("--quick", o.quick, "Fewer sizes and models (a few seconds)");
   app.add_option("--sizes", o.sizes,
                  "Host counts, comma-separated (default 2,3,4,6,8,12,16,24,32,48,64; with "
-                 "--fleet 64,256,1024,4096)");
+                 "--fleet 64,256,1024,4096; with --routed 10,24,42,64)");
   app.add_option("--families", o.families,
                  "Cluster families (with --fleet: fleet families), comma-separated (default all)");
-  app.add_option("--models", o.models,
-                 "Models, comma-separated (default every catalog model; with --fleet "
-                 "llama-3.1-405b-4bit,llama-3.1-405b-8bit,deepseek-v3.1-4bit)");
+  CLI::Option* models =
+      app.add_option("--models", o.models,
+                     "Models, comma-separated (default every catalog model; with --fleet "
+                     "llama-3.1-405b-4bit,llama-3.1-405b-8bit,deepseek-v3.1-4bit)");
   CLI::Option* contexts = app.add_option(
       "--contexts", o.contexts, "Context lengths the instances cycle through (default 4096,32768)");
   CLI::Option* replicas =
@@ -177,22 +235,38 @@ int main(int argc, char** argv) {
                                       "its process is killed")
                            ->type_name("SECONDS")
                            ->capture_default_str();
-  app.add_option("--seed", o.seed, "Seed of the cluster generator")->capture_default_str();
+  CLI::Option* budget =
+      app.add_option("--budget", o.budget, "--routed: the search's budget, in seconds of work")
+          ->type_name("SECONDS")
+          ->capture_default_str();
+  CLI::Option* seed =
+      app.add_option("--seed", o.seed, "Seed of the cluster generator")->capture_default_str();
   app.add_flag("--json", o.json, "Print the results as JSON, with every instance");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  // An option of the other benchmark would be silently ignored: say so instead.
-  for (CLI::Option* option : {quick, contexts, replicas, objectives, limit}) {
-    const bool fleet_only = option == objectives || option == limit;
-    if (option->count() > 0 && fleet_only != o.fleet) {
-      std::fprintf(stderr, "meshplan-bench: %s %s\n", option->get_name().c_str(),
-                   fleet_only ? "is for --fleet" : "is not for --fleet");
+  // An option of another benchmark would be silently ignored: say so instead.
+  enum Mode { kPipeline = 1, kFleet = 2, kRouted = 4 };
+  const int mode = o.fleet ? kFleet : o.routed ? kRouted : kPipeline;
+  const std::vector<std::pair<CLI::Option*, int>> modes = {{quick, kPipeline},
+                                                           {contexts, kPipeline},
+                                                           {replicas, kPipeline},
+                                                           {models, kPipeline | kFleet},
+                                                           {seed, kPipeline | kFleet},
+                                                           {objectives, kFleet},
+                                                           {limit, kFleet},
+                                                           {budget, kRouted}};
+  for (const auto& [option, allowed] : modes)
+    if (option->count() > 0 && !(allowed & mode)) {
+      const char* of = allowed == kFleet    ? "is for --fleet"
+                       : allowed == kRouted ? "is for --routed"
+                       : mode == kRouted    ? "is not for --routed"
+                                            : "is not for --fleet";
+      std::fprintf(stderr, "meshplan-bench: %s %s\n", option->get_name().c_str(), of);
       return 2;
     }
-  }
   try {
     return run(o);
   } catch (const Error& e) {

@@ -1,6 +1,6 @@
 // meshplan-bench, the real program: the reduced run finds no violation, and a family it does not
 // know is bad usage; --fleet times plans on a small fleet, as a table or JSON, and refuses bad
-// values and the other benchmark's options.
+// values and the other benchmarks' options; --routed reports the routed search's gaps.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -69,6 +69,50 @@ TEST(bench_main_test, fleet_bad_values_exit_2) {
     auto r = run_meshplan_bench(args);
     EXPECT_EQ(r.exit_code, 2) << named << ": " << r.err;
     EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
+  }
+}
+
+TEST(bench_main_test, routed_reports_each_familys_gap_and_its_split) {
+  auto r = run_meshplan_bench({"--routed", "--families", "two-regions", "--sizes", "6"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  // An instance: family, hosts, layers, seed, flow, bound, gap, proven, time.
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex("\ntwo-regions +6 +60 +106 +[0-9.]+ +[0-9.]+ +[0-9]+\\.[0-9]{2} +(yes|no) "
+                        "+[0-9]+\\.[0-9]{3}\n")))
+      << r.out;
+  EXPECT_NE(r.out.find("gap mean %"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bound over optimum %"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("two-regions 6 hosts, 80 layers, seed 206: "), std::string::npos) << r.err;
+  r = run_meshplan_bench(
+      {"--routed", "--families", "one-region", "--sizes", "6", "--budget", "0.5", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.at("runs").size(), 2u);
+  ASSERT_EQ(j.at("families").size(), 1u);
+  const nlohmann::json& f = j.at("families")[0];
+  EXPECT_EQ(f.at("family"), "one-region");
+  for (const nlohmann::json& run : j.at("runs")) {
+    EXPECT_GE(run.at("bound").get<double>(), run.at("flow").get<double>() * (1 - 1e-9));
+    EXPECT_LE(run.at("gap_pct").get<double>(), f.at("gap_worst_pct").get<double>() + 1e-9);
+  }
+  // The integer program proves small instances; the search finds what it finds there.
+  ASSERT_EQ(j.at("split").size(), 4u);
+  for (const nlohmann::json& x : j.at("split"))
+    if (!x.at("optimum").is_null()) {
+      EXPECT_GE(x.at("bound").get<double>(), x.at("optimum").get<double>() * (1 - 1e-6));
+      EXPECT_LE(x.at("flow").get<double>(), x.at("optimum").get<double>() * (1 + 1e-6));
+    }
+  EXPECT_EQ(j.at("budget_s"), 0.5);
+  for (const auto& [args, named] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--routed", "--families", "moon-base"}, "moon-base"},
+           {{"--routed", "--budget", "0"}, "--budget"},
+           {{"--routed", "--sizes", "1"}, "--sizes 1"},
+           {{"--routed", "--models", "llama-3.1-405b-4bit"}, "--models is not for --routed"},
+           {{"--budget", "3"}, "--budget is for --routed"},
+           {{"--routed", "--fleet"}, "excludes"}}) {
+    auto bad = run_meshplan_bench(args);
+    EXPECT_EQ(bad.exit_code, 2) << named << ": " << bad.err;
+    EXPECT_NE(bad.err.find(named), std::string::npos) << bad.err;
   }
 }
 

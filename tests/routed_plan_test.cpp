@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "lib/cluster/catalog.hpp"
 #include "tests/test_support.hpp"
 
 namespace meshplan::routed_plan_test {
@@ -221,23 +222,25 @@ TEST(RoutedPlan, HelixsClusterFromItsFixturesWithTheTimeItTook) {
     EXPECT_NE(r.err.find(step), std::string::npos) << step << "\n" << r.err;
 }
 
-// The same tables on hosts of more memory (141 GB H200s instead of 80 GB A100s): more streams
-// and more layers a host fit, and the plan serves what it serves on 80 GB.
-// Helix's three clusters, their 80 GB GPUs swapped for GPUs of more memory that still hold the
-// same tables (H200 141 GB, B200 180 GB): more streams fit, and the flow stays at least 99.5 % of
-// what the 80 GB GPUs give.
+// Helix's three clusters, their 80 GB GPUs swapped for every discrete GPU of the catalog of as
+// much memory or more (H100, H200, GH200, B200, GB200, RTX PRO 6000...): the same tables, more
+// streams and layers fit, and the flow stays at least 99.5 % of what the 80 GB GPUs give.
 TEST(RoutedPlan, HelixsClustersOnHostsOfMoreMemoryServeAsMuch) {
   const std::string dir = source_path("tests/fixtures/helix");
   struct Case {
     const char* cluster;
     const char* model;
     const char* context;
-    std::vector<const char*> chips;
     double at_least;  // on 80 GB, tokens/s
   };
-  const std::vector<Case> cases = {{"helix-10", "llama-30b", "2048", {"b200"}, 286},
-                                   {"helix-24", "llama-2-70b", "4096", {"h200", "b200"}, 2000},
-                                   {"helix-42", "llama-2-70b", "4096", {"b200"}, 5800}};
+  const std::vector<Case> cases = {{"helix-10", "llama-30b", "2048", 286},
+                                   {"helix-24", "llama-2-70b", "4096", 2000},
+                                   {"helix-42", "llama-2-70b", "4096", 5900}};
+  std::vector<std::string> chips;
+  const uint64_t eighty = 80ull << 30;
+  for (const ChipSpec& c : Catalog::builtin().chips())
+    if (!c.unified_memory && c.gpu_memory >= eighty && c.key != "a100-80gb") chips.push_back(c.key);
+  ASSERT_GE(chips.size(), 5u);
   for (const Case& c : cases) {
     auto served = [&](const std::string& path) {
       RunResult r = run_meshplan({"plan", "-c", path, "-m", dir + "/" + c.model, "--context",
@@ -250,7 +253,7 @@ TEST(RoutedPlan, HelixsClustersOnHostsOfMoreMemoryServeAsMuch) {
     };
     const double on_80gb = served(dir + "/" + c.cluster + ".yaml");
     EXPECT_GT(on_80gb, c.at_least) << c.cluster;
-    for (const char* chip : c.chips) {
+    for (const std::string& chip : chips) {
       std::string cluster = read_text(dir + "/" + c.cluster + ".yaml");
       for (size_t at = cluster.find("a100-80gb"); at != std::string::npos;
            at = cluster.find("a100-80gb", at))
@@ -258,6 +261,26 @@ TEST(RoutedPlan, HelixsClustersOnHostsOfMoreMemoryServeAsMuch) {
       const std::string big = temp_dir() + "/" + c.cluster + "-" + chip + ".yaml";
       std::ofstream(big) << cluster;
       EXPECT_GE(served(big), 0.995 * on_80gb) << c.cluster << " on " << chip;
+    }
+  }
+}
+
+// More requests in flight allow every count of streams fewer did, and what each serves only
+// grows with them: a larger --concurrency never serves less.
+TEST(RoutedPlan, MoreRequestsInFlightNeverServeLess) {
+  for (const std::string& cluster : {kFive, kAir}) {
+    double before = 0;
+    for (int n : {1, 2, 3, 4, 5, 8, 12, 16, 32, 64}) {
+      RunResult r = run_meshplan({"plan", "-c", cluster, "-m", "llama-3.3-70b-4bit", "--strategy",
+                                  "routed", "--concurrency", std::to_string(n), "--json"});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      const json p = json::parse(r.out);
+      const double served = p["serving"]["aggregate_tokens_per_s"];
+      EXPECT_GE(served, before * (1 - 1e-9)) << cluster << ", --concurrency " << n;
+      EXPECT_LE(p["serving"]["requests_in_flight"].get<int>(), n) << cluster;
+      for (const auto& b : p["baselines"])
+        EXPECT_GE(served, b["decode_tokens_per_s"].get<double>() - 0.01) << b["solver"];
+      before = served;
     }
   }
 }

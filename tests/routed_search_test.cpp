@@ -237,7 +237,10 @@ TEST(RoutedSearch, HelixsClustersAheadOfHelix) {
   ASSERT_EQ(forty_two.hosts.size(), 42u);
   s = solve_routed(forty_two);
   EXPECT_GE(s.flow.total, 1.2 * 4892.2);
-  EXPECT_LE(s.bound.tokens_per_s, 1.1 * s.flow.total) << s.bound.method;
+  EXPECT_GE(s.flow.total, 5950);
+  // The layers' covers bound it within 2 % (the layer work and per-layer cuts: 6.4 % above it).
+  EXPECT_LE(s.bound.tokens_per_s, 1.02 * s.flow.total) << s.bound.method;
+  EXPECT_NE(s.bound.method.find("covers of the layers"), std::string::npos) << s.bound.method;
 }
 
 }  // namespace

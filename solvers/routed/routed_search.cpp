@@ -344,28 +344,7 @@ double routed_read_step_s(size_t hosts) {
   return 0.005 * static_cast<double>(std::max<size_t>(hosts, 4)) / 42.0;
 }
 
-namespace {
-
-// The instance with every link that cannot bind made unlimited: a link from i to j carries at
-// most what both ends do, so one at or above the slower end's fastest figure never limits a flow.
-// Links that differ only above that then group and order their hosts alike: a faster link that
-// changes nothing changes no step of the search.
-RoutedInstance unbound_links(const RoutedInstance& in) {
-  if (in.link.empty()) return in;
-  RoutedInstance out = in;
-  const size_t n = in.hosts.size();
-  std::vector<double> fastest(n, 0);
-  for (size_t i = 0; i < n; ++i)
-    for (double t : in.hosts[i].table)
-      fastest[i] = std::max(fastest[i], t);
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j)
-      if (i != j && out.link[i][j] > 0 && out.link[i][j] >= std::min(fastest[i], fastest[j]))
-        out.link[i][j] = std::numeric_limits<double>::infinity();
-  return out;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 namespace {
 
@@ -393,7 +372,7 @@ RoutedSolution solve_canonically(const RoutedInstance& in, const RoutedOptions& 
 }  // namespace
 
 RoutedSolution solve_routed(const RoutedInstance& given, const RoutedOptions& options) {
-  const RoutedInstance in = unbound_links(given);
+  const RoutedInstance in = routed_unbound_links(given);
   RoutedSolution s = solve_canonically(in, options);
   s.flow = routed_max_flow(given, s.layout);
   // Hosts that improve a little on others are also planned as their copies (routed_twins.hpp);

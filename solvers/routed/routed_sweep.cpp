@@ -149,12 +149,14 @@ StageSweep::Stage StageSweep::best_stage(double F, int p, int rest, double left,
 // each lane's last piece.
 void StageSweep::lay(const Stage& stage, int p, RoutedLayout& layout) {
   prev_.clear();
-  for (const auto& [g, q] : stage.take) {
+  for (const auto& lane : stage.take) {
+    const size_t g = lane.first;
     size_t last = 0;
-    lanes_[g].lay(lane_position(p, stage.len, in_.layers), q, p, stage.len, [&](int start, int k) {
-      last = groups_[g][used_[g]++];
-      layout[last] = {start, start + k};
-    });
+    lanes_[g].lay(lane_position(p, stage.len, in_.layers), lane.second, p, stage.len,
+                  [&](int start, int k) {
+                    last = groups_[g][used_[g]++];
+                    layout[last] = {start, start + k};
+                  });
     prev_.push_back(last);
   }
 }

@@ -1,6 +1,7 @@
 #include "solvers/routed/routed_twins.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "solvers/routed/routed_regions.hpp"
 
@@ -11,8 +12,11 @@ constexpr double kMostFaster = 1.25;   // a variant's table entries over its cop
 constexpr size_t kMostLonger = 2;      // layers a variant holds beyond its copy, at most
 constexpr double kMostFasterLink = 4;  // links between two regions planned as their slowest
 
-// Whether host h of `in` is a variant of host g: no worse in anything, a little better in some.
-bool variant_of(const RoutedInstance& in, size_t h, size_t g) {
+// Whether host h of `in` is a variant of host g of the same region: no worse in anything, a
+// little better in some. (A host of another region reaches its own region's hosts faster than g
+// does, which makes it no variant of g.)
+bool variant_of(const RoutedInstance& in, const std::vector<size_t>& region, size_t h, size_t g) {
+  if (region[h] != region[g]) return false;
   const RoutedHost &x = in.hosts[h], &y = in.hosts[g];
   if (x.table.size() < y.table.size() || x.table.size() > y.table.size() + kMostLonger ||
       y.table.empty() || x.head_s > y.head_s || x.max_with_first < y.max_with_first ||
@@ -46,11 +50,26 @@ bool same_figures(const RoutedInstance& in, size_t a, size_t b) {
 
 }  // namespace
 
+RoutedInstance routed_unbound_links(const RoutedInstance& in) {
+  if (in.link.empty()) return in;
+  RoutedInstance out = in;
+  const size_t n = in.hosts.size();
+  std::vector<double> fastest(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    for (double t : in.hosts[i].table)
+      fastest[i] = std::max(fastest[i], t);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (i != j && out.link[i][j] > 0 && out.link[i][j] >= std::min(fastest[i], fastest[j]))
+        out.link[i][j] = std::numeric_limits<double>::infinity();
+  return out;
+}
+
 RoutedInstance routed_without_variants(const RoutedInstance& given) {
   // Links held as the planner holds them (a fleet's) are not rewritten: fleets are planned in
   // shards, and their hosts alike are exact copies already.
   if (given.link.empty() && given.links) return given;
-  RoutedInstance in = given;
+  RoutedInstance in = routed_unbound_links(given);
   const size_t n = in.hosts.size();
   // Links from one region to another that differ by at most kMostFasterLink: as the slowest.
   if (!in.link.empty()) {
@@ -71,12 +90,19 @@ RoutedInstance routed_without_variants(const RoutedInstance& given) {
               if (in.link[i][j] > 0) in.link[i][j] = low;
       }
   }
+  std::vector<size_t> region(n, 0);
+  {
+    const std::vector<std::vector<size_t>> regions = routed_regions(in);
+    for (size_t r = 0; r < regions.size(); ++r)
+      for (size_t i : regions[r])
+        region[i] = r;
+  }
   std::vector<bool> copied(n, false);  // made a copy of another host: not copied in turn
   for (size_t h = 0; h < n; ++h) {
     // The host h improves on the most: of those it is a variant of, the one with the best table.
     size_t base = n;
     for (size_t g = 0; g < n; ++g)
-      if (g != h && !copied[g] && !same_figures(in, h, g) && variant_of(in, h, g) &&
+      if (g != h && !copied[g] && !same_figures(in, h, g) && variant_of(in, region, h, g) &&
           (base == n || in.hosts[g].table > in.hosts[base].table))
         base = g;
     if (base == n) continue;

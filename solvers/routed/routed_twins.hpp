@@ -1,5 +1,6 @@
 // Hosts that are near copies of one another, planned as copies. A host that is at least as good as
-// another in everything the flow reads (each table entry no slower and at most a quarter faster,
+// another of its region (routed_regions.hpp) in everything the flow reads (each table entry no
+// slower and at most a quarter faster,
 // at most two layers more, as much memory at either end, an LM head no slower, links no slower
 // to and from every other host) is a variant of it: the same machine measured a little faster,
 // given more memory or a faster cable. The search groups hosts that are exact copies and so
@@ -13,9 +14,16 @@
 
 namespace meshplan {
 
-// The instance with the links between two regions that differ by at most four times made the
-// slowest of them, then each variant made a copy of the host it improves on (in host order, a
-// host copying only a host that copies no other); the same instance when it has neither.
+// The instance with every link that cannot bind made unlimited: a link from i to j carries at
+// most what both ends do, so one at or above the slower end's fastest figure never limits a flow.
+// Links that differ only above that then group and order their hosts alike: a faster link that
+// changes nothing changes no step of the search.
+RoutedInstance routed_unbound_links(const RoutedInstance& instance);
+
+// The instance with its links unbound as above, the links between two regions that differ by at
+// most four times made the slowest of them, then each variant made a copy of the host it improves
+// on (in host order, a host copying only a host that copies no other); the same instance when it
+// has neither.
 RoutedInstance routed_without_variants(const RoutedInstance& instance);
 
 }  // namespace meshplan
