@@ -10,7 +10,8 @@
 namespace meshplan {
 namespace {
 
-constexpr int kNoisySweeps = 3000;  // perturbed sweeps after the bisection, at most
+constexpr int kNoisySweeps = 30000;  // perturbed sweeps after the bisection, at most
+constexpr int kSweepsPerRead = 16;   // perturbed sweeps between two readings of the clock
 
 std::vector<int> boundaries(const RoutedInstance& in, const RoutedLayout& layout) {
   std::vector<int> b{0, in.layers};
@@ -55,7 +56,8 @@ Chains greedy_stage_layout(const RoutedInstance& in, const std::vector<std::vect
   // Then sweeps with the stages' measure perturbed, each aiming a little above the best flow so
   // far: a different order of stages often packs the hosts better. Seeded, so runs repeat.
   std::mt19937_64 rng(19);
-  for (int it = 0; it < kNoisySweeps && clock.now_seconds() < deadline; ++it) {
+  for (int it = 0; it < kNoisySweeps && (it % kSweepsPerRead || clock.now_seconds() < deadline);
+       ++it) {
     const double base = std::max(out.tokens_per_s, lo);
     if (base <= 0 || base >= high * (1 - 1e-9)) break;
     const double aim =

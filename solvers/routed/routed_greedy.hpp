@@ -18,8 +18,9 @@
 
 namespace meshplan {
 
-// The best layout the sweep finds for targets in [low, high]: by bisection, then perturbed sweeps
-// aiming above the best until `deadline` on `clock`; flow 0 when none reaches the last layer.
+// The best layout the sweep finds for targets in [low, high]: by bisection, with lanes and
+// without, then perturbed sweeps aiming above the best until `deadline` on `clock` (read once
+// every 16 sweeps); flow 0 when none reaches the last layer.
 // `groups`: interchangeable hosts (solvers/routed_stages.hpp).
 Chains greedy_stage_layout(const RoutedInstance& instance,
                            const std::vector<std::vector<size_t>>& groups, double low, double high,
