@@ -112,23 +112,30 @@ std::vector<int64_t> parse_numbers(const std::string& text, const char* option) 
   return out;
 }
 
+// Seconds above 0 from `text`, or an input error naming `option` and the form expected.
+double parse_seconds(const std::string& text, const char* option, const char* expected) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used != text.size() || !(v > 0) || !std::isfinite(v)) throw std::invalid_argument(text);
+    return v;
+  } catch (const std::exception&) {
+    throw input_error("{} {}: expected {}", option, text, expected);
+  }
+}
+
+std::vector<int> parse_sizes(const std::string& text) {
+  std::vector<int> out;
+  for (int64_t v : parse_numbers(text, "--sizes"))
+    out.push_back(static_cast<int>(std::min<int64_t>(v, 1 << 30)));
+  return out;
+}
+
 int run_fleet(const BenchCommandOptions& o) {
   FleetOptions options;
   options.seed = o.seed;
-  try {
-    size_t used = 0;
-    options.time_limit_s = std::stod(o.time_limit, &used);
-    if (used != o.time_limit.size() || !(options.time_limit_s > 0) ||
-        !std::isfinite(options.time_limit_s))
-      throw std::invalid_argument(o.time_limit);
-  } catch (const std::exception&) {
-    throw input_error("--time-limit {}: expected seconds above 0, e.g. 30", o.time_limit);
-  }
-  if (!o.sizes.empty()) {
-    options.sizes.clear();
-    for (int64_t v : parse_numbers(o.sizes, "--sizes"))
-      options.sizes.push_back(static_cast<int>(std::min<int64_t>(v, 1 << 30)));
-  }
+  options.time_limit_s = parse_seconds(o.time_limit, "--time-limit", "seconds above 0, e.g. 30");
+  if (!o.sizes.empty()) options.sizes = parse_sizes(o.sizes);
   if (!o.families.empty()) options.families = split_list(o.families);
   if (!o.models.empty()) options.models = split_list(o.models);
   if (!o.objectives.empty()) options.objectives = split_list(o.objectives);
@@ -146,19 +153,8 @@ int run_fleet(const BenchCommandOptions& o) {
 
 int run_routed(const BenchCommandOptions& o) {
   RoutedBenchOptions options;
-  try {
-    size_t used = 0;
-    options.budget_s = std::stod(o.budget, &used);
-    if (used != o.budget.size() || !(options.budget_s > 0) || !std::isfinite(options.budget_s))
-      throw std::invalid_argument(o.budget);
-  } catch (const std::exception&) {
-    throw input_error("--budget {}: expected seconds of work above 0, e.g. 1.5", o.budget);
-  }
-  if (!o.sizes.empty()) {
-    options.sizes.clear();
-    for (int64_t v : parse_numbers(o.sizes, "--sizes"))
-      options.sizes.push_back(static_cast<int>(std::min<int64_t>(v, 1 << 30)));
-  }
+  options.budget_s = parse_seconds(o.budget, "--budget", "seconds of work above 0, e.g. 1.5");
+  if (!o.sizes.empty()) options.sizes = parse_sizes(o.sizes);
   if (!o.families.empty()) options.families = split_list(o.families);
   SteadyClock clock;
   bool first = true;

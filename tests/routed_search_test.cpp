@@ -14,24 +14,17 @@
 #include "solvers/routed/routed_greedy.hpp"
 #include "solvers/routed/routed_stages.hpp"
 #include "tests/helix_fixtures.hpp"
+#include "tests/routed_instances.hpp"
 
 namespace meshplan::routed_search_test {
 namespace {
 
 RoutedHost host(std::string name, std::vector<double> table) {
-  RoutedHost h;
-  h.name = std::move(name);
-  h.table = std::move(table);
-  return h;
+  return testing::routed_host(std::move(name), std::move(table));
 }
 
 RoutedInstance instance(int layers, std::vector<RoutedHost> hosts) {
-  RoutedInstance in;
-  in.layers = layers;
-  in.hosts = std::move(hosts);
-  const size_t n = in.hosts.size();
-  in.link.assign(n, std::vector<double>(n, 1e9));
-  return in;
+  return testing::routed_cluster(layers, std::move(hosts));
 }
 
 TEST(RoutedSearch, TwoHostsThatMustSplit) {
@@ -113,29 +106,6 @@ TEST(RoutedSearch, BoundIsNeverLooserThanTheComputeBound) {
   EXPECT_GE(b.tokens_per_s, solve_routed(in).flow.total - 1e-9);
 }
 
-// Every layout of every host, scored by its max flow.
-double brute_force(const RoutedInstance& in) {
-  RoutedLayout cur(in.hosts.size());
-  double best = 0;
-  std::function<void(size_t)> rec = [&](size_t i) {
-    if (i == in.hosts.size()) {
-      best = std::max(best, routed_max_flow(in, cur).total);
-      return;
-    }
-    cur[i] = {};
-    rec(i + 1);
-    for (int s = 0; s < in.layers; ++s)
-      for (int e = s + 1; e <= in.layers; ++e)
-        if (range_capacity(in, i, {s, e}) > 0) {
-          cur[i] = {s, e};
-          rec(i + 1);
-        }
-    cur[i] = {};
-  };
-  rec(0);
-  return best;
-}
-
 double layouts(const RoutedInstance& in) {
   double count = 1;
   for (size_t i = 0; i < in.hosts.size(); ++i) {
@@ -181,7 +151,7 @@ TEST(RoutedSearch, EqualsBruteForceOnRandomClusters) {
     six_hosts += n == 6;
     twelve_layers += L == 12;
     RoutedSolution s = solve_routed(in);
-    const double expected = brute_force(in);
+    const double expected = testing::routed_best_flow(in);
     ASSERT_NEAR(s.flow.total, expected, 1e-7 * std::max(1.0, expected))
         << "trial " << trial << ": " << n << " hosts, " << L << " layers";
     EXPECT_TRUE(s.optimal) << s.proof;

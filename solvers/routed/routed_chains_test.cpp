@@ -2,17 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/routed_instances.hpp"
+
 #include "solvers/routed/routed_regions.hpp"
 
 namespace meshplan::routed_chains_test {
 namespace {
 
-RoutedHost host(std::string name, std::vector<double> table) {
-  RoutedHost h;
-  h.name = std::move(name);
-  h.table = std::move(table);
-  return h;
-}
+using testing::routed_host;
 
 // Regions of hosts on fast links, `cross` tokens/s a pair between regions.
 RoutedInstance regions(int layers, const std::vector<std::vector<RoutedHost>>& of, double cross) {
@@ -37,7 +34,8 @@ RoutedInstance regions(int layers, const std::vector<std::vector<RoutedHost>>& o
 
 TEST(routed_chains_test, one_region_has_no_chains) {
   FakeClock clock;
-  const RoutedInstance in = regions(4, {{host("a", {5, 5, 5, 5}), host("b", {5, 5})}}, 0);
+  const RoutedInstance in =
+      regions(4, {{routed_host("a", {5, 5, 5, 5}), routed_host("b", {5, 5})}}, 0);
   EXPECT_EQ(region_chains_layout(in, clock, 1).tokens_per_s, 0);
 }
 
@@ -46,8 +44,8 @@ TEST(routed_chains_test, regions_that_cannot_serve_alone_serve_in_series) {
   // with hand-overs two hosts wide (4 pairs of 8 tokens/s), every host's 10 tokens/s is reached.
   std::vector<RoutedHost> a, b;
   for (int i = 0; i < 4; ++i) {
-    a.push_back(host("a" + std::to_string(i), {10, 10}));
-    b.push_back(host("b" + std::to_string(i), {10, 10}));
+    a.push_back(routed_host("a" + std::to_string(i), {10, 10}));
+    b.push_back(routed_host("b" + std::to_string(i), {10, 10}));
   }
   const RoutedInstance in = regions(12, {a, b}, 8);
   ASSERT_EQ(routed_regions(in).size(), 2u);
@@ -60,8 +58,10 @@ TEST(routed_chains_test, regions_that_cannot_serve_alone_serve_in_series) {
 TEST(routed_chains_test, regions_that_serve_alone_serve_side_by_side) {
   // Two regions that each hold every layer on their own host, joined by links too slow to
   // matter: side by side they carry both hosts' flow.
-  const RoutedInstance in =
-      regions(3, {{host("a", {9, 9, 9})}, {host("b", {4, 4, 4})}, {host("c", {2, 2, 2})}}, 0.5);
+  const RoutedInstance in = regions(
+      3,
+      {{routed_host("a", {9, 9, 9})}, {routed_host("b", {4, 4, 4})}, {routed_host("c", {2, 2, 2})}},
+      0.5);
   ASSERT_EQ(routed_regions(in).size(), 3u);
   FakeClock clock;
   const Chains c = region_chains_layout(in, clock, 1);

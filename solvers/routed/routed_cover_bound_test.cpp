@@ -2,36 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <random>
 
 #include "solvers/routed/routed_bounds.hpp"
+#include "tests/routed_instances.hpp"
 
 namespace meshplan::routed_cover_bound_test {
 namespace {
-
-// Every layout of every host, scored by its max flow.
-double best_flow(const RoutedInstance& in) {
-  RoutedLayout cur(in.hosts.size());
-  double best = 0;
-  std::function<void(size_t)> rec = [&](size_t i) {
-    if (i == in.hosts.size()) {
-      best = std::max(best, routed_max_flow(in, cur).total);
-      return;
-    }
-    cur[i] = {};
-    rec(i + 1);
-    for (int s = 0; s < in.layers; ++s)
-      for (int e = s + 1; e <= in.layers; ++e)
-        if (range_capacity(in, i, {s, e}) > 0) {
-          cur[i] = {s, e};
-          rec(i + 1);
-        }
-    cur[i] = {};
-  };
-  rec(0);
-  return best;
-}
 
 TEST(routed_cover_bound_test, never_below_the_best_layout) {
   std::mt19937 rng(7);
@@ -57,7 +34,7 @@ TEST(routed_cover_bound_test, never_below_the_best_layout) {
     in.link.assign(n, std::vector<double>(n, 1e9));
     const double high = routed_upper_bound(in).tokens_per_s;
     const double bound = layer_cover_bound(in, high);
-    const double best = best_flow(in);
+    const double best = testing::routed_best_flow(in);
     EXPECT_GE(bound, best * (1 - 1e-9)) << "trial " << trial;
     EXPECT_LE(bound, high);
     tighter += bound < high * (1 - 1e-6);
@@ -68,17 +45,12 @@ TEST(routed_cover_bound_test, never_below_the_best_layout) {
 TEST(routed_cover_bound_test, a_host_cannot_cover_two_layers_at_once) {
   // Two layers and three hosts of one layer each at 6 tokens/s: layer work allows 9 (the three
   // hosts' 18 over two layers), but a layer is covered by whole hosts, one or two of them: 6.
-  RoutedInstance in;
-  in.layers = 2;
-  for (const char* name : {"a", "b", "c"}) {
-    RoutedHost h;
-    h.name = name;
-    h.table = {6};
-    in.hosts.push_back(h);
-  }
+  RoutedInstance in =
+      testing::routed_cluster(2, {testing::routed_host("a", {6}), testing::routed_host("b", {6}),
+                                  testing::routed_host("c", {6})});
   EXPECT_NEAR(layer_cover_bound(in, 9), 6, 9 * 1e-3);  // to the bisection's precision
   // A fourth host lets both layers have two: 12.
-  in.hosts.push_back(in.hosts[0]);
+  in = testing::routed_cluster(2, {in.hosts[0], in.hosts[1], in.hosts[2], in.hosts[0]});
   EXPECT_NEAR(layer_cover_bound(in, 12), 12, 1e-9);
 }
 

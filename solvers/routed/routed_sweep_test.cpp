@@ -2,24 +2,22 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/routed_instances.hpp"
+
 #include "solvers/routed/routed_stages.hpp"
 
 namespace meshplan::routed_sweep_test {
 namespace {
 
-RoutedHost host(std::string name, std::vector<double> table) {
-  RoutedHost h;
-  h.name = std::move(name);
-  h.table = std::move(table);
-  return h;
-}
+using testing::routed_host;
 
 TEST(routed_sweep_test, a_chain_of_fast_hosts_beside_a_wide_one_is_a_stage_of_lanes) {
   // Two hosts fast on two layers (10 tokens/s, 1 on four) and one that holds all four at 5. The
   // pair in a chain beside the wide one carries 10 + 5; every host holding a whole stage, 7.
   RoutedInstance in;
   in.layers = 4;
-  in.hosts = {host("a0", {20, 10, 2, 1}), host("a1", {20, 10, 2, 1}), host("b", {6, 6, 6, 5})};
+  in.hosts = {routed_host("a0", {20, 10, 2, 1}), routed_host("a1", {20, 10, 2, 1}),
+              routed_host("b", {6, 6, 6, 5})};
   in.link.assign(3, std::vector<double>(3, 1e6));
   const std::vector<std::vector<size_t>> groups = interchangeable_hosts(in);
   ASSERT_EQ(groups.size(), 2u);
@@ -41,7 +39,7 @@ RoutedInstance two_regions_in_series() {
   RoutedInstance in;
   in.layers = 12;
   for (int i = 0; i < 8; ++i)
-    in.hosts.push_back(host((i < 4 ? "a" : "b") + std::to_string(i), {10, 10}));
+    in.hosts.push_back(routed_host((i < 4 ? "a" : "b") + std::to_string(i), {10, 10}));
   in.link.assign(8, std::vector<double>(8, 1e6));
   for (size_t i = 0; i < 8; ++i)
     for (size_t j = 0; j < 8; ++j)

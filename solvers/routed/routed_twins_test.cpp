@@ -2,22 +2,19 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/routed_instances.hpp"
+
 namespace meshplan::routed_twins_test {
 namespace {
 
-RoutedHost host(const char* name, std::vector<double> table) {
-  RoutedHost h;
-  h.name = name;
-  h.table = std::move(table);
-  return h;
-}
+using testing::routed_host;
 
 // Two regions: a, b, c on fast links; d alone, 10 tokens/s from each of them.
 RoutedInstance two_regions() {
   RoutedInstance in;
   in.layers = 8;
-  in.hosts = {host("a", {100, 60, 40}), host("b", {100, 60, 40}), host("c", {80, 45}),
-              host("d", {100, 60, 40})};
+  in.hosts = {routed_host("a", {100, 60, 40}), routed_host("b", {100, 60, 40}),
+              routed_host("c", {80, 45}), routed_host("d", {100, 60, 40})};
   in.link.assign(4, std::vector<double>(4, 1e6));
   for (size_t i = 0; i < 4; ++i) {
     in.link[i][i] = 0;
