@@ -118,13 +118,15 @@ std::string run_recorded(const std::string& dir, const std::string& script,
                          const std::vector<std::string>& programs) {
   std::string bin = dir + "/bin";
   std::filesystem::create_directories(bin);
+  // One write a run: programs the script leaves in the background record beside each other,
+  // and line-by-line appends would interleave.
   std::ofstream(bin + "/record")
       << "#!/bin/sh\n"
-         "{ printf 'run %s\\n' \"${0##*/}\"\n"
+         "out=$(printf 'run %s\\n' \"${0##*/}\"\n"
          "  for a in \"$@\"; do printf 'arg <%s>\\n' \"$a\"; done\n"
          "  for v in NCCL_SOCKET_IFNAME GLOO_SOCKET_IFNAME NCCL_IB_HCA VLLM_HOST_IP; do\n"
-         "    eval \"x=\\${$v-unset}\"; printf 'env %s <%s>\\n' \"$v\" \"$x\"; done\n"
-         "} >>\"$RECORD\"\n";
+         "    eval \"x=\\${$v-unset}\"; printf 'env %s <%s>\\n' \"$v\" \"$x\"; done)\n"
+         "printf '%s\\n' \"$out\" >>\"$RECORD\"\n";
   std::filesystem::permissions(bin + "/record", std::filesystem::perms::owner_all);
   for (const std::string& program : programs)
     std::filesystem::create_symlink(bin + "/record", bin + "/" + program);
