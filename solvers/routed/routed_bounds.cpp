@@ -135,7 +135,8 @@ double LayerWork::per_flow(double flow) const {
   return std::max(static_cast<double>(prefix_k_[pos]), flow > 0 ? suffix_kt_[pos] / flow : 0.0);
 }
 
-RoutedBound routed_upper_bound(const RoutedInstance& in) {
+RoutedBound routed_upper_bound(const RoutedInstance& given) {
+  const RoutedInstance in = link_capped(given);
   std::vector<LayerWork> work;
   double hi = 0, entry = 0, exit = 0, compute = 0;
   for (const RoutedHost& h : in.hosts) {

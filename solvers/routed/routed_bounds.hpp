@@ -33,7 +33,8 @@ struct RoutedBound {
 
 // The least of: the layer-work bound above (never looser than the compute bound, the sum over
 // hosts of max_k k * t(k) over the layer count), what the hosts able to hold the first layer can
-// take in, and what the hosts able to hold the last layer can give out.
+// take in, and what the hosts able to hold the last layer can give out; each read on the tables
+// cut to what the hosts' links carry (link_capped, routed_tables.hpp).
 RoutedBound routed_upper_bound(const RoutedInstance& instance);
 
 struct Chains {

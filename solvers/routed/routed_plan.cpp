@@ -344,7 +344,7 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   // Every count is searched with the whole budget, the count whose upper bound is highest first;
   // a count whose bound is no more than the best flow reached cannot win and is not searched. The
   // flow reached decides, the fewer streams on a tie. A fleet weighs the counts on its first
-  // shard and searches the whole fleet at the count that wins.
+  // shard and searches the whole fleet at the count that wins, within one budget.
   const std::vector<int> counts = stream_counts(cluster, problem, model, request, routed);
   const double built = clock.now_seconds();
   RoutedOptions options;
@@ -358,6 +358,7 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
     const RoutedInstance& whole = builds.back().instance;
     weigh.push_back({n, fleet ? routed_reordered(whole, routed_shards(whole).front()) : whole});
   }
+  const double tabled = clock.now_seconds();
   // Under --concurrency a layout serves its flow when it keeps no more requests in flight than
   // there are (its figures are those of its streams' batches). With more, it serves less, and its
   // figures hold only for one stream a host: then the requests keep its hosts busy their share of
@@ -388,10 +389,21 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
     value = [&](const StreamCount& c, const RoutedSolution& t) {
       return best_served(c.instance, t, c.streams).first;
     };
-  StreamChoice choice = choose_stream_count(weigh, options, value);
+  // A fleet spends the budget once: the counts weighed on its first shard and the other shards
+  // unlike it each get an even share, the first shard searched as the fleet's search would.
+  RoutedOptions fleet_options = options;
+  if (fleet) {
+    const double unlike = static_cast<double>(routed_unlike_shards(builds.front().instance));
+    fleet_options.time_limit_s =
+        options.time_limit_s * unlike / (unlike - 1 + static_cast<double>(weigh.size()));
+  }
+  StreamChoice choice = choose_stream_count(
+      weigh, fleet ? routed_shard_options(builds.front().instance, fleet_options) : options, value);
+  const double weighed = clock.now_seconds();
   const int streams = weigh[choice.index].streams;
   Built b = std::move(builds[choice.index]);
-  RoutedSolution s = fleet ? solve_routed_fleet(b.instance, options) : std::move(choice.solution);
+  RoutedSolution s = fleet ? solve_routed_fleet(b.instance, fleet_options, &choice.solution)
+                           : std::move(choice.solution);
   if (request.concurrency > 0 && !fleet)
     if (const auto [v, which] = best_served(b.instance, s, streams); which > 0) {
       // A baseline keeps fewer requests in flight than there are and serves more: it is the plan.
@@ -417,6 +429,12 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   routing.nodes = s.nodes;
   if (routed.timings) {
     routed.timings->push_back({"host tables and streams per host", built - began});
+    routed.timings->push_back({"instances at each count of streams", tabled - built});
+    routed.timings->push_back(
+        {fmt::format("{} count{} of streams searched{}", weigh.size(), weigh.size() == 1 ? "" : "s",
+                     fleet ? " on the first shard" : ""),
+         weighed - tabled});
+    // A fleet's phases are its search after the weighing; a cluster's, its chosen count's.
     routed.timings->insert(routed.timings->end(), s.phases.begin(), s.phases.end());
   }
   const std::vector<size_t> used =

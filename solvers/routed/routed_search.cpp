@@ -194,7 +194,7 @@ void bound_and_start(const RoutedInstance& in, const RoutedOptions& options, Rou
                      PhaseTimer& phase) {
   out.bound = routed_upper_bound(in);
   if (options.covers)
-    if (const double c = layer_cover_bound(in, out.bound.tokens_per_s);
+    if (const double c = layer_cover_bound(link_capped(in), out.bound.tokens_per_s);
         c < out.bound.tokens_per_s * (1 - 1e-9)) {
       out.bound.tokens_per_s = c;
       out.bound.method =

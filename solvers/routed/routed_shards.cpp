@@ -21,7 +21,51 @@ std::vector<int> host_kinds(const RoutedInstance& in) {
   return out;
 }
 
+// For each shard, the first shard alike (the same kinds in order, the same links among them).
+std::vector<size_t> shards_alike(const RoutedInstance& in,
+                                 const std::vector<std::vector<size_t>>& shards) {
+  const std::vector<int> kind = host_kinds(in);
+  std::map<std::pair<std::vector<int>, std::vector<double>>, size_t> first_of;
+  std::vector<size_t> like(shards.size());
+  for (size_t s = 0; s < shards.size(); ++s) {
+    std::pair<std::vector<int>, std::vector<double>> key;
+    for (size_t i : shards[s])
+      key.first.push_back(kind[i]);
+    if (in.has_links())
+      for (size_t i : shards[s])
+        for (size_t j : shards[s])
+          if (i != j) key.second.push_back(in.link_at(i, j));
+    like[s] = first_of.emplace(std::move(key), s).first->second;
+  }
+  return like;
+}
+
+size_t count_unlike(const std::vector<size_t>& like) {
+  size_t n = 0;
+  for (size_t s = 0; s < like.size(); ++s)
+    n += like[s] == s;
+  return n;
+}
+
+// Each shard searched gets an even share of the budget, without the covers' bound.
+RoutedOptions options_per_shard(const RoutedOptions& options, size_t unlike) {
+  RoutedOptions each = options;
+  each.time_limit_s = options.time_limit_s / static_cast<double>(std::max<size_t>(unlike, 1));
+  each.covers = false;
+  return each;
+}
+
 }  // namespace
+
+size_t routed_unlike_shards(const RoutedInstance& in) {
+  if (in.hosts.size() <= kRoutedShardHosts) return 1;
+  return count_unlike(shards_alike(in, routed_shards(in)));
+}
+
+RoutedOptions routed_shard_options(const RoutedInstance& in, const RoutedOptions& options) {
+  if (in.hosts.size() <= kRoutedShardHosts) return options;
+  return options_per_shard(options, routed_unlike_shards(in));
+}
 
 std::vector<std::vector<size_t>> routed_shards(const RoutedInstance& in) {
   const size_t n = in.hosts.size();
@@ -35,9 +79,10 @@ std::vector<std::vector<size_t>> routed_shards(const RoutedInstance& in) {
   return shards;
 }
 
-RoutedSolution solve_routed_fleet(const RoutedInstance& in, const RoutedOptions& options) {
+RoutedSolution solve_routed_fleet(const RoutedInstance& in, const RoutedOptions& options,
+                                  const RoutedSolution* first_shard) {
   const size_t n = in.hosts.size();
-  if (n <= kRoutedShardHosts) return solve_routed(in, options);
+  if (n <= kRoutedShardHosts) return first_shard ? *first_shard : solve_routed(in, options);
   SteadyClock steady;
   const Clock& clock = options.clock ? *options.clock : steady;
   const double started = clock.now_seconds();
@@ -55,27 +100,14 @@ RoutedSolution solve_routed_fleet(const RoutedInstance& in, const RoutedOptions&
 
   const std::vector<std::vector<size_t>> shards = routed_shards(in);
   const size_t m = shards.size();
-  // A shard's key: its hosts' kinds in order and the links among them.
-  const std::vector<int> kind = host_kinds(in);
-  std::map<std::pair<std::vector<int>, std::vector<double>>, size_t> first_of;
-  std::vector<size_t> like(m);  // the shard searched for each shard
-  for (size_t s = 0; s < m; ++s) {
-    std::pair<std::vector<int>, std::vector<double>> key;
-    for (size_t i : shards[s])
-      key.first.push_back(kind[i]);
-    if (in.has_links())
-      for (size_t i : shards[s])
-        for (size_t j : shards[s])
-          if (i != j) key.second.push_back(in.link_at(i, j));
-    like[s] = first_of.emplace(std::move(key), s).first->second;
-  }
-  // Each shard searched gets an even share of the budget.
-  RoutedOptions each = options;
-  each.time_limit_s = options.time_limit_s / static_cast<double>(first_of.size());
-  each.covers = false;
+  const std::vector<size_t> like = shards_alike(in, shards);
+  const size_t unlike = count_unlike(like);
+  const RoutedOptions each = options_per_shard(options, unlike);
   std::map<size_t, RoutedSolution> searched;
-  for (const auto& [key, s] : first_of) {
-    RoutedSolution r = solve_routed(routed_reordered(in, shards[s]), each);
+  for (size_t s = 0; s < m; ++s) {
+    if (like[s] != s) continue;
+    RoutedSolution r =
+        s == 0 && first_shard ? *first_shard : solve_routed(routed_reordered(in, shards[s]), each);
     out.nodes += r.nodes;
     out.groups = std::max(out.groups, r.groups);
     searched.emplace(s, std::move(r));
@@ -106,7 +138,7 @@ RoutedSolution solve_routed_fleet(const RoutedInstance& in, const RoutedOptions&
                 "{} hosts searched as {} shards of up to {} ({} unlike, each within its share of "
                 "the work budget, {} partial layouts in all); the layouts side by side are within "
                 "{:.3g} % of the fleet's upper bound",
-                n, m, kRoutedShardSize, first_of.size(), out.nodes,
+                n, m, kRoutedShardSize, unlike, out.nodes,
                 out.flow.total > 0 ? (out.bound.tokens_per_s / out.flow.total - 1) * 100 : 100.0);
   lap("fleet flow");
   return out;

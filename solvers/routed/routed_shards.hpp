@@ -22,10 +22,20 @@ inline constexpr size_t kRoutedShardSize = 64;
 // kRoutedShardHosts.
 std::vector<std::vector<size_t>> routed_shards(const RoutedInstance& instance);
 
+// The shards of `instance` unlike each other, each searched once (1 up to kRoutedShardHosts).
+size_t routed_unlike_shards(const RoutedInstance& instance);
+
+// The options each shard of `instance` is searched with: an even share of the budget among the
+// shards unlike each other, and no covers' bound (the gap is the fleet's). `options` itself up to
+// kRoutedShardHosts hosts.
+RoutedOptions routed_shard_options(const RoutedInstance& instance, const RoutedOptions& options);
+
 // solve_routed up to kRoutedShardHosts hosts; above, the shards' layouts side by side, the
 // budget shared among the shards searched. The baselines (single pipeline, disjoint replicas)
-// and the bound are the whole fleet's.
-RoutedSolution solve_routed_fleet(const RoutedInstance& instance,
-                                  const RoutedOptions& options = {});
+// and the bound are the whole fleet's. `first_shard`: the first shard's solution, already
+// searched with routed_shard_options (as a plan weighing its counts of streams on it has), or
+// the whole instance's up to kRoutedShardHosts.
+RoutedSolution solve_routed_fleet(const RoutedInstance& instance, const RoutedOptions& options = {},
+                                  const RoutedSolution* first_shard = nullptr);
 
 }  // namespace meshplan

@@ -101,5 +101,27 @@ TEST(routed_shards_test, a_fleet_listed_in_another_order_or_renamed_gets_the_sam
   EXPECT_NEAR(solve_routed_fleet(shuffled, budget()).flow.total, flow, 1e-9 * flow);
 }
 
+// A plan weighs its counts of streams on the first shard with the options that shard gets in the
+// fleet's search, and hands the search of the count it keeps back: the fleet's layout is then the
+// one it gets searching every shard itself.
+TEST(routed_shards_test, the_first_shard_searched_before_gives_the_layout_searched_again) {
+  const RoutedInstance in = fleet(300, 5, 1000, true);
+  const RoutedOptions each = routed_shard_options(in, budget());
+  EXPECT_FALSE(each.covers);
+  EXPECT_LT(each.time_limit_s, kBudget);  // shared among the shards unlike each other
+  EXPECT_GT(each.time_limit_s, kBudget / static_cast<double>(routed_shards(in).size()) * 0.99);
+  const RoutedSolution first = solve_routed(routed_reordered(in, routed_shards(in).front()), each);
+  const RoutedSolution again = solve_routed_fleet(in, budget());
+  const RoutedSolution reused = solve_routed_fleet(in, budget(), &first);
+  EXPECT_EQ(reused.layout, again.layout);
+  EXPECT_DOUBLE_EQ(reused.flow.total, again.flow.total);
+  EXPECT_EQ(reused.nodes, again.nodes);
+  // Up to the threshold the options are the caller's, and the solution given is the answer.
+  const RoutedInstance small = fleet(20, 5, 1000, true);
+  EXPECT_TRUE(routed_shard_options(small, budget()).covers);
+  const RoutedSolution whole = solve_routed(small, budget());
+  EXPECT_EQ(solve_routed_fleet(small, budget(), &whole).layout, whole.layout);
+}
+
 }  // namespace
 }  // namespace meshplan::routed_shards_test

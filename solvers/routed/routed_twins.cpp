@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "solvers/routed/routed_bounds.hpp"
 #include "solvers/routed/routed_regions.hpp"
 
 namespace meshplan {
@@ -58,9 +59,12 @@ RoutedInstance routed_unbound_links(const RoutedInstance& in) {
   for (size_t i = 0; i < n; ++i)
     for (double t : in.hosts[i].table)
       fastest[i] = std::max(fastest[i], t);
+  // Nor does one at or above the upper bound: no link carries more than the whole flow.
+  const double most = routed_upper_bound(in).tokens_per_s;
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j)
-      if (i != j && out.link[i][j] > 0 && out.link[i][j] >= std::min(fastest[i], fastest[j]))
+      if (i != j && out.link[i][j] > 0 &&
+          out.link[i][j] >= std::min({fastest[i], fastest[j], most}))
         out.link[i][j] = std::numeric_limits<double>::infinity();
   return out;
 }

@@ -15,7 +15,8 @@
 namespace meshplan {
 
 // The instance with every link that cannot bind made unlimited: a link from i to j carries at
-// most what both ends do, so one at or above the slower end's fastest figure never limits a flow.
+// most what both ends do, and no more than the whole flow, so one at or above the slower end's
+// fastest figure or the instance's upper bound never limits a flow.
 // Links that differ only above that then group and order their hosts alike: a faster link that
 // changes nothing changes no step of the search.
 RoutedInstance routed_unbound_links(const RoutedInstance& instance);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "solvers/routed/routed_bounds.hpp"
 #include "tests/routed_instances.hpp"
 
 namespace meshplan::routed_twins_test {
@@ -13,8 +14,8 @@ using testing::routed_host;
 RoutedInstance two_regions() {
   RoutedInstance in;
   in.layers = 8;
-  in.hosts = {routed_host("a", {100, 60, 40}), routed_host("b", {100, 60, 40}),
-              routed_host("c", {80, 45}), routed_host("d", {100, 60, 40})};
+  in.hosts = {routed_host("a", {1000, 600, 400}), routed_host("b", {1000, 600, 400}),
+              routed_host("c", {800, 450}), routed_host("d", {1000, 600, 400})};
   in.link.assign(4, std::vector<double>(4, 1e6));
   for (size_t i = 0; i < 4; ++i) {
     in.link[i][i] = 0;
@@ -44,7 +45,7 @@ TEST(routed_twins_test, a_host_a_little_better_than_its_copy_is_planned_as_the_c
     t *= 1.2;
   EXPECT_TRUE(same(routed_without_variants(faster), base));
   RoutedInstance longer = base;
-  longer.hosts[1].table.push_back(20);
+  longer.hosts[1].table.push_back(200);
   EXPECT_TRUE(same(routed_without_variants(longer), base));
   // d is as fast as a and b but on other links: no variant of either.
   RoutedInstance far = base;
@@ -58,7 +59,7 @@ TEST(routed_twins_test, a_host_a_little_better_than_its_copy_is_planned_as_the_c
   EXPECT_TRUE(same(routed_without_variants(other), other));
   // So is one slower somewhere.
   RoutedInstance mixed = base;
-  mixed.hosts[0].table = {110, 55, 44};
+  mixed.hosts[0].table = {1100, 550, 440};
   EXPECT_TRUE(same(routed_without_variants(mixed), mixed));
 }
 
@@ -75,10 +76,17 @@ TEST(routed_twins_test, a_faster_link_between_regions_is_planned_as_the_others) 
   RoutedInstance from_a = base;
   from_a.link[0][3] = 50;
   EXPECT_TRUE(same(routed_without_variants(from_a), base));
-  // A link no host can fill is as good as any other.
+  // A link no host can fill is as good as any other, and so is one no flow can: at or above the
+  // upper bound.
   RoutedInstance unlimited = base;
   unlimited.link[0][1] = 1e9;
   EXPECT_TRUE(same(routed_without_variants(unlimited), base));
+  // c to d at 790 tokens/s: below what either carries at its fastest (800, 1000), above any flow.
+  RoutedInstance above_the_bound = base;
+  above_the_bound.link[2][3] = 790;
+  ASSERT_LT(routed_upper_bound(above_the_bound).tokens_per_s, 790);
+  EXPECT_EQ(routed_unbound_links(above_the_bound).link[2][3],
+            routed_unbound_links(base).link[0][1]);
 }
 
 }  // namespace
