@@ -191,8 +191,8 @@ bool meets_bound(const RoutedSolution& out, double flow) {
 // The upper bound and the starting layouts: baselines, stage layouts, sweeps, the stage program
 // and regions, each within its share of the budget. Stops once a start meets the bound.
 void bound_and_start(const RoutedInstance& in, const RoutedOptions& options, RoutedSolution& out,
-                     PhaseTimer& phase) {
-  out.bound = routed_upper_bound(in);
+                     PhaseTimer& phase, const RoutedBound* known) {
+  out.bound = known ? *known : routed_upper_bound(in);
   if (options.covers)
     if (const double c = layer_cover_bound(link_capped(in), out.bound.tokens_per_s);
         c < out.bound.tokens_per_s * (1 - 1e-9)) {
@@ -336,15 +336,15 @@ RoutedLayout in_callers_order(const RoutedLayout& layout, const std::vector<size
   return out;
 }
 
-RoutedSolution solve_in_order(const RoutedInstance& in, const RoutedOptions& options);
+// `known`: the instance's upper bound, where the caller has worked it out already.
+RoutedSolution solve_in_order(const RoutedInstance& in, const RoutedOptions& options,
+                              const RoutedBound* known);
 
 }  // namespace
 
 double routed_read_step_s(size_t hosts) {
   return 0.005 * static_cast<double>(std::max<size_t>(hosts, 4)) / 42.0;
 }
-
-namespace {}  // namespace
 
 namespace {
 
@@ -360,9 +360,10 @@ bool same_instance(const RoutedInstance& a, const RoutedInstance& b) {
 }
 
 // The search over the hosts in their canonical order, its layouts in the caller's.
-RoutedSolution solve_canonically(const RoutedInstance& in, const RoutedOptions& options) {
+RoutedSolution solve_canonically(const RoutedInstance& in, const RoutedOptions& options,
+                                 const RoutedBound* known = nullptr) {
   const std::vector<size_t> order = routed_canonical_order(in);
-  RoutedSolution s = solve_in_order(routed_reordered(in, order), options);
+  RoutedSolution s = solve_in_order(routed_reordered(in, order), options, known);
   s.layout = in_callers_order(s.layout, order);
   for (Chains* c : {&s.pipeline, &s.replicas, &s.stages, &s.greedy})
     c->layout = in_callers_order(c->layout, order);
@@ -372,12 +373,14 @@ RoutedSolution solve_canonically(const RoutedInstance& in, const RoutedOptions& 
 }  // namespace
 
 RoutedSolution solve_routed(const RoutedInstance& given, const RoutedOptions& options) {
-  const RoutedInstance in = routed_unbound_links(given);
-  RoutedSolution s = solve_canonically(in, options);
+  // The bound of the real figures, worked out once: it also says which links cannot bind.
+  const RoutedBound bound = routed_upper_bound(given);
+  const RoutedInstance in = routed_unbound_links(given, bound.tokens_per_s);
+  RoutedSolution s = solve_canonically(in, options, &bound);
   s.flow = routed_max_flow(given, s.layout);
   // Hosts that improve a little on others are also planned as their copies (routed_twins.hpp);
   // the better layout on the real figures is kept, against the bound of the real ones.
-  const RoutedInstance copies = routed_without_variants(in);
+  const RoutedInstance copies = routed_without_variants(in, bound.tokens_per_s);
   if (!same_instance(copies, in)) {
     SteadyClock steady;
     const Clock& clock = options.clock ? *options.clock : steady;
@@ -406,14 +409,15 @@ RoutedSolution solve_routed(const RoutedInstance& given, const RoutedOptions& op
 
 namespace {
 
-RoutedSolution solve_in_order(const RoutedInstance& in, const RoutedOptions& options) {
+RoutedSolution solve_in_order(const RoutedInstance& in, const RoutedOptions& options,
+                              const RoutedBound* known) {
   SteadyClock steady;
   const Clock& clock = options.clock ? *options.clock : steady;
   const double started = clock.now_seconds();
   // Every limit is read on a step's own work clock (StepBudget); `clock` only reports.
   RoutedSolution out;
   PhaseTimer phase(clock, out, started);
-  bound_and_start(in, options, out, phase);
+  bound_and_start(in, options, out, phase, known);
 
   const StepBudget search_budget(in.hosts.size(), options.time_limit_s, kSearchShare);
   Search search(in, options, search_budget.clock, search_budget.deadline);

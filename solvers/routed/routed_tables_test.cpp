@@ -2,21 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/routed_instances.hpp"
+
 namespace meshplan::routed_tables_test {
 namespace {
 
-RoutedHost host(const std::string& name, std::vector<double> table) {
-  RoutedHost h;
-  h.name = name;
-  h.table = std::move(table);
-  return h;
-}
+using testing::routed_host;
 
 // Three hosts over three layers; a's links carry 3 tokens/s in (1 + 2) and 7 out (3 + 4).
 RoutedInstance three_hosts() {
   RoutedInstance in;
   in.layers = 3;
-  in.hosts = {host("a", {50, 40, 30}), host("b", {20}), host("c", {20})};
+  in.hosts = {routed_host("a", {50, 40, 30}), routed_host("b", {20}), routed_host("c", {20})};
   in.link = {{0, 3, 4}, {1, 0, 100}, {2, 100, 0}};
   return in;
 }
@@ -56,7 +53,7 @@ TEST(routed_tables_test, the_last_place_cap_leaves_room_for_the_lm_head) {
 TEST(routed_tables_test, a_link_carries_no_more_than_the_host_at_its_other_end) {
   RoutedInstance in;
   in.layers = 3;
-  in.hosts = {host("a", {50, 40, 30}), host("b", {5, 4})};
+  in.hosts = {routed_host("a", {50, 40, 30}), routed_host("b", {5, 4})};
   in.link = {{0, 1000}, {1000, 0}};
   EXPECT_EQ(link_capped(in).hosts[0].table, (std::vector<double>{5, 5, 30}));
   EXPECT_EQ(link_capped(in).hosts[1].table, (std::vector<double>{5, 4}));

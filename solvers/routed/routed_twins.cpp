@@ -51,7 +51,7 @@ bool same_figures(const RoutedInstance& in, size_t a, size_t b) {
 
 }  // namespace
 
-RoutedInstance routed_unbound_links(const RoutedInstance& in) {
+RoutedInstance routed_unbound_links(const RoutedInstance& in, double most_flow) {
   if (in.link.empty()) return in;
   RoutedInstance out = in;
   const size_t n = in.hosts.size();
@@ -60,7 +60,7 @@ RoutedInstance routed_unbound_links(const RoutedInstance& in) {
     for (double t : in.hosts[i].table)
       fastest[i] = std::max(fastest[i], t);
   // Nor does one at or above the upper bound: no link carries more than the whole flow.
-  const double most = routed_upper_bound(in).tokens_per_s;
+  const double most = most_flow >= 0 ? most_flow : routed_upper_bound(in).tokens_per_s;
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j)
       if (i != j && out.link[i][j] > 0 &&
@@ -69,11 +69,11 @@ RoutedInstance routed_unbound_links(const RoutedInstance& in) {
   return out;
 }
 
-RoutedInstance routed_without_variants(const RoutedInstance& given) {
+RoutedInstance routed_without_variants(const RoutedInstance& given, double most_flow) {
   // Links held as the planner holds them (a fleet's) are not rewritten: fleets are planned in
   // shards, and their hosts alike are exact copies already.
   if (given.link.empty() && given.links) return given;
-  RoutedInstance in = routed_unbound_links(given);
+  RoutedInstance in = routed_unbound_links(given, most_flow);
   const size_t n = in.hosts.size();
   // Links from one region to another that differ by at most kMostFasterLink: as the slowest.
   if (!in.link.empty()) {

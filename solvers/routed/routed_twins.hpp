@@ -19,12 +19,13 @@ namespace meshplan {
 // fastest figure or the instance's upper bound never limits a flow.
 // Links that differ only above that then group and order their hosts alike: a faster link that
 // changes nothing changes no step of the search.
-RoutedInstance routed_unbound_links(const RoutedInstance& instance);
+// `most_flow`: the instance's upper bound where the caller has it (worked out when below 0).
+RoutedInstance routed_unbound_links(const RoutedInstance& instance, double most_flow = -1);
 
 // The instance with its links unbound as above, the links between two regions that differ by at
 // most four times made the slowest of them, then each variant made a copy of the host it improves
 // on (in host order, a host copying only a host that copies no other); the same instance when it
 // has neither.
-RoutedInstance routed_without_variants(const RoutedInstance& instance);
+RoutedInstance routed_without_variants(const RoutedInstance& instance, double most_flow = -1);
 
 }  // namespace meshplan
