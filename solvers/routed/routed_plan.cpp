@@ -18,6 +18,7 @@ namespace meshplan {
 namespace {
 
 struct Built {
+  int streams = 0;
   RoutedInstance instance;
   std::vector<HostTable> tables;
 };
@@ -34,6 +35,7 @@ Built build(const Cluster& cluster, const PlanningProblem& problem, const ModelD
             const PlanRequest& request, const RoutedRequest& routed, int streams) {
   const PlanInputs& in = problem.inputs();
   Built b;
+  b.streams = streams;
   b.tables = host_tables(cluster, in.hosts, model, routed.model_id, request.context, streams,
                          routed.profile, routed.profile_where);
   double weight = 0, kv = 0;
@@ -119,19 +121,22 @@ double slowest_chain_s(const RoutedInstance& in, const RoutedLayout& layout, con
 // --tpot-ms, whose starting layout keeps it. Each is then searched with a budget of its own and
 // what it serves decides (plan_routed): hosts of more memory fit more streams, and so are searched
 // at every count that hosts of less memory are, as a larger --concurrency is at every count a
-// smaller one is.
-std::vector<int> stream_counts(const Cluster& cluster, const PlanningProblem& problem,
-                               const ModelDesc& model, const PlanRequest& request,
-                               const RoutedRequest& routed) {
+// smaller one is. Each count comes back as its instance.
+std::vector<Built> stream_counts(const Cluster& cluster, const PlanningProblem& problem,
+                                 const ModelDesc& model, const PlanRequest& request,
+                                 const RoutedRequest& routed) {
   // The better of the best single pipeline and disjoint replicas.
   auto start = [&](const RoutedInstance& ri) {
     Chains c = best_pipeline(ri, std::vector<bool>(ri.hosts.size(), true));
     Chains r = greedy_replicas(ri);
     return r.tokens_per_s > c.tokens_per_s ? r : c;
   };
-  if (routed.profile && routed.profile->streams_per_host > 0)
-    return {routed.profile->streams_per_host};
-  std::vector<int> out;
+  std::vector<Built> out;
+  if (routed.profile && routed.profile->streams_per_host > 0) {
+    out.push_back(
+        build(cluster, problem, model, request, routed, routed.profile->streams_per_host));
+    return out;
+  }
   // More streams a host than requests in flight in all would leave every one of them idle.
   const int most = request.concurrency > 0 ? std::min(request.concurrency, kRoutedMaxStreams)
                                            : kRoutedMaxStreams;
@@ -154,9 +159,9 @@ std::vector<int> stream_counts(const Cluster& cluster, const PlanningProblem& pr
         if (slowest_chain_s(shard, c.layout, f, n) > request.tpot_target_s * (1 + 1e-12)) break;
       }
     }
-    out.push_back(n);
+    out.push_back(std::move(b));
   }
-  if (out.empty()) out.push_back(1);
+  if (out.empty()) out.push_back(build(cluster, problem, model, request, routed, 1));
   return out;
 }
 
@@ -345,19 +350,17 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   // a count whose bound is no more than the best flow reached cannot win and is not searched. The
   // flow reached decides, the fewer streams on a tie. A fleet weighs the counts on its first
   // shard and searches the whole fleet at the count that wins, within one budget.
-  const std::vector<int> counts = stream_counts(cluster, problem, model, request, routed);
+  std::vector<Built> builds = stream_counts(cluster, problem, model, request, routed);
   const double built = clock.now_seconds();
   RoutedOptions options;
   options.time_limit_s = routed.time_limit_s;
   options.clock = &clock;
   const bool fleet = in.size() > kRoutedShardHosts;
-  std::vector<Built> builds;
   std::vector<StreamCount> weigh;
-  for (int n : counts) {
-    builds.push_back(build(cluster, problem, model, request, routed, n));
-    const RoutedInstance& whole = builds.back().instance;
-    weigh.push_back({n, fleet ? routed_reordered(whole, routed_shards(whole).front()) : whole});
-  }
+  for (const Built& c : builds)
+    weigh.push_back(
+        {c.streams,
+         fleet ? routed_reordered(c.instance, routed_shards(c.instance).front()) : c.instance});
   const double tabled = clock.now_seconds();
   // Under --concurrency a layout serves its flow when it keeps no more requests in flight than
   // there are (its figures are those of its streams' batches). With more, it serves less, and its
@@ -392,13 +395,12 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   // A fleet spends the budget once: the counts weighed on its first shard and the other shards
   // unlike it each get an even share, the first shard searched as the fleet's search would.
   RoutedOptions fleet_options = options;
-  if (fleet) {
-    const double unlike = static_cast<double>(routed_unlike_shards(builds.front().instance));
-    fleet_options.time_limit_s =
-        options.time_limit_s * unlike / (unlike - 1 + static_cast<double>(weigh.size()));
-  }
+  const size_t unlike = fleet ? routed_unlike_shards(builds.front().instance) : 1;
+  if (fleet)
+    fleet_options.time_limit_s = options.time_limit_s * static_cast<double>(unlike) /
+                                 static_cast<double>(unlike - 1 + weigh.size());
   StreamChoice choice = choose_stream_count(
-      weigh, fleet ? routed_shard_options(builds.front().instance, fleet_options) : options, value);
+      weigh, fleet ? routed_shard_options(fleet_options, unlike) : options, value);
   const double weighed = clock.now_seconds();
   const int streams = weigh[choice.index].streams;
   Built b = std::move(builds[choice.index]);
@@ -429,7 +431,7 @@ Plan plan_routed(const Cluster& cluster, const Catalog& catalog, const ModelDesc
   routing.nodes = s.nodes;
   if (routed.timings) {
     routed.timings->push_back({"host tables and streams per host", built - began});
-    routed.timings->push_back({"instances at each count of streams", tabled - built});
+    routed.timings->push_back({"first shards of each count of streams", tabled - built});
     routed.timings->push_back(
         {fmt::format("{} count{} of streams searched{}", weigh.size(), weigh.size() == 1 ? "" : "s",
                      fleet ? " on the first shard" : ""),

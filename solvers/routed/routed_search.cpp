@@ -372,9 +372,10 @@ RoutedSolution solve_canonically(const RoutedInstance& in, const RoutedOptions& 
 
 }  // namespace
 
-RoutedSolution solve_routed(const RoutedInstance& given, const RoutedOptions& options) {
+RoutedSolution solve_routed(const RoutedInstance& given, const RoutedOptions& options,
+                            const RoutedBound* known) {
   // The bound of the real figures, worked out once: it also says which links cannot bind.
-  const RoutedBound bound = routed_upper_bound(given);
+  const RoutedBound bound = known ? *known : routed_upper_bound(given);
   const RoutedInstance in = routed_unbound_links(given, bound.tokens_per_s);
   RoutedSolution s = solve_canonically(in, options, &bound);
   s.flow = routed_max_flow(given, s.layout);

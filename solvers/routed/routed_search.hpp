@@ -56,7 +56,9 @@ struct RoutedSolution {
   size_t shards = 0;  // a fleet searched in shards (routed_shards.hpp): how many; 0 otherwise
 };
 
-RoutedSolution solve_routed(const RoutedInstance& instance, const RoutedOptions& options = {});
+// `bound`: routed_upper_bound(instance), where the caller has worked it out already.
+RoutedSolution solve_routed(const RoutedInstance& instance, const RoutedOptions& options = {},
+                            const RoutedBound* bound = nullptr);
 
 // The order solve_routed searches the hosts in, set by what they are and not by where the caller
 // listed them or what it named them: region by region (routed_regions), the larger regions and

@@ -47,14 +47,6 @@ size_t count_unlike(const std::vector<size_t>& like) {
   return n;
 }
 
-// Each shard searched gets an even share of the budget, without the covers' bound.
-RoutedOptions options_per_shard(const RoutedOptions& options, size_t unlike) {
-  RoutedOptions each = options;
-  each.time_limit_s = options.time_limit_s / static_cast<double>(std::max<size_t>(unlike, 1));
-  each.covers = false;
-  return each;
-}
-
 }  // namespace
 
 size_t routed_unlike_shards(const RoutedInstance& in) {
@@ -62,9 +54,11 @@ size_t routed_unlike_shards(const RoutedInstance& in) {
   return count_unlike(shards_alike(in, routed_shards(in)));
 }
 
-RoutedOptions routed_shard_options(const RoutedInstance& in, const RoutedOptions& options) {
-  if (in.hosts.size() <= kRoutedShardHosts) return options;
-  return options_per_shard(options, routed_unlike_shards(in));
+RoutedOptions routed_shard_options(const RoutedOptions& options, size_t unlike) {
+  RoutedOptions each = options;
+  each.time_limit_s = options.time_limit_s / static_cast<double>(std::max<size_t>(unlike, 1));
+  each.covers = false;
+  return each;
 }
 
 std::vector<std::vector<size_t>> routed_shards(const RoutedInstance& in) {
@@ -102,7 +96,7 @@ RoutedSolution solve_routed_fleet(const RoutedInstance& in, const RoutedOptions&
   const size_t m = shards.size();
   const std::vector<size_t> like = shards_alike(in, shards);
   const size_t unlike = count_unlike(like);
-  const RoutedOptions each = options_per_shard(options, unlike);
+  const RoutedOptions each = routed_shard_options(options, unlike);
   std::map<size_t, RoutedSolution> searched;
   for (size_t s = 0; s < m; ++s) {
     if (like[s] != s) continue;

@@ -25,10 +25,9 @@ std::vector<std::vector<size_t>> routed_shards(const RoutedInstance& instance);
 // The shards of `instance` unlike each other, each searched once (1 up to kRoutedShardHosts).
 size_t routed_unlike_shards(const RoutedInstance& instance);
 
-// The options each shard of `instance` is searched with: an even share of the budget among the
-// shards unlike each other, and no covers' bound (the gap is the fleet's). `options` itself up to
-// kRoutedShardHosts hosts.
-RoutedOptions routed_shard_options(const RoutedInstance& instance, const RoutedOptions& options);
+// The options each shard is searched with, among `unlike` shards unlike each other: an even share
+// of the budget, and no covers' bound (the gap is the fleet's).
+RoutedOptions routed_shard_options(const RoutedOptions& options, size_t unlike);
 
 // solve_routed up to kRoutedShardHosts hosts; above, the shards' layouts side by side, the
 // budget shared among the shards searched. The baselines (single pipeline, disjoint replicas)

@@ -106,7 +106,7 @@ TEST(routed_shards_test, a_fleet_listed_in_another_order_or_renamed_gets_the_sam
 // one it gets searching every shard itself.
 TEST(routed_shards_test, the_first_shard_searched_before_gives_the_layout_searched_again) {
   const RoutedInstance in = fleet(300, 5, 1000, true);
-  const RoutedOptions each = routed_shard_options(in, budget());
+  const RoutedOptions each = routed_shard_options(budget(), routed_unlike_shards(in));
   EXPECT_FALSE(each.covers);
   EXPECT_LT(each.time_limit_s, kBudget);  // shared among the shards unlike each other
   EXPECT_GT(each.time_limit_s, kBudget / static_cast<double>(routed_shards(in).size()) * 0.99);
@@ -116,9 +116,9 @@ TEST(routed_shards_test, the_first_shard_searched_before_gives_the_layout_search
   EXPECT_EQ(reused.layout, again.layout);
   EXPECT_DOUBLE_EQ(reused.flow.total, again.flow.total);
   EXPECT_EQ(reused.nodes, again.nodes);
-  // Up to the threshold the options are the caller's, and the solution given is the answer.
+  // Up to the threshold there is one shard, and the solution given is the answer.
   const RoutedInstance small = fleet(20, 5, 1000, true);
-  EXPECT_TRUE(routed_shard_options(small, budget()).covers);
+  EXPECT_EQ(routed_unlike_shards(small), 1u);
   const RoutedSolution whole = solve_routed(small, budget());
   EXPECT_EQ(solve_routed_fleet(small, budget(), &whole).layout, whole.layout);
 }

@@ -75,15 +75,16 @@ StreamChoice choose_stream_count(const std::vector<StreamCount>& counts,
           (!routed_dominated(counts[i].instance, counts[j].instance) ||
            counts[i].streams < counts[j].streams))
         kept[j] = false;
-  std::vector<double> bound(n, 0);
+  std::vector<RoutedBound> bound(n);
   std::vector<size_t> order;
   for (size_t k = 0; k < n; ++k)
     if (kept[k]) {
-      bound[k] = routed_upper_bound(counts[k].instance).tokens_per_s;
+      bound[k] = routed_upper_bound(counts[k].instance);
       order.push_back(k);
     }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return bound[a] > bound[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return bound[a].tokens_per_s > bound[b].tokens_per_s;
+  });
   StreamChoice out;
   bool any = false;
   double best = 0;  // what the count kept serves
@@ -103,7 +104,7 @@ StreamChoice choose_stream_count(const std::vector<StreamCount>& counts,
     std::vector<size_t> pair;
     while (next < order.size() && pair.size() < 2) {
       const size_t k = order[next++];
-      if (!any || bound[k] > best * (1 + 1e-9)) pair.push_back(k);
+      if (!any || bound[k].tokens_per_s > best * (1 + 1e-9)) pair.push_back(k);
     }
     if (pair.empty()) break;
     std::vector<RoutedSolution> found(pair.size());
@@ -113,7 +114,7 @@ StreamChoice choose_stream_count(const std::vector<StreamCount>& counts,
       const std::unique_ptr<Clock> clock = own_clock(options.clock);
       RoutedOptions mine = options;
       mine.clock = clock.get();
-      found[p] = solve_routed(counts[pair[p]].instance, mine);
+      found[p] = solve_routed(counts[pair[p]].instance, mine, &bound[pair[p]]);
     });
     for (size_t p = 0; p < pair.size(); ++p)
       take(pair[p], found[p]);
