@@ -28,7 +28,7 @@ double routed_best_flow(const RoutedInstance& in) {
   double best = 0;
   std::function<void(size_t)> rec = [&](size_t i) {
     if (i == in.hosts.size()) {
-      best = std::max(best, routed_max_flow(in, cur).total);
+      best = std::max(best, routed_flow_total(in, cur));
       return;
     }
     cur[i] = {};

@@ -30,30 +30,30 @@ struct Structure {
   }
   // Hosts that may be interchangeable with `h` in one respect: where h has links of its own
   // (cables), a host on the same media must have the same ones (or be one of their ends), so it
-  // is within two cables of h. The first transport where h has any, and those hosts, sorted.
-  struct Near {
-    size_t matrix = SIZE_MAX;  // none: no constraint
-    std::vector<uint32_t> hosts;
-  };
-  Near near(size_t h) const {
-    Near out;
-    for (size_t m = 0; m < matrices.size() && out.matrix == SIZE_MAX; ++m) {
+  // is within two cables of h. mark_near(h) marks those hosts of the first transport where h has
+  // any (a stamp per host, not a sorted list: a switch's partners are thousands); ruled_out then
+  // reads the marks of the host marked last.
+  void mark_near(size_t h) {
+    near_matrix = SIZE_MAX;
+    if (stamp.empty()) stamp.assign(matrices[0]->size(), 0);
+    ++epoch;
+    for (size_t m = 0; m < matrices.size() && near_matrix == SIZE_MAX; ++m) {
       if ((*partners[m])[h].empty()) continue;
-      out.matrix = m;
+      near_matrix = m;
       for (uint32_t k : (*partners[m])[h]) {
-        out.hosts.push_back(k);
-        out.hosts.insert(out.hosts.end(), (*partners[m])[k].begin(), (*partners[m])[k].end());
+        stamp[k] = epoch;
+        for (uint32_t q : (*partners[m])[k])
+          stamp[q] = epoch;
       }
-      std::sort(out.hosts.begin(), out.hosts.end());
-      out.hosts.erase(std::unique(out.hosts.begin(), out.hosts.end()), out.hosts.end());
     }
-    return out;
   }
-  // Whether `near` (of some host h) rules out j without comparing links.
-  bool ruled_out(const Near& near, size_t h, size_t j) const {
-    return near.matrix != SIZE_MAX && matrices[near.matrix]->same_media(h, j) &&
-           !std::binary_search(near.hosts.begin(), near.hosts.end(), static_cast<uint32_t>(j));
+  // Whether the marks of host h rule out j without comparing links.
+  bool ruled_out(size_t h, size_t j) const {
+    return near_matrix != SIZE_MAX && matrices[near_matrix]->same_media(h, j) && stamp[j] != epoch;
   }
+  size_t near_matrix = SIZE_MAX;  // none: no constraint
+  std::vector<uint64_t> stamp;
+  uint64_t epoch = 0;
 };
 
 bool interchangeable(const PlanningProblem& p, const Structure& s, size_t i, size_t j) {
@@ -74,7 +74,7 @@ bool same_figures(const HostFigures& a, const HostFigures& b) {
 
 std::vector<int> candidate_classes(const PlanningProblem& problem,
                                    const std::vector<size_t>& among) {
-  const Structure s(problem.inputs());
+  Structure s(problem.inputs());
   // Only hosts alike in these can be interchangeable: each is compared with the first host of
   // each class among those alike, not with every class.
   using Key = std::tuple<double, double, double, int, std::array<size_t, 5>>;
@@ -91,9 +91,9 @@ std::vector<int> candidate_classes(const PlanningProblem& problem,
   for (size_t x = 0; x < among.size(); ++x) {
     const size_t h = among[x];
     std::vector<size_t>& alike = firsts[key_of(h)];
-    const Structure::Near near = s.near(h);
+    if (!alike.empty()) s.mark_near(h);
     for (size_t f : alike)
-      if (!s.ruled_out(near, h, among[f]) && interchangeable(problem, s, among[f], h)) {
+      if (!s.ruled_out(h, among[f]) && interchangeable(problem, s, among[f], h)) {
         class_of[x] = class_of[f];
         break;
       }

@@ -189,7 +189,7 @@ RoutedBound routed_upper_bound(const RoutedInstance& given) {
 }
 
 void keep_if_better(Chains& best, const RoutedInstance& in, const RoutedLayout& layout) {
-  const double f = routed_max_flow(in, layout).total;
+  const double f = routed_flow_total(in, layout);
   if (f > best.tokens_per_s) {
     best.tokens_per_s = f;
     best.layout = layout;
@@ -258,7 +258,7 @@ Chains best_pipeline_under(const RoutedInstance& in, const std::vector<size_t>& 
     out.layout[middles[m].first] = {at, at + middles[m].second};
     at += middles[m].second;
   }
-  out.tokens_per_s = routed_max_flow(in, out.layout).total;
+  out.tokens_per_s = routed_flow_total(in, out.layout);
   out.chains = out.tokens_per_s > 0 ? 1 : 0;
   return out;
 }
@@ -332,7 +332,7 @@ Chains greedy_replicas(const RoutedInstance& in) {
           },
           [&] { return allowed[i]; });
     chains_of([&] { return allowed; }, [] { return true; });
-    out.tokens_per_s = routed_max_flow(in, out.layout).total;
+    out.tokens_per_s = routed_flow_total(in, out.layout);
     return out;
   };
   Chains best = take(0);

@@ -1,29 +1,44 @@
 #include "solvers/routed/routed_flow.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
-#include <queue>
 
 namespace meshplan {
 namespace {
 
-// Dinic's algorithm on a small graph with real capacities.
+// Dinic's algorithm on a small graph with real capacities. Its arrays are kept between calls
+// (one network a thread): the searches measure thousands of layouts, and allocating a graph for
+// each was a third of their time. Each node's edges are visited in the order they were added.
 class FlowNetwork {
  public:
-  explicit FlowNetwork(size_t nodes) : adj_(nodes) {}
+  void reset(size_t nodes) {
+    nodes_ = nodes;
+    tail_.clear();
+    edges_.clear();
+  }
   size_t add(size_t from, size_t to, double cap) {
-    adj_[from].push_back(edges_.size());
+    tail_.push_back(from);
     edges_.push_back({to, cap, 0});
-    adj_[to].push_back(edges_.size());
+    tail_.push_back(to);
     edges_.push_back({from, 0, 0});
     return edges_.size() - 2;
   }
   double flow(size_t e) const { return edges_[e].flow; }
   double run(size_t s, size_t t) {
+    first_.assign(nodes_ + 1, 0);
+    for (size_t u : tail_)
+      ++first_[u + 1];
+    for (size_t u = 0; u < nodes_; ++u)
+      first_[u + 1] += first_[u];
+    adj_.resize(edges_.size());
+    next_.assign(first_.begin(), first_.end() - 1);
+    for (size_t e = 0; e < edges_.size(); ++e)
+      adj_[next_[tail_[e]]++] = e;
     double total = 0;
     while (levels(s, t)) {
-      next_.assign(adj_.size(), 0);
+      next_.assign(first_.begin(), first_.end() - 1);
       while (double f = push(s, t, std::numeric_limits<double>::infinity()))
         total += f;
     }
@@ -37,18 +52,17 @@ class FlowNetwork {
   };
   static constexpr double kEps = 1e-9;
   bool levels(size_t s, size_t t) {
-    level_.assign(adj_.size(), -1);
-    std::queue<size_t> q;
+    level_.assign(nodes_, -1);
+    queue_.clear();
     level_[s] = 0;
-    q.push(s);
-    while (!q.empty()) {
-      size_t u = q.front();
-      q.pop();
-      for (size_t e : adj_[u]) {
-        const Edge& ed = edges_[e];
+    queue_.push_back(s);
+    for (size_t q = 0; q < queue_.size(); ++q) {
+      const size_t u = queue_[q];
+      for (size_t k = first_[u]; k < first_[u + 1]; ++k) {
+        const Edge& ed = edges_[adj_[k]];
         if (level_[ed.to] < 0 && ed.cap - ed.flow > kEps) {
           level_[ed.to] = level_[u] + 1;
-          q.push(ed.to);
+          queue_.push_back(ed.to);
         }
       }
     }
@@ -56,8 +70,8 @@ class FlowNetwork {
   }
   double push(size_t u, size_t t, double limit) {
     if (u == t) return limit;
-    for (size_t& k = next_[u]; k < adj_[u].size(); ++k) {
-      size_t e = adj_[u][k];
+    for (size_t& k = next_[u]; k < first_[u + 1]; ++k) {
+      size_t e = adj_[k];
       Edge& ed = edges_[e];
       if (level_[ed.to] != level_[u] + 1 || ed.cap - ed.flow <= kEps) continue;
       double f = push(ed.to, t, std::min(limit, ed.cap - ed.flow));
@@ -69,11 +83,140 @@ class FlowNetwork {
     }
     return 0;
   }
-  std::vector<std::vector<size_t>> adj_;
+  size_t nodes_ = 0;
+  std::vector<size_t> tail_;  // per edge: the node it leaves
   std::vector<Edge> edges_;
+  std::vector<size_t> first_, adj_;  // node u's edges are adj_[first_[u] .. first_[u + 1])
   std::vector<int> level_;
-  std::vector<size_t> next_;
+  std::vector<size_t> next_, queue_;
 };
+
+// Hosts grouped by a boundary, in host order: those of boundary b are at[first[b] .. first[b+1]).
+struct ByBoundary {
+  std::vector<size_t> first, at;
+  void fill(size_t boundaries, const std::vector<std::pair<size_t, size_t>>& pairs) {
+    first.assign(boundaries + 1, 0);
+    for (const auto& [b, i] : pairs)
+      ++first[b + 1];
+    for (size_t b = 0; b < boundaries; ++b)
+      first[b + 1] += first[b];
+    at.resize(pairs.size());
+    std::vector<size_t>& next = scratch;
+    next.assign(first.begin(), first.end() - 1);
+    for (const auto& [b, i] : pairs)
+      at[next[b]++] = i;
+  }
+  size_t size(size_t b) const { return first[b + 1] - first[b]; }
+  const size_t* begin(size_t b) const { return at.data() + first[b]; }
+  const size_t* end(size_t b) const { return at.data() + first[b + 1]; }
+  std::vector<size_t> scratch;
+};
+
+// What one measurement builds, kept between calls on the thread.
+struct FlowWork {
+  FlowNetwork net;
+  std::vector<double> cap;
+  std::vector<std::pair<size_t, size_t>> pairs;  // (boundary, host)
+  ByBoundary senders, takers;
+  std::vector<char> hub;
+  std::vector<size_t> node, entry_edge, host_edge, hub_node, to_hub, from_hub;
+  std::vector<std::array<size_t, 3>> link_edge;  // (from, to, edge), by from
+};
+
+// Builds the network of `layout` in `w` and returns its max flow.
+double run_flow(FlowWork& w, const RoutedInstance& in, const RoutedLayout& layout, int cut_at) {
+  const size_t n = in.hosts.size();
+  const int L = in.layers;
+  // A host exits to the sink when it holds the last layer or, for a prefix, reaches past the cut.
+  const int cut = cut_at >= 0 && cut_at < L ? cut_at : L;
+  const double inf = std::numeric_limits<double>::infinity();
+  const size_t B = static_cast<size_t>(L) + 1;
+  std::vector<double>& cap = w.cap;
+  cap.assign(n, 0);
+  // Per boundary: the hosts that pass tokens across it and those that take them.
+  w.pairs.clear();
+  for (size_t i = 0; i < n; ++i) {
+    if (layout[i].used()) cap[i] = range_capacity(in, i, layout[i]);
+    if (cap[i] > 0) w.pairs.push_back({static_cast<size_t>(layout[i].start), i});
+  }
+  w.takers.fill(B, w.pairs);
+  w.pairs.clear();
+  for (size_t i = 0; i < n; ++i)
+    if (cap[i] > 0 && !(layout[i].end > cut || layout[i].end == L))
+      w.pairs.push_back({static_cast<size_t>(layout[i].end), i});
+  w.senders.fill(B, w.pairs);
+  const ByBoundary &senders = w.senders, &takers = w.takers;
+  auto link_cap = [&](size_t i, size_t j) { return in.link_at(i, j); };
+  // A boundary between many hosts (a fleet on one switch) whose every link carries at least what
+  // the smaller of its two ends can: no link binds, so one hub node stands for the pairs, and the
+  // flow through it is shared out pair by pair after (each share within both ends, so within the
+  // link). Small boundaries keep a link per pair.
+  constexpr size_t kHubPairs = 1024;
+  w.hub.assign(B, 0);
+  size_t hubs = 0;
+  for (size_t b = 1; b < B; ++b) {
+    if (senders.size(b) * takers.size(b) <= kHubPairs) continue;
+    bool loose = true;
+    for (const size_t* s = senders.begin(b); s != senders.end(b) && loose; ++s)
+      for (const size_t* t = takers.begin(b); t != takers.end(b); ++t) {
+        const size_t i = *s, j = *t;
+        if (i != j && link_cap(i, j) < std::min(cap[i], cap[j])) {
+          loose = false;
+          break;
+        }
+      }
+    if (loose) {
+      w.hub[b] = 1;
+      ++hubs;
+    }
+  }
+  // Nodes: source 0, sink 1, the c-th host holding layers enters at 2 + 2c and leaves at 3 + 2c
+  // (its capacity between), then the hubs. Hosts left out have none: a fleet's chain is a few.
+  w.node.assign(n, SIZE_MAX);
+  size_t held = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (cap[i] > 0) w.node[i] = held++;
+  auto enter = [&](size_t i) { return 2 + 2 * w.node[i]; };
+  auto leave = [&](size_t i) { return 3 + 2 * w.node[i]; };
+  FlowNetwork& net = w.net;
+  net.reset(2 + 2 * held + hubs);
+  w.entry_edge.assign(n, SIZE_MAX);
+  w.host_edge.assign(n, SIZE_MAX);
+  w.hub_node.assign(B, 0);
+  w.to_hub.assign(n, SIZE_MAX);
+  w.from_hub.assign(n, SIZE_MAX);
+  w.link_edge.clear();
+  size_t next_hub = 2 + 2 * held;
+  for (size_t b = 1; b < B; ++b)
+    if (w.hub[b]) w.hub_node[b] = next_hub++;
+  for (size_t i = 0; i < n; ++i) {
+    if (cap[i] <= 0) continue;
+    const LayerRange r = layout[i];
+    const size_t start = static_cast<size_t>(r.start), end = static_cast<size_t>(r.end);
+    w.host_edge[i] = net.add(enter(i), leave(i), cap[i]);
+    if (r.start == 0) w.entry_edge[i] = net.add(0, enter(i), inf);
+    if (w.hub[start]) w.from_hub[i] = net.add(w.hub_node[start], enter(i), inf);
+    if (r.end > cut || r.end == L) {
+      net.add(leave(i), 1, inf);
+      continue;
+    }
+    if (w.hub[end]) {
+      w.to_hub[i] = net.add(leave(i), w.hub_node[end], inf);
+      continue;
+    }
+    for (const size_t* t = takers.begin(end); t != takers.end(end); ++t) {
+      const size_t j = *t;
+      const double c = j == i ? 0 : link_cap(i, j);
+      if (c > 0) w.link_edge.push_back({i, j, net.add(leave(i), enter(j), c)});
+    }
+  }
+  return net.run(0, 1);
+}
+
+FlowWork& flow_work() {
+  thread_local FlowWork w;
+  return w;
+}
 
 }  // namespace
 
@@ -116,103 +259,37 @@ double range_capacity(const RoutedInstance& in, size_t i, LayerRange r) {
   return t;
 }
 
+double routed_flow_total(const RoutedInstance& in, const RoutedLayout& layout, int cut_at) {
+  return run_flow(flow_work(), in, layout, cut_at);
+}
+
 RoutedFlow routed_max_flow(const RoutedInstance& in, const RoutedLayout& layout, int cut_at) {
+  FlowWork& w = flow_work();
   const size_t n = in.hosts.size();
-  const int L = in.layers;
-  // A host exits to the sink when it holds the last layer or, for a prefix, reaches past the cut.
-  const int cut = cut_at >= 0 && cut_at < L ? cut_at : L;
-  const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> cap(n, 0);
-  // Per boundary: the hosts that pass tokens across it and those that take them.
-  std::vector<std::vector<size_t>> senders(static_cast<size_t>(L) + 1),
-      takers(static_cast<size_t>(L) + 1);
-  for (size_t i = 0; i < n; ++i) {
-    if (layout[i].used()) cap[i] = range_capacity(in, i, layout[i]);
-    if (cap[i] <= 0) continue;
-    takers[static_cast<size_t>(layout[i].start)].push_back(i);
-    if (!(layout[i].end > cut || layout[i].end == L))
-      senders[static_cast<size_t>(layout[i].end)].push_back(i);
-  }
-  auto link_cap = [&](size_t i, size_t j) { return in.link_at(i, j); };
-  // A boundary between many hosts (a fleet on one switch) whose every link carries at least what
-  // the smaller of its two ends can: no link binds, so one hub node stands for the pairs, and the
-  // flow through it is shared out pair by pair after (each share within both ends, so within the
-  // link). Small boundaries keep a link per pair.
-  constexpr size_t kHubPairs = 1024;
-  std::vector<bool> hub(static_cast<size_t>(L) + 1, false);
-  size_t hubs = 0;
-  for (size_t b = 1; b < hub.size(); ++b) {
-    if (senders[b].size() * takers[b].size() <= kHubPairs) continue;
-    bool loose = true;
-    for (size_t k = 0; k < senders[b].size() && loose; ++k)
-      for (size_t j : takers[b]) {
-        const size_t i = senders[b][k];
-        if (i != j && link_cap(i, j) < std::min(cap[i], cap[j])) {
-          loose = false;
-          break;
-        }
-      }
-    if (loose) {
-      hub[b] = true;
-      ++hubs;
-    }
-  }
-  // Nodes: source 0, sink 1, the c-th host holding layers enters at 2 + 2c and leaves at 3 + 2c
-  // (its capacity between), then the hubs. Hosts left out have none: a fleet's chain is a few.
-  std::vector<size_t> node(n, SIZE_MAX);
-  size_t held = 0;
-  for (size_t i = 0; i < n; ++i)
-    if (cap[i] > 0) node[i] = held++;
-  auto enter = [&](size_t i) { return 2 + 2 * node[i]; };
-  auto leave = [&](size_t i) { return 3 + 2 * node[i]; };
-  FlowNetwork net(2 + 2 * held + hubs);
-  std::vector<size_t> entry_edge(n, SIZE_MAX), host_edge(n, SIZE_MAX), hub_node(hub.size(), 0);
-  std::vector<std::vector<std::pair<size_t, size_t>>> link_edge(n);  // per host: (to, edge)
-  std::vector<size_t> to_hub(n, SIZE_MAX), from_hub(n, SIZE_MAX);
-  size_t next_hub = 2 + 2 * held;
-  for (size_t b = 1; b < hub.size(); ++b)
-    if (hub[b]) hub_node[b] = next_hub++;
-  for (size_t i = 0; i < n; ++i) {
-    if (cap[i] <= 0) continue;
-    const LayerRange r = layout[i];
-    host_edge[i] = net.add(enter(i), leave(i), cap[i]);
-    if (r.start == 0) entry_edge[i] = net.add(0, enter(i), inf);
-    if (hub[static_cast<size_t>(r.start)]) from_hub[i] = net.add(hub_node[r.start], enter(i), inf);
-    if (r.end > cut || r.end == L) {
-      net.add(leave(i), 1, inf);
-      continue;
-    }
-    if (hub[static_cast<size_t>(r.end)]) {
-      to_hub[i] = net.add(leave(i), hub_node[r.end], inf);
-      continue;
-    }
-    for (size_t j : takers[static_cast<size_t>(r.end)]) {
-      const double c = j == i ? 0 : link_cap(i, j);
-      if (c > 0) link_edge[i].push_back({j, net.add(leave(i), enter(j), c)});
-    }
-  }
   RoutedFlow out;
-  out.total = net.run(0, 1);
+  out.total = run_flow(w, in, layout, cut_at);
+  const FlowNetwork& net = w.net;
   out.host.assign(n, 0);
   out.entry.assign(n, 0);
   out.out.assign(n, {});
   for (size_t i = 0; i < n; ++i) {
-    if (host_edge[i] != SIZE_MAX) out.host[i] = net.flow(host_edge[i]);
-    if (entry_edge[i] != SIZE_MAX) out.entry[i] = net.flow(entry_edge[i]);
-    for (const auto& [j, edge] : link_edge[i])
-      out.out[i].push_back({j, net.flow(edge)});
+    if (w.host_edge[i] != SIZE_MAX) out.host[i] = net.flow(w.host_edge[i]);
+    if (w.entry_edge[i] != SIZE_MAX) out.entry[i] = net.flow(w.entry_edge[i]);
   }
+  for (const auto& [i, j, edge] : w.link_edge)
+    out.out[i].push_back({j, net.flow(edge)});
   // Through a hub: senders and takers in host order, each share as large as both have left.
-  for (size_t b = 1; b < hub.size(); ++b) {
-    if (!hub[b]) continue;
-    size_t t = 0;
+  for (size_t b = 1; b < w.hub.size(); ++b) {
+    if (!w.hub[b]) continue;
+    const size_t* t = w.takers.begin(b);
     double left = 0;
-    for (size_t i : senders[b]) {
-      double give = net.flow(to_hub[i]);
-      while (give > 1e-12 && t < takers[b].size()) {
-        if (left <= 1e-12) left = net.flow(from_hub[takers[b][t]]);
+    for (const size_t* s = w.senders.begin(b); s != w.senders.end(b); ++s) {
+      const size_t i = *s;
+      double give = net.flow(w.to_hub[i]);
+      while (give > 1e-12 && t != w.takers.end(b)) {
+        if (left <= 1e-12) left = net.flow(w.from_hub[*t]);
         const double f = std::min(give, left);
-        if (f > 1e-12) out.out[i].push_back({takers[b][t], f});
+        if (f > 1e-12) out.out[i].push_back({*t, f});
         give -= f;
         left -= f;
         if (left <= 1e-12) ++t, left = 0;

@@ -87,5 +87,8 @@ struct RoutedFlow {
 // placed, an upper bound on the flow of every layout that places them.
 RoutedFlow routed_max_flow(const RoutedInstance& instance, const RoutedLayout& layout,
                            int cut_at = -1);
+// Its total alone (the same figure), for searches that measure many layouts.
+double routed_flow_total(const RoutedInstance& instance, const RoutedLayout& layout,
+                         int cut_at = -1);
 
 }  // namespace meshplan

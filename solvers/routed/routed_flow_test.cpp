@@ -82,6 +82,22 @@ TEST(routed_flow_test, a_small_boundary_lists_the_same_pairs_as_a_large_one_shar
   expect_conserved(large, routed_max_flow(large.in, large.layout));
 }
 
+TEST(routed_flow_test, the_total_alone_is_the_max_flows_after_any_network_before_it) {
+  // The network's arrays are kept between calls: a small network after a large one (and a large
+  // after a small, and prefixes cut short) must give what a fresh measurement gives.
+  const Stages small = stages({3, 4}, {10, 6}, 1000), large = stages({30, 40}, {10, 6}, 1000),
+               tight = stages({40, 40}, {10, 10}, 0.1);
+  for (int round = 0; round < 2; ++round)
+    for (const Stages* s : {&large, &small, &tight, &small, &large}) {
+      const double total = routed_flow_total(s->in, s->layout);
+      EXPECT_EQ(total, routed_max_flow(s->in, s->layout).total);
+      EXPECT_EQ(routed_flow_total(s->in, s->layout, 1), routed_max_flow(s->in, s->layout, 1).total);
+      EXPECT_GE(routed_flow_total(s->in, s->layout, 1), total - 1e-9);
+    }
+  EXPECT_NEAR(routed_flow_total(small.in, small.layout), 24, 1e-9);
+  EXPECT_NEAR(routed_flow_total(tight.in, tight.layout), 40 * 40 * 0.1, 1e-6);
+}
+
 LinkFigures figures(const char* name, double latency_s, double bandwidth) {
   LinkFigures l;
   l.name = name;

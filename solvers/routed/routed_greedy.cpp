@@ -72,9 +72,9 @@ int improve_by_moves(const RoutedInstance& in, Chains& c, const Clock& clock, do
   RoutedLayout& lay = c.layout;
   const size_t n = in.hosts.size();
   if (lay.size() != n) return 0;
-  double best = routed_max_flow(in, lay).total;
+  double best = routed_flow_total(in, lay);
   int moves = 0;
-  auto flow = [&](const RoutedLayout& l) { return routed_max_flow(in, l).total; };
+  auto flow = [&](const RoutedLayout& l) { return routed_flow_total(in, l); };
   for (bool improved = true; improved && clock.now_seconds() < deadline;) {
     improved = false;
     std::vector<int> bounds = boundaries(in, lay);

@@ -64,7 +64,7 @@ class Search {
   void visit(int p) {
     if (stopped_) return;
     if (p == in_.layers) {
-      const double f = routed_max_flow(in_, cur_).total;
+      const double f = routed_flow_total(in_, cur_);
       if (f > best_ * kRoutedBetter || (best_layout_.empty() && f > 0)) {
         best_ = f;
         best_layout_ = cur_;
@@ -116,7 +116,7 @@ class Search {
     for (const Group& grp : groups_)
       unplaced = unplaced || grp.placed < grp.members.size();
     if (q < in_.layers && !unplaced) return;
-    if (routed_max_flow(in_, cur_, p).total <= best_ * kRoutedBetter) return;
+    if (routed_flow_total(in_, cur_, p) <= best_ * kRoutedBetter) return;
     visit(q);
   }
 

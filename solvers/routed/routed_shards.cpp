@@ -120,7 +120,7 @@ RoutedSolution solve_routed_fleet(const RoutedInstance& in, const RoutedOptions&
     out.replicas.chains += r.replicas.chains;
   }
   out.flow = routed_max_flow(in, out.layout);
-  out.replicas.tokens_per_s = routed_max_flow(in, out.replicas.layout).total;
+  out.replicas.tokens_per_s = routed_flow_total(in, out.replicas.layout);
   out.shards = m;
   // A layout that meets the bound is optimal whatever found it; otherwise the gap is the fleet's.
   out.optimal = out.flow.total >= out.bound.tokens_per_s * (1 - 1e-9);

@@ -123,7 +123,7 @@ Chains best_stage_layout(const RoutedInstance& in, const std::vector<std::vector
     end = s.prev_used;
     ++out.chains;
   }
-  out.tokens_per_s = routed_max_flow(in, out.layout).total;
+  out.tokens_per_s = routed_flow_total(in, out.layout);
   return out;
 }
 
@@ -299,7 +299,7 @@ Chains best_kind_stages(const RoutedInstance& in, const std::vector<std::vector<
   RoutedLayout layout;
   if (!attempt_kind_stages(in, groups, low, &layout)) return out;
   out.layout = layout;
-  out.tokens_per_s = routed_max_flow(in, layout).total;
+  out.tokens_per_s = routed_flow_total(in, layout);
   out.chains = 1;
   return out;
 }
