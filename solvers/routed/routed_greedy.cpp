@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "solvers/routed/routed_sweep.hpp"
@@ -12,6 +13,20 @@ namespace {
 
 constexpr int kNoisySweeps = 30000;  // perturbed sweeps after the bisection, at most
 constexpr int kSweepsPerRead = 16;   // perturbed sweeps between two readings of the clock
+
+// Whether some link carries less than some host can: otherwise a lane's intake is what the stage
+// before carries, however it is counted.
+bool links_can_bind(const RoutedInstance& in) {
+  if (!in.has_links()) return false;
+  double top = 0;
+  for (const RoutedHost& h : in.hosts)
+    for (double t : h.table)
+      top = std::max(top, t);
+  for (size_t i = 0; i < in.hosts.size(); ++i)
+    for (size_t j = 0; j < in.hosts.size(); ++j)
+      if (i != j && in.link_at(i, j) > 0 && in.link_at(i, j) < top) return true;
+  return false;
+}
 
 std::vector<int> boundaries(const RoutedInstance& in, const RoutedLayout& layout) {
   std::vector<int> b{0, in.layers};
@@ -33,8 +48,18 @@ Chains greedy_stage_layout(const RoutedInstance& in, const std::vector<std::vect
   out.layout.assign(in.hosts.size(), {});
   if (in.layers <= 0 || groups.empty() || !(high > 0)) return out;
   // Stages whose hosts each hold the whole stage, and stages of lanes: neither sweep's result is
-  // always the better.
+  // always the better. Where a link can bind, each also with a lane's intake cut to what the
+  // hosts before still hand on (StageSweep's `carried`): counting each link whole for every lane
+  // reaches flows across slow links that the layout then does not carry.
   StageSweep whole(in, groups, 1), lanes(in, groups, kMostLaneHosts);
+  std::vector<StageSweep*> sweeps{&whole, &lanes};
+  std::optional<StageSweep> whole_carried, lanes_carried;
+  if (links_can_bind(in)) {
+    whole_carried.emplace(in, groups, 1, true);
+    lanes_carried.emplace(in, groups, kMostLaneHosts, true);
+    sweeps.push_back(&*whole_carried);
+    sweeps.push_back(&*lanes_carried);
+  }
   RoutedLayout layout;
   auto reaches = [&](StageSweep& sweep, double F, double noise = 0,
                      std::mt19937_64* rng = nullptr) {
@@ -43,7 +68,7 @@ Chains greedy_stage_layout(const RoutedInstance& in, const std::vector<std::vect
     return true;
   };
   double lo = 0;
-  for (StageSweep* sweep : {&whole, &lanes}) {
+  for (StageSweep* sweep : sweeps) {
     if (reaches(*sweep, high)) return out;
     // The sweep is a heuristic, so reaching is not monotone in F: every layout met is measured.
     double a = std::max(0.0, std::min(low, high)), b = high;
@@ -62,8 +87,8 @@ Chains greedy_stage_layout(const RoutedInstance& in, const std::vector<std::vect
     if (base <= 0 || base >= high * (1 - 1e-9)) break;
     const double aim =
         std::min(high, base * (1 + std::uniform_real_distribution<double>(1e-4, 0.02)(rng)));
-    reaches(it % 2 ? lanes : whole, aim, std::uniform_real_distribution<double>(0.01, 0.3)(rng),
-            &rng);
+    reaches(*sweeps[static_cast<size_t>(it) % sweeps.size()], aim,
+            std::uniform_real_distribution<double>(0.01, 0.3)(rng), &rng);
   }
   return out;
 }

@@ -10,8 +10,8 @@
 namespace meshplan {
 
 StageSweep::StageSweep(const RoutedInstance& in, const std::vector<std::vector<size_t>>& groups,
-                       int lanes)
-    : in_(in), groups_(groups) {
+                       int lanes, bool carried)
+    : in_(in), groups_(groups), carried_(carried) {
   for (const std::vector<size_t>& g : groups) {
     tables_.push_back(bound_table(in.hosts[g.front()], in.layers));
     lanes_.emplace_back(in, g.front(), g.size(), lanes);
@@ -52,6 +52,7 @@ bool StageSweep::run_series(double F, RoutedLayout& layout, const std::vector<si
   if (!order.empty()) allow(order[0]);
   layout.assign(in_.hosts.size(), {});
   prev_.clear();
+  prev_flow_.clear();
   for (int p = 0; p < in_.layers;) {
     const int rest = in_.layers - p;
     set_inflow();
@@ -72,6 +73,7 @@ bool StageSweep::run_series(double F, RoutedLayout& layout, const std::vector<si
       if (keep_going) {
         // Tentatively take it and look for a hand-over after it.
         const std::vector<size_t> saved_used = used_, saved_prev = prev_;
+        const std::vector<double> saved_flow = prev_flow_;
         RoutedLayout scratch = layout;
         lay(normal, p, scratch);
         set_inflow();
@@ -79,6 +81,7 @@ bool StageSweep::run_series(double F, RoutedLayout& layout, const std::vector<si
                                        hand_cap, 0, nullptr);
         used_ = saved_used;
         prev_ = saved_prev;
+        prev_flow_ = saved_flow;
         keep_going = after.len > 0 && region_left[order[at]] - normal.cost >= after.cost;
       }
       if (!keep_going) {
@@ -139,7 +142,7 @@ StageSweep::Stage StageSweep::best_stage(double F, int p, int rest, double left,
     if (noise > 0 && rng) eff *= 1 + noise * std::uniform_real_distribution<double>(0, 1)(*rng);
     if (eff > best_eff * (1 + 1e-12)) {
       best_eff = eff;
-      out = {l, cost, take_};
+      out = {l, cost, take_, take_flows_};
     }
   }
   return out;
@@ -149,6 +152,7 @@ StageSweep::Stage StageSweep::best_stage(double F, int p, int rest, double left,
 // each lane's last piece.
 void StageSweep::lay(const Stage& stage, int p, RoutedLayout& layout) {
   prev_.clear();
+  prev_flow_ = stage.flows;
   for (const auto& lane : stage.take) {
     const size_t g = lane.first;
     size_t last = 0;
@@ -180,43 +184,93 @@ double StageSweep::cheapest_cover(double F, int p, int l, double most) {
       cap = std::min(cap, most);
       if (cap <= 0) continue;
       const double cost = std::max(q * work_[g], l * std::min(cap, F));
-      items_.push_back({g, q, cap, cost});
+      items_.push_back({g, q, cap, cost, free_hosts - static_cast<size_t>(q)});
     }
   }
   cur_.assign(G, 0);
   take_.clear();
+  take_flows_.clear();
   chosen_.clear();
+  chosen_flows_.clear();
+  if (carried_) supply_ = prev_flow_;
   double need = F, cost = 0, best = std::numeric_limits<double>::infinity();
-  auto free = [&](const Item& it) {
-    return used_[it.g] + cur_[it.g] + static_cast<size_t>(it.q) <= groups_[it.g].size();
-  };
+  auto free = [&](const Item& it) { return cur_[it.g] <= it.room; };
+  // What a lane can take in is also what the hosts before still hand on over their links: a host
+  // of the stage before feeds the lanes after it with no more than it carries, in all.
+  const bool limited = carried_ && !prev_.empty() && in_.has_links();
+  std::vector<double>& reach = reach_now_;
   for (;;) {
+    if (limited) reach.assign(G, -1);
+    auto cap_of = [&](const Item& it) {
+      if (!limited) return it.cap;
+      if (reach[it.g] < 0) reach[it.g] = this->reach(it.g);
+      return std::min(it.cap, reach[it.g]);
+    };
     const Item* close = nullptr;
     const Item* add = nullptr;
+    double add_cap = 0;
     for (const Item& it : items_) {
       if (!free(it)) continue;
+      const double cap = cap_of(it);
+      if (cap <= 0) continue;
       // On a tie (the same kind in two regions) the host the stage before reaches faster.
-      if (it.cap >= need * (1 - 1e-12)) {
+      if (cap >= need * (1 - 1e-12)) {
         if (!close || it.cost < close->cost ||
             (it.cost == close->cost && inflow_[it.g] > inflow_[close->g]))
           close = &it;
-      } else if (!add || it.cap * add->cost > add->cap * it.cost ||
-                 (it.cap * add->cost == add->cap * it.cost && inflow_[it.g] > inflow_[add->g])) {
+      } else if (!add || cap * add->cost > add_cap * it.cost ||
+                 (cap * add->cost == add_cap * it.cost && inflow_[it.g] > inflow_[add->g])) {
         add = &it;
+        add_cap = cap;
       }
     }
     if (close && cost + close->cost < best) {
       best = cost + close->cost;
       take_ = chosen_;
+      take_flows_ = chosen_flows_;
       take_.push_back({close->g, close->q});
+      take_flows_.push_back(need);
     }
     if (!add || cost + add->cost >= best) break;
+    hand(add->g, add_cap);
     cur_[add->g] += static_cast<size_t>(add->q);
     chosen_.push_back({add->g, add->q});
-    need -= add->cap;
+    chosen_flows_.push_back(add_cap);
+    need -= add_cap;
     cost += add->cost;
   }
   return std::isfinite(best) ? best : 0;
+}
+
+// What the hosts of the stage before can still hand to group g's next host: each at most its link
+// to it and what it has left.
+double StageSweep::reach(size_t g) const {
+  if (!carried_ || prev_.empty() || !in_.has_links())
+    return std::numeric_limits<double>::infinity();
+  const size_t j = groups_[g][std::min(used_[g] + cur_[g], groups_[g].size() - 1)];
+  double sum = 0;
+  for (size_t k = 0; k < prev_.size(); ++k)
+    sum += std::min(in_.link_at(prev_[k], j), supply_[k]);
+  return sum;
+}
+
+// Takes `amount` for group g's next host from the hosts before, those with the fastest links to it
+// first.
+void StageSweep::hand(size_t g, double amount) {
+  if (!carried_ || prev_.empty() || !in_.has_links()) return;
+  const size_t j = groups_[g][std::min(used_[g] + cur_[g], groups_[g].size() - 1)];
+  order_.resize(prev_.size());
+  for (size_t k = 0; k < prev_.size(); ++k)
+    order_[k] = k;
+  std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
+    return in_.link_at(prev_[a], j) > in_.link_at(prev_[b], j);
+  });
+  for (size_t k : order_) {
+    if (amount <= 0) break;
+    const double take = std::min({amount, supply_[k], in_.link_at(prev_[k], j)});
+    supply_[k] -= take;
+    amount -= take;
+  }
 }
 
 }  // namespace meshplan

@@ -4,9 +4,10 @@
 // through the most layers for the layer work the hosts give up (max_k k x min(t(k), F)), so long
 // as the hosts left can still cover the layers left at F. A lane counts at most what the links from
 // the stage before carry into its first host, so a slow link is crossed only by a stage wide
-// enough to carry F over it. With regions in series, the hosts of one region hold layers until
-// what it has left would no longer hand the tokens on, and its last stage is then wide enough for
-// the next region's links.
+// enough to carry F over it; a `carried` sweep also counts each host before at most what it
+// carries, shared among the lanes it feeds, so the flows it reaches are flows its layouts carry.
+// With regions in series, the hosts of one region hold layers until what it has left would no
+// longer hand the tokens on, and its last stage is then wide enough for the next region's links.
 #pragma once
 
 #include <random>
@@ -25,8 +26,11 @@ class StageSweep {
  public:
   // `groups`: interchangeable hosts (routed_stages.hpp); `lanes`: the most hosts in a lane (1:
   // every host holds the whole range of its stage).
+  // With `carried`, a lane takes in no more than the hosts before it still hand on, each at most
+  // what it carries in all (without: each link counted whole for every lane, which overrates
+  // what a stage passes across slow links).
   StageSweep(const RoutedInstance& instance, const std::vector<std::vector<size_t>>& groups,
-             int lanes);
+             int lanes, bool carried = false);
 
   // The regions (routed_regions.hpp), as `order` below numbers them.
   size_t regions() const { return regions_; }
@@ -49,11 +53,13 @@ class StageSweep {
     int len = 0;
     double cost = 0;
     std::vector<std::pair<size_t, int>> take;  // lanes: (group, hosts)
+    std::vector<double> flows;                 // what each lane carries
   };
   struct Item {
     size_t g;
     int q;
     double cap, cost;
+    size_t room;  // the group's hosts this sweep has not used, less q: how many a cover may take
   };
 
   void set_inflow();
@@ -71,14 +77,21 @@ class StageSweep {
   int reach_ = 0;               // the longest lane
   std::vector<size_t> region_;  // per group
   size_t regions_ = 1;
+  bool carried_ = false;
   // The state of one sweep.
   std::vector<double> work_;
   std::vector<size_t> used_, cur_;
-  std::vector<bool> allowed_;   // groups a stage may take hosts from
-  std::vector<size_t> prev_;    // the hosts of the stage before that hand tokens on
-  std::vector<double> inflow_;  // per group: what links from them carry into its next host
+  std::vector<bool> allowed_;      // groups a stage may take hosts from
+  std::vector<size_t> prev_;       // the hosts of the stage before that hand tokens on
+  std::vector<double> prev_flow_;  // what each of them carries
+  std::vector<double> supply_;     // what each has left to hand on while a cover is built
+  std::vector<double> inflow_;     // per group: what links from them carry into its next host
   std::vector<Item> items_;
   std::vector<std::pair<size_t, int>> chosen_, take_;
+  std::vector<double> chosen_flows_, take_flows_, reach_now_;
+  std::vector<size_t> order_;
+  double reach(size_t g) const;
+  void hand(size_t g, double amount);
 };
 
 }  // namespace meshplan
