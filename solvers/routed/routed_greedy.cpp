@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <optional>
 #include <random>
 
 #include "solvers/routed/routed_sweep.hpp"
@@ -52,29 +51,31 @@ Chains greedy_stage_layout(const RoutedInstance& in, const std::vector<std::vect
   // hosts before still hand on (StageSweep's `carried`): counting each link whole for every lane
   // reaches flows across slow links that the layout then does not carry.
   StageSweep whole(in, groups, 1), lanes(in, groups, kMostLaneHosts);
-  std::vector<StageSweep*> sweeps{&whole, &lanes};
-  std::optional<StageSweep> whole_carried, lanes_carried;
+  struct Kind {
+    StageSweep* sweep;
+    bool carried;
+  };
+  std::vector<Kind> kinds{{&whole, false}, {&lanes, false}};
   if (links_can_bind(in)) {
-    whole_carried.emplace(in, groups, 1, true);
-    lanes_carried.emplace(in, groups, kMostLaneHosts, true);
-    sweeps.push_back(&*whole_carried);
-    sweeps.push_back(&*lanes_carried);
+    kinds.push_back({&whole, true});
+    kinds.push_back({&lanes, true});
   }
   RoutedLayout layout;
-  auto reaches = [&](StageSweep& sweep, double F, double noise = 0,
-                     std::mt19937_64* rng = nullptr) {
-    if (!sweep.run(F, layout, noise, rng)) return false;
+  auto reaches = [&](const Kind& kind, double F, double noise = 0, std::mt19937_64* rng = nullptr) {
+    kind.sweep->set_carried(kind.carried);
+    if (!kind.sweep->run(F, layout, noise, rng)) return false;
     keep_if_better(out, in, layout);
     return true;
   };
   double lo = 0;
-  for (StageSweep* sweep : sweeps) {
-    if (reaches(*sweep, high)) return out;
+  for (const Kind& kind : kinds) {
+    if (reaches(kind, high)) return out;
     // The sweep is a heuristic, so reaching is not monotone in F: every layout met is measured.
+    // Those that count what is carried reach what they lay out: fewer steps place them.
     double a = std::max(0.0, std::min(low, high)), b = high;
-    for (int it = 0; it < 40 && b - a > 1e-6 * b; ++it) {
+    for (int it = 0; it < (kind.carried ? 12 : 40) && b - a > 1e-6 * b; ++it) {
       const double mid = a > 0 ? (a + b) / 2 : b / 2;
-      (reaches(*sweep, mid) ? a : b) = mid;
+      (reaches(kind, mid) ? a : b) = mid;
     }
     lo = std::max(lo, a);
   }
@@ -87,7 +88,7 @@ Chains greedy_stage_layout(const RoutedInstance& in, const std::vector<std::vect
     if (base <= 0 || base >= high * (1 - 1e-9)) break;
     const double aim =
         std::min(high, base * (1 + std::uniform_real_distribution<double>(1e-4, 0.02)(rng)));
-    reaches(*sweeps[static_cast<size_t>(it) % sweeps.size()], aim,
+    reaches(kinds[static_cast<size_t>(it) % kinds.size()], aim,
             std::uniform_real_distribution<double>(0.01, 0.3)(rng), &rng);
   }
   return out;

@@ -53,6 +53,7 @@ bool StageSweep::run_series(double F, RoutedLayout& layout, const std::vector<si
   layout.assign(in_.hosts.size(), {});
   prev_.clear();
   prev_flow_.clear();
+  prev_changed();
   for (int p = 0; p < in_.layers;) {
     const int rest = in_.layers - p;
     set_inflow();
@@ -82,6 +83,7 @@ bool StageSweep::run_series(double F, RoutedLayout& layout, const std::vector<si
         used_ = saved_used;
         prev_ = saved_prev;
         prev_flow_ = saved_flow;
+        prev_changed();
         keep_going = after.len > 0 && region_left[order[at]] - normal.cost >= after.cost;
       }
       if (!keep_going) {
@@ -163,6 +165,7 @@ void StageSweep::lay(const Stage& stage, int p, RoutedLayout& layout) {
                   });
     prev_.push_back(last);
   }
+  prev_changed();
 }
 
 // The least layer work of unused hosts whose capacities for [p, p + l) sum to F: lanes (one
@@ -244,13 +247,12 @@ double StageSweep::cheapest_cover(double F, int p, int l, double most) {
 
 // What the hosts of the stage before can still hand to group g's next host: each at most its link
 // to it and what it has left.
-double StageSweep::reach(size_t g) const {
+double StageSweep::reach(size_t g) {
   if (!carried_ || prev_.empty() || !in_.has_links())
     return std::numeric_limits<double>::infinity();
-  const size_t j = groups_[g][std::min(used_[g] + cur_[g], groups_[g].size() - 1)];
   double sum = 0;
   for (size_t k = 0; k < prev_.size(); ++k)
-    sum += std::min(in_.link_at(prev_[k], j), supply_[k]);
+    sum += std::min(prev_link(k, g), supply_[k]);
   return sum;
 }
 
@@ -258,19 +260,35 @@ double StageSweep::reach(size_t g) const {
 // first.
 void StageSweep::hand(size_t g, double amount) {
   if (!carried_ || prev_.empty() || !in_.has_links()) return;
-  const size_t j = groups_[g][std::min(used_[g] + cur_[g], groups_[g].size() - 1)];
-  order_.resize(prev_.size());
-  for (size_t k = 0; k < prev_.size(); ++k)
-    order_[k] = k;
-  std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
-    return in_.link_at(prev_[a], j) > in_.link_at(prev_[b], j);
-  });
-  for (size_t k : order_) {
+  std::vector<size_t>& order = prev_order_[g];
+  if (order.empty()) {
+    order.resize(prev_.size());
+    for (size_t k = 0; k < prev_.size(); ++k)
+      order[k] = k;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return prev_link(a, g) > prev_link(b, g); });
+  }
+  for (size_t k : order) {
     if (amount <= 0) break;
-    const double take = std::min({amount, supply_[k], in_.link_at(prev_[k], j)});
+    const double take = std::min({amount, supply_[k], prev_link(k, g)});
     supply_[k] -= take;
     amount -= take;
   }
+}
+
+// The link from the k-th host of the stage before to group g's unused hosts (linked alike), read
+// once while the stage before stays the same: a fleet's links are looked up, not tabled.
+double StageSweep::prev_link(size_t k, size_t g) {
+  double& l = prev_link_[k * groups_.size() + g];
+  if (std::isnan(l))
+    l = in_.link_at(prev_[k], groups_[g][std::min(used_[g] + cur_[g], groups_[g].size() - 1)]);
+  return l;
+}
+
+void StageSweep::prev_changed() {
+  if (!carried_) return;
+  prev_link_.assign(prev_.size() * groups_.size(), std::numeric_limits<double>::quiet_NaN());
+  prev_order_.assign(groups_.size(), {});
 }
 
 }  // namespace meshplan

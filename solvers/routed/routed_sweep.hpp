@@ -32,6 +32,9 @@ class StageSweep {
   StageSweep(const RoutedInstance& instance, const std::vector<std::vector<size_t>>& groups,
              int lanes, bool carried = false);
 
+  // Whether the sweeps from now on count what is carried (the constructor's `carried`).
+  void set_carried(bool carried) { carried_ = carried; }
+
   // The regions (routed_regions.hpp), as `order` below numbers them.
   size_t regions() const { return regions_; }
 
@@ -90,8 +93,12 @@ class StageSweep {
   std::vector<std::pair<size_t, int>> chosen_, take_;
   std::vector<double> chosen_flows_, take_flows_, reach_now_;
   std::vector<size_t> order_;
-  double reach(size_t g) const;
+  double reach(size_t g);
   void hand(size_t g, double amount);
+  double prev_link(size_t k, size_t g);
+  void prev_changed();
+  std::vector<double> prev_link_;                // per host before and group; NaN: not read yet
+  std::vector<std::vector<size_t>> prev_order_;  // per group: hosts before, fastest link first
 };
 
 }  // namespace meshplan
