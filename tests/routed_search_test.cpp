@@ -202,7 +202,8 @@ TEST(RoutedSearch, ACarriedSweepLaysOutTheFlowItReachesAcrossSlowLinks) {
         const std::vector<std::vector<size_t>> groups = interchangeable_hosts(in);
         const double high = routed_upper_bound(in).tokens_per_s;
         for (int lanes : {1, kMostLaneHosts}) {
-          StageSweep carried(in, groups, lanes, true), counted(in, groups, lanes);
+          StageSweep carried(in, groups, lanes), counted(in, groups, lanes);
+          carried.set_carried(true);
           RoutedLayout layout;
           for (int tenth = 3; tenth <= 10; ++tenth) {
             const double F = high * tenth / 10;

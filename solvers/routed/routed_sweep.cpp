@@ -10,8 +10,8 @@
 namespace meshplan {
 
 StageSweep::StageSweep(const RoutedInstance& in, const std::vector<std::vector<size_t>>& groups,
-                       int lanes, bool carried)
-    : in_(in), groups_(groups), carried_(carried) {
+                       int lanes)
+    : in_(in), groups_(groups) {
   for (const std::vector<size_t>& g : groups) {
     tables_.push_back(bound_table(in.hosts[g.front()], in.layers));
     lanes_.emplace_back(in, g.front(), g.size(), lanes);
@@ -115,8 +115,8 @@ void StageSweep::set_inflow() {
     for (size_t g = 0; g < G; ++g) {
       if (used_[g] >= groups_[g].size()) continue;
       inflow_[g] = 0;
-      for (size_t i : prev_)
-        inflow_[g] += in_.link_at(i, groups_[g][used_[g]]);
+      for (size_t k = 0; k < prev_.size(); ++k)
+        inflow_[g] += prev_link(k, g);
     }
 }
 
@@ -144,7 +144,7 @@ StageSweep::Stage StageSweep::best_stage(double F, int p, int rest, double left,
     if (noise > 0 && rng) eff *= 1 + noise * std::uniform_real_distribution<double>(0, 1)(*rng);
     if (eff > best_eff * (1 + 1e-12)) {
       best_eff = eff;
-      out = {l, cost, take_, take_flows_};
+      out = {l, cost, take_};
     }
   }
   return out;
@@ -154,16 +154,17 @@ StageSweep::Stage StageSweep::best_stage(double F, int p, int rest, double left,
 // each lane's last piece.
 void StageSweep::lay(const Stage& stage, int p, RoutedLayout& layout) {
   prev_.clear();
-  prev_flow_ = stage.flows;
-  for (const auto& lane : stage.take) {
-    const size_t g = lane.first;
+  prev_flow_.clear();
+  for (const Lane& lane : stage.take) {
+    const size_t g = lane.g;
     size_t last = 0;
-    lanes_[g].lay(lane_position(p, stage.len, in_.layers), lane.second, p, stage.len,
+    lanes_[g].lay(lane_position(p, stage.len, in_.layers), lane.q, p, stage.len,
                   [&](int start, int k) {
                     last = groups_[g][used_[g]++];
                     layout[last] = {start, start + k};
                   });
     prev_.push_back(last);
+    prev_flow_.push_back(lane.flow);
   }
   prev_changed();
 }
@@ -192,9 +193,7 @@ double StageSweep::cheapest_cover(double F, int p, int l, double most) {
   }
   cur_.assign(G, 0);
   take_.clear();
-  take_flows_.clear();
   chosen_.clear();
-  chosen_flows_.clear();
   if (carried_) supply_ = prev_flow_;
   double need = F, cost = 0, best = std::numeric_limits<double>::infinity();
   auto free = [&](const Item& it) { return cur_[it.g] <= it.room; };
@@ -230,15 +229,12 @@ double StageSweep::cheapest_cover(double F, int p, int l, double most) {
     if (close && cost + close->cost < best) {
       best = cost + close->cost;
       take_ = chosen_;
-      take_flows_ = chosen_flows_;
-      take_.push_back({close->g, close->q});
-      take_flows_.push_back(need);
+      take_.push_back({close->g, close->q, need});
     }
     if (!add || cost + add->cost >= best) break;
-    hand(add->g, add_cap);
+    if (limited) hand(add->g, add_cap);
     cur_[add->g] += static_cast<size_t>(add->q);
-    chosen_.push_back({add->g, add->q});
-    chosen_flows_.push_back(add_cap);
+    chosen_.push_back({add->g, add->q, add_cap});
     need -= add_cap;
     cost += add->cost;
   }
@@ -248,8 +244,6 @@ double StageSweep::cheapest_cover(double F, int p, int l, double most) {
 // What the hosts of the stage before can still hand to group g's next host: each at most its link
 // to it and what it has left.
 double StageSweep::reach(size_t g) {
-  if (!carried_ || prev_.empty() || !in_.has_links())
-    return std::numeric_limits<double>::infinity();
   double sum = 0;
   for (size_t k = 0; k < prev_.size(); ++k)
     sum += std::min(prev_link(k, g), supply_[k]);
@@ -259,7 +253,6 @@ double StageSweep::reach(size_t g) {
 // Takes `amount` for group g's next host from the hosts before, those with the fastest links to it
 // first.
 void StageSweep::hand(size_t g, double amount) {
-  if (!carried_ || prev_.empty() || !in_.has_links()) return;
   std::vector<size_t>& order = prev_order_[g];
   if (order.empty()) {
     order.resize(prev_.size());
@@ -276,17 +269,16 @@ void StageSweep::hand(size_t g, double amount) {
   }
 }
 
-// The link from the k-th host of the stage before to group g's unused hosts (linked alike), read
-// once while the stage before stays the same: a fleet's links are looked up, not tabled.
+// The link from the k-th host of the stage before to group g's unused hosts (linked alike; a
+// group's hosts are taken from the front, so its last is unused while any is), read once while the
+// stage before stays the same: a fleet's links are looked up, not tabled.
 double StageSweep::prev_link(size_t k, size_t g) {
   double& l = prev_link_[k * groups_.size() + g];
-  if (std::isnan(l))
-    l = in_.link_at(prev_[k], groups_[g][std::min(used_[g] + cur_[g], groups_[g].size() - 1)]);
+  if (std::isnan(l)) l = in_.link_at(prev_[k], groups_[g].back());
   return l;
 }
 
 void StageSweep::prev_changed() {
-  if (!carried_) return;
   prev_link_.assign(prev_.size() * groups_.size(), std::numeric_limits<double>::quiet_NaN());
   prev_order_.assign(groups_.size(), {});
 }

@@ -26,13 +26,12 @@ class StageSweep {
  public:
   // `groups`: interchangeable hosts (routed_stages.hpp); `lanes`: the most hosts in a lane (1:
   // every host holds the whole range of its stage).
-  // With `carried`, a lane takes in no more than the hosts before it still hand on, each at most
-  // what it carries in all (without: each link counted whole for every lane, which overrates
-  // what a stage passes across slow links).
   StageSweep(const RoutedInstance& instance, const std::vector<std::vector<size_t>>& groups,
-             int lanes, bool carried = false);
+             int lanes);
 
-  // Whether the sweeps from now on count what is carried (the constructor's `carried`).
+  // With `carried`, the sweeps from now on let a lane take in no more than the hosts before it
+  // still hand on, each at most what it carries in all (without, the default: each link counted
+  // whole for every lane, which overrates what a stage passes across slow links).
   void set_carried(bool carried) { carried_ = carried; }
 
   // The regions (routed_regions.hpp), as `order` below numbers them.
@@ -52,11 +51,15 @@ class StageSweep {
                   double noise = 0, std::mt19937_64* rng = nullptr);
 
  private:
+  struct Lane {
+    size_t g;     // its group
+    int q;        // its hosts
+    double flow;  // what it carries
+  };
   struct Stage {
     int len = 0;
     double cost = 0;
-    std::vector<std::pair<size_t, int>> take;  // lanes: (group, hosts)
-    std::vector<double> flows;                 // what each lane carries
+    std::vector<Lane> take;
   };
   struct Item {
     size_t g;
@@ -71,6 +74,11 @@ class StageSweep {
                    std::mt19937_64* rng);
   void lay(const Stage& stage, int p, RoutedLayout& layout);
   double cheapest_cover(double F, int p, int l, double most);
+  // For a carried sweep with a stage before.
+  double reach(size_t g);
+  void hand(size_t g, double amount);
+  double prev_link(size_t k, size_t g);
+  void prev_changed();  // after prev_ changes: its links are read again
 
   const RoutedInstance& in_;
   const std::vector<std::vector<size_t>>& groups_;
@@ -90,13 +98,8 @@ class StageSweep {
   std::vector<double> supply_;     // what each has left to hand on while a cover is built
   std::vector<double> inflow_;     // per group: what links from them carry into its next host
   std::vector<Item> items_;
-  std::vector<std::pair<size_t, int>> chosen_, take_;
-  std::vector<double> chosen_flows_, take_flows_, reach_now_;
-  std::vector<size_t> order_;
-  double reach(size_t g);
-  void hand(size_t g, double amount);
-  double prev_link(size_t k, size_t g);
-  void prev_changed();
+  std::vector<Lane> chosen_, take_;
+  std::vector<double> reach_now_;                // per group: reach(g) while a cover is built
   std::vector<double> prev_link_;                // per host before and group; NaN: not read yet
   std::vector<std::vector<size_t>> prev_order_;  // per group: hosts before, fastest link first
 };
