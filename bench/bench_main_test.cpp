@@ -109,11 +109,48 @@ TEST(bench_main_test, routed_reports_each_familys_gap_and_its_split) {
            {{"--routed", "--sizes", "1"}, "--sizes 1"},
            {{"--routed", "--models", "llama-3.1-405b-4bit"}, "--models is not for --routed"},
            {{"--budget", "3"}, "--budget is for --routed"},
+           {{"--routed", "--split", "6"}, "--split 6: expected HOSTSxLAYERS, e.g. 6x12"},
+           {{"--routed", "--split", "6x-2"}, "--split 6x-2: expected HOSTSxLAYERS"},
+           {{"--routed", "--split", "1x10"}, "--split 1x10: expected 2 to 12 hosts"},
+           {{"--routed", "--split", "6x90"}, "--split 6x90: expected 2 to 12 hosts over 2 to 40"},
+           {{"--routed", "--split-seeds", "-1"}, "--split-seeds -1: expected 0 to 100"},
+           {{"--split", "6x12"}, "--split is for --routed"},
+           {{"--fleet", "--split-seeds", "2"}, "--split-seeds is for --routed"},
            {{"--routed", "--fleet"}, "excludes"}}) {
     auto bad = run_meshplan_bench(args);
     EXPECT_EQ(bad.exit_code, 2) << named << ": " << bad.err;
     EXPECT_NE(bad.err.find(named), std::string::npos) << bad.err;
   }
+}
+
+// The split's instances are the size asked for, as many as asked for; none with 0 seeds.
+TEST(bench_main_test, routed_split_takes_its_size_and_seeds) {
+  auto r = run_meshplan_bench({"--routed", "--families", "four-regions", "--sizes", "4", "--split",
+                               "3x6", "--split-seeds", "2", "--budget", "0.2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.at("split").size(), 2u);
+  for (const nlohmann::json& x : j.at("split")) {
+    EXPECT_EQ(x.at("hosts"), 3);
+    EXPECT_EQ(x.at("layers"), 6);
+    // Three hosts over six layers: the program proves every one, and the bound holds above it.
+    ASSERT_FALSE(x.at("optimum").is_null()) << x;
+    EXPECT_GE(x.at("bound").get<double>(), x.at("optimum").get<double>() * (1 - 1e-6));
+    EXPECT_LE(x.at("flow").get<double>(), x.at("optimum").get<double>() * (1 + 1e-6));
+  }
+  EXPECT_EQ(j.at("families")[0].at("split_proven"), 2);
+  r = run_meshplan_bench({"--routed", "--families", "four-regions", "--sizes", "4", "--split",
+                          "3x6", "--split-seeds", "2", "--budget", "0.2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("The gap split on 3 hosts over 6 layers (seeds 1-2)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("2 of 2"), std::string::npos) << r.out;
+  r = run_meshplan_bench({"--routed", "--families", "one-region", "--sizes", "4", "--split-seeds",
+                          "0", "--budget", "0.2", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j.at("split").empty());
+  EXPECT_EQ(j.at("families")[0].at("split_proven"), 0);
 }
 
 // meshplan itself no longer carries the harness.
