@@ -33,6 +33,7 @@ struct BenchCommandOptions {
   std::string budget = "1.5";
   std::string split = "4x10";
   int split_seeds = 4;
+  bool free_links = false;
   std::string sizes;
   std::string families;
   std::string models;
@@ -83,6 +84,7 @@ Routed serving (--routed): how close the routed search comes to its upper bound.
   meshplan-bench --routed --families four-regions --sizes 10,24 --json
   meshplan-bench --routed --budget 6
   meshplan-bench --routed --families four-regions --sizes 10 --split 6x12 --split-seeds 2
+  meshplan-bench --routed --families two-regions,four-regions --split-seeds 0 --free-links
 
 Solves seeded Helix-like instances of three families (one-region: GPU nodes of 3 to 7 kinds on
 fast links; two-regions, four-regions: the same joined by links of 300 to 2,000 tokens/s) at each
@@ -94,7 +96,9 @@ mean and worst time. Then the gap split: instances of --split hosts over layers 
 seeds 1 to --split-seeds, default 4; 0: no split) solved exactly as one integer program (GLPK,
 at most 200,000 branch-and-bound nodes each: seconds at 4x10, minutes at 6x12), the bound's part
 (bound over optimum) apart from the search's (optimum over the flow found), over the instances
-the program proves.)";
+the program proves. With --free-links each instance is also solved with every link raised to what
+no host carries: per family, how much more the search then carries, its gap, and on how many
+instances the bound stays the same (a bound blind to what crossing slow links costs).)";
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
@@ -178,6 +182,7 @@ int run_routed(const BenchCommandOptions& o) {
   if (!o.families.empty()) options.families = split_list(o.families);
   std::tie(options.split_hosts, options.split_layers) = parse_split(o.split);
   options.split_seeds = o.split_seeds;
+  options.free_links = o.free_links;
   SteadyClock clock;
   bool first = true;
   RoutedBenchReport report = run_routed_bench(options, clock, [&](const RoutedBenchRun& r) {
@@ -267,6 +272,10 @@ int main(int argc, char** argv) {
                      "--routed: how many split instances a family (seeds 1 to N; 0: no split)")
           ->type_name("N")
           ->capture_default_str();
+  CLI::Option* free_links =
+      app.add_flag("--free-links", o.free_links,
+                   "--routed: also solve each instance with links that never bind (what the "
+                   "links cost, and whether the bound sees it)");
   CLI::Option* seed =
       app.add_option("--seed", o.seed, "Seed of the cluster generator")->capture_default_str();
   app.add_flag("--json", o.json, "Print the results as JSON, with every instance");
@@ -287,7 +296,8 @@ int main(int argc, char** argv) {
                                                            {limit, kFleet},
                                                            {budget, kRouted},
                                                            {split, kRouted},
-                                                           {split_seeds, kRouted}};
+                                                           {split_seeds, kRouted},
+                                                           {free_links, kRouted}};
   for (const auto& [option, allowed] : modes)
     if (option->count() > 0 && !(allowed & mode)) {
       const char* of = allowed == kFleet    ? "is for --fleet"

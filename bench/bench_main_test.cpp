@@ -153,6 +153,37 @@ TEST(bench_main_test, routed_split_takes_its_size_and_seeds) {
   EXPECT_EQ(j.at("families")[0].at("split_proven"), 0);
 }
 
+// Links that never bind: on four regions the search carries more, the bound never falls below the
+// bound on the instance's own links, and each free flow stays within its own bound.
+TEST(bench_main_test, routed_free_links_show_what_the_links_cost) {
+  auto r = run_meshplan_bench({"--routed", "--families", "four-regions", "--sizes", "10",
+                               "--split-seeds", "0", "--budget", "0.3", "--free-links", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.at("runs").size(), 2u);
+  double more = 0;
+  for (const nlohmann::json& x : j.at("runs")) {
+    const double flow = x.at("flow"), bound = x.at("bound");
+    const double free_flow = x.at("free_flow"), free_bound = x.at("free_bound");
+    EXPECT_GE(free_bound, bound * (1 - 1e-9)) << x;
+    EXPECT_LE(free_flow, free_bound * (1 + 1e-9)) << x;
+    more += free_flow / flow - 1;
+  }
+  const nlohmann::json& f = j.at("families")[0].at("free_links");
+  EXPECT_NEAR(f.at("flow_over_own_links_pct").get<double>(), more / 2 * 100, 1e-6);
+  // Between regions of 300 to 2,000 tokens/s a pair, the links bind on these instances.
+  EXPECT_GT(f.at("flow_over_own_links_pct").get<double>(), 1);
+  EXPECT_LE(f.at("bound_unchanged").get<int>(), 2);
+  r = run_meshplan_bench({"--routed", "--families", "four-regions", "--sizes", "10",
+                          "--split-seeds", "0", "--budget", "0.3", "--free-links"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("with links that never bind (--free-links)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bound unchanged"), std::string::npos) << r.out;
+  r = run_meshplan_bench({"--free-links"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--free-links is for --routed"), std::string::npos) << r.err;
+}
+
 // meshplan itself no longer carries the harness.
 TEST(bench_main_test, meshplan_has_no_bench_command) {
   auto r = testing::run_meshplan({"bench", "--quick"});

@@ -3,7 +3,9 @@
 // bound (bound / flow - 1), its mean and its worst instance, and the search's wall time. Then the
 // gap split on small instances: each solved exactly as one integer program (GLPK,
 // bench/routed_exact.hpp), the bound's part (bound over the optimum) apart from the search's
-// (the optimum over the flow found).
+// (the optimum over the flow found). With links that never bind (free_links), each instance is
+// solved a second time with every link raised to what no host can fill: how much the links cost
+// the search, and whether the bound sees them at all.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +28,7 @@ struct RoutedBenchOptions {
   int split_hosts = 4;
   int split_layers = 10;
   int split_seeds = 4;
+  bool free_links = false;
 };
 
 struct RoutedBenchRun {
@@ -37,6 +40,9 @@ struct RoutedBenchRun {
   double bound = 0;
   bool optimal = false;
   double seconds = 0;
+  // With links that never bind (free_links only; 0 otherwise).
+  double free_flow = 0;
+  double free_bound = 0;
   double gap_pct() const { return flow > 0 ? (bound / flow - 1) * 100 : 100; }
 };
 
@@ -63,6 +69,11 @@ struct RoutedFamilyRow {
   double bound_over_optimum_pct = 0;  // mean
   double optimum_over_flow_pct = 0;   // mean
   double optimum_over_flow_worst_pct = 0;
+  // With links that never bind (free_links): means over the instances of free flow / flow - 1
+  // and of the gap; how many keep the bound they have on their own links.
+  double free_over_flow_pct = 0;
+  double free_gap_mean_pct = 0;
+  int bound_unchanged = 0;
 };
 
 struct RoutedBenchReport {
