@@ -19,7 +19,8 @@ namespace {
 constexpr int kSplitNodes = 200000;
 
 // The instance with every link raised to what no host carries (a link that is missing stays so):
-// links that never bind, the bound and the search on the same hosts and tables.
+// links that never bind, the bound and the search on the same hosts and tables. The families give
+// their links as a table per pair, which is all this raises.
 RoutedInstance with_free_links(RoutedInstance in) {
   double most = 0;
   for (const RoutedHost& h : in.hosts)
@@ -78,7 +79,7 @@ RoutedBenchReport run_routed_bench(const RoutedBenchOptions& options, const Cloc
           r.free_flow = f.flow.total;
           r.free_bound = f.bound.tokens_per_s;
           if (r.flow > 0) row.free_over_flow_pct += (r.free_flow / r.flow - 1) * 100;
-          if (r.free_flow > 0) row.free_gap_mean_pct += (r.free_bound / r.free_flow - 1) * 100;
+          row.free_gap_mean_pct += r.free_gap_pct();
           row.bound_unchanged += std::abs(r.free_bound - r.bound) <= 1e-9 * r.bound;
         }
         ++row.instances;

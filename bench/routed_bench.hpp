@@ -43,7 +43,11 @@ struct RoutedBenchRun {
   // With links that never bind (free_links only; 0 otherwise).
   double free_flow = 0;
   double free_bound = 0;
-  double gap_pct() const { return flow > 0 ? (bound / flow - 1) * 100 : 100; }
+  double gap_pct() const { return gap_of(bound, flow); }
+  double free_gap_pct() const { return gap_of(free_bound, free_flow); }
+  static double gap_of(double bound, double flow) {
+    return flow > 0 ? (bound / flow - 1) * 100 : 100;
+  }
 };
 
 struct RoutedSplitRun {
