@@ -10,6 +10,7 @@
 #include "solvers/routed/routed_chains.hpp"
 #include "solvers/routed/routed_cover_bound.hpp"
 #include "solvers/routed/routed_greedy.hpp"
+#include "solvers/routed/routed_linked_stages.hpp"
 #include "solvers/routed/routed_regions.hpp"
 #include "solvers/routed/routed_stage_program.hpp"
 #include "solvers/routed/routed_stages.hpp"
@@ -190,8 +191,10 @@ bool meets_bound(const RoutedSolution& out, double flow) {
 
 // The upper bound and the starting layouts: baselines, stage layouts, sweeps, the stage program
 // and regions, each within its share of the budget. Stops once a start meets the bound.
+// `borrowed_s`: the work the stages that weigh their links took, out of the branch and bound's
+// share.
 void bound_and_start(const RoutedInstance& in, const RoutedOptions& options, RoutedSolution& out,
-                     PhaseTimer& phase, const RoutedBound* known) {
+                     PhaseTimer& phase, const RoutedBound* known, double& borrowed_s) {
   out.bound = known ? *known : routed_upper_bound(in);
   if (options.covers)
     if (const double c = layer_cover_bound(link_capped(in), out.bound.tokens_per_s);
@@ -237,6 +240,14 @@ void bound_and_start(const RoutedInstance& in, const RoutedOptions& options, Rou
     Chains r = region_chains_layout(in, b.clock, b.deadline);
     if (r.tokens_per_s > out.greedy.tokens_per_s) out.greedy = std::move(r);
     phase.lap("regions side by side and in series");
+    if (meets_bound(out, best_start(out))) return;
+    // Stages that mix the regions' hosts where the tokens cross (routed_linked_stages.hpp); only
+    // a layout above every start comes back.
+    int64_t steps = 0;
+    Chains s = linked_stage_layout(in, groups, best_start(out), &steps);
+    borrowed_s = static_cast<double>(steps) * kLinkedStepS;
+    if (s.tokens_per_s > out.stages.tokens_per_s) out.stages = std::move(s);
+    phase.lap("stages weighing their links");
   }
 }
 
@@ -418,9 +429,11 @@ RoutedSolution solve_in_order(const RoutedInstance& in, const RoutedOptions& opt
   // Every limit is read on a step's own work clock (StepBudget); `clock` only reports.
   RoutedSolution out;
   PhaseTimer phase(clock, out, started);
-  bound_and_start(in, options, out, phase, known);
+  double borrowed_s = 0;
+  bound_and_start(in, options, out, phase, known, borrowed_s);
 
-  const StepBudget search_budget(in.hosts.size(), options.time_limit_s, kSearchShare);
+  StepBudget search_budget(in.hosts.size(), options.time_limit_s, kSearchShare);
+  search_budget.deadline = std::max(0.0, search_budget.deadline - borrowed_s);
   Search search(in, options, search_budget.clock, search_budget.deadline);
   // Local moves from the best starting layout; the branch and bound starts from what they reach.
   Chains seed = out.greedy;

@@ -1,6 +1,7 @@
 // The routed layout with the highest flow (issue 19): each host gets one range of layers or is
 // left out. Starts from the best single pipeline, the disjoint replicas, the best stage layout
-// (solvers/routed_stages.hpp) and the sweep over shared boundaries (solvers/routed_greedy.hpp), the
+// (solvers/routed_stages.hpp; where slow links join regions, also the stages that weigh their
+// links, routed_linked_stages.hpp) and the sweep over shared boundaries (routed_greedy.hpp), the
 // best of them raised by local moves, then searches layouts by branch and bound, sweeping the
 // layer boundaries from the first layer to the last: at each point where some host's range ends,
 // which hosts start there and with how many layers. Hosts with the same table, memory limits and
