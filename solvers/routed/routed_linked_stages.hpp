@@ -20,8 +20,8 @@ namespace meshplan {
 inline constexpr size_t kLinkedBeam = 2;         // partial layouts kept per state
 inline constexpr int kMostLinkedStageHosts = 3;  // hosts in one stage, at most
 // Steps (a stage tried after a partial layout; a max flow between two stages counts 5) before the
-// program gives up: a budget of work, so the answer is the same on any machine; about a quarter
-// of a second on the 2-core CI machine.
+// program gives up: a budget of work, so the answer is the same on any machine; about 0.3 s on
+// the 2-core CI machine.
 inline constexpr int64_t kMostLinkedSteps = 2'000'000;
 // The program is not tried past this many counts of hosts used (the product over the groups of
 // their sizes + 1): 12 hosts all different give 4,096.
