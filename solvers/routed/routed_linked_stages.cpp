@@ -5,6 +5,8 @@
 #include <limits>
 #include <unordered_map>
 
+#include "solvers/routed/routed_stages.hpp"
+
 namespace meshplan {
 namespace {
 
@@ -85,11 +87,14 @@ double push_over_links(const LinkedStage& from, LinkedStage& to,
 class LinkedProgram {
  public:
   LinkedProgram(const RoutedInstance& in, const std::vector<std::vector<size_t>>& groups,
-                double low)
-      : in_(in), groups_(groups), low_(low), L_(in.layers), G_(groups.size()) {
-    radix_.assign(G_ + 1, 1);
-    for (size_t g = 0; g < G_; ++g)
-      radix_[g + 1] = radix_[g] * (groups[g].size() + 1);
+                double low, int64_t max_steps)
+      : in_(in),
+        groups_(groups),
+        low_(low),
+        L_(in.layers),
+        G_(groups.size()),
+        counts_(groups),
+        max_steps_(max_steps) {
     link_.assign(G_, std::vector<double>(G_, 0));
     for (size_t g = 0; g < G_; ++g)
       for (size_t h = 0; h < G_; ++h)
@@ -120,7 +125,7 @@ class LinkedProgram {
         for (int len = 1; l + len <= L_; ++len) {
           candidates_.clear();
           for (size_t g = 0; g < G_; ++g) {
-            const size_t left = groups_[g].size() - digit(used, g);
+            const size_t left = groups_[g].size() - counts_.digit(used, g);
             const double cap = left > 0 ? capacity(g, l, len) : 0;
             if (cap > 0) candidates_.push_back({g, left, cap});
           }
@@ -185,8 +190,6 @@ class LinkedProgram {
     return k <= longest_[g] ? cap_[g][static_cast<size_t>(l) * longest_[g] + k - 1] : 0;
   }
 
-  size_t digit(size_t code, size_t g) const { return code / radix_[g] % (groups_[g].size() + 1); }
-
   // Every stage of up to kHosts hosts over [l, l + len) from candidates c on, after each partial of
   // `beam`; false when the budget ran out.
   bool extend(int l, int len, size_t used, const LinkedSlots& beam, size_t c, LinkedStage& to,
@@ -201,7 +204,7 @@ class LinkedProgram {
     for (size_t m = 1; m <= cand.left && hosts + static_cast<int>(m) <= kHosts; ++m) {
       to.count[x] = static_cast<int>(m);
       to.cap[x] = static_cast<double>(m) * cand.cap;
-      if (!extend(l, len, used, beam, c + 1, to, added + m * radix_[cand.group],
+      if (!extend(l, len, used, beam, c + 1, to, added + m * counts_.unit(cand.group),
                   hosts + static_cast<int>(m), total + to.cap[x]))
         return false;
     }
@@ -227,7 +230,7 @@ class LinkedProgram {
     for (size_t slot = 0; slot < kLinkedBeam; ++slot) {
       const LinkedPartial& from = beam[slot];
       if (from.value <= low) break;  // the slots are best first
-      if (++steps_ > kMostLinkedSteps) return false;
+      if (++steps_ > max_steps_) return false;
       const double worst = found == layer.end() ? -1 : found->second[kLinkedBeam - 1].value;
       if (std::min(from.value, total) <= worst) continue;
       double value = total;
@@ -259,7 +262,8 @@ class LinkedProgram {
   const double low_;
   const int L_;
   const size_t G_;
-  std::vector<size_t> radix_;
+  const GroupCounts counts_;
+  const int64_t max_steps_;
   std::vector<std::vector<double>> link_;
   std::vector<std::unordered_map<size_t, LinkedSlots>> at_;  // per layer: by hosts used
   std::vector<Candidate> candidates_;
@@ -271,18 +275,15 @@ class LinkedProgram {
 }  // namespace
 
 Chains linked_stage_layout(const RoutedInstance& in, const std::vector<std::vector<size_t>>& groups,
-                           double low, int64_t* steps) {
+                           double low, int64_t max_steps, int64_t* steps) {
   if (steps) *steps = 0;
   Chains none;
   none.layout.assign(in.hosts.size(), {});
   if (in.layers <= 0 || groups.empty()) return none;
-  // The hosts used, as one mixed-radix number; past kMostLinkedStates of them the program would
-  // spend its budget and find nothing.
-  double states = 1;
-  for (const std::vector<size_t>& g : groups)
-    states *= static_cast<double>(g.size() + 1);
-  if (states > kMostLinkedStates) return none;
-  LinkedProgram program(in, groups, std::max(low, 0.0));
+  // Past kMostLinkedStates counts of hosts used the program would spend its budget and find
+  // nothing.
+  if (GroupCounts::how_many(groups) > kMostLinkedStates) return none;
+  LinkedProgram program(in, groups, std::max(low, 0.0), max_steps);
   const bool finished = program.run();
   if (steps) *steps = program.steps();
   if (!finished) return none;

@@ -20,8 +20,8 @@ namespace meshplan {
 inline constexpr size_t kLinkedBeam = 2;         // partial layouts kept per state
 inline constexpr int kMostLinkedStageHosts = 3;  // hosts in one stage, at most
 // Steps (a stage tried after a partial layout; a max flow between two stages counts 5) before the
-// program gives up: a budget of work, so the answer is the same on any machine; about 0.3 s on
-// the 2-core CI machine.
+// program gives up, at most: a budget of work, so the answer is the same on any machine; about 0.3
+// s on the 2-core CI machine.
 inline constexpr int64_t kMostLinkedSteps = 2'000'000;
 // The program is not tried past this many counts of hosts used (the product over the groups of
 // their sizes + 1): 12 hosts all different give 4,096.
@@ -32,10 +32,10 @@ inline constexpr double kMostLinkedStates = 4096;
 inline constexpr double kLinkedStepS = 1.5e-7;
 
 // The best layout found whose flow is above `low`, measured by its max flow; flow 0 when none is,
-// or when the program would pass its budget (many hosts of many kinds). `steps`, when given, gets
-// the steps taken.
+// or when the program would pass `max_steps` (many hosts of many kinds). `steps`, when given,
+// gets the steps taken.
 Chains linked_stage_layout(const RoutedInstance& instance,
                            const std::vector<std::vector<size_t>>& groups, double low,
-                           int64_t* steps = nullptr);
+                           int64_t max_steps = kMostLinkedSteps, int64_t* steps = nullptr);
 
 }  // namespace meshplan

@@ -243,8 +243,11 @@ void bound_and_start(const RoutedInstance& in, const RoutedOptions& options, Rou
     if (meets_bound(out, best_start(out))) return;
     // Stages that mix the regions' hosts where the tokens cross (routed_linked_stages.hpp); only
     // a layout above every start comes back.
+    // Its steps come out of the branch and bound's share, so it never takes more than that.
+    const double share_s = options.time_limit_s * kSearchShare;
+    const int64_t most = std::min(kMostLinkedSteps, static_cast<int64_t>(share_s / kLinkedStepS));
     int64_t steps = 0;
-    Chains s = linked_stage_layout(in, groups, best_start(out), &steps);
+    Chains s = linked_stage_layout(in, groups, best_start(out), most, &steps);
     borrowed_s = static_cast<double>(steps) * kLinkedStepS;
     if (s.tokens_per_s > out.stages.tokens_per_s) out.stages = std::move(s);
     phase.lap("stages weighing their links");

@@ -44,26 +44,34 @@ std::vector<std::vector<size_t>> interchangeable_hosts(const RoutedInstance& in)
   return groups;
 }
 
+GroupCounts::GroupCounts(const std::vector<std::vector<size_t>>& groups)
+    : radix_(groups.size() + 1, 1) {
+  for (size_t g = 0; g < groups.size(); ++g)
+    radix_[g + 1] = radix_[g] * (groups[g].size() + 1);
+}
+
+double GroupCounts::how_many(const std::vector<std::vector<size_t>>& groups) {
+  double n = 1;
+  for (const std::vector<size_t>& g : groups)
+    n *= static_cast<double>(g.size() + 1);
+  return n;
+}
+
 Chains best_stage_layout(const RoutedInstance& in, const std::vector<std::vector<size_t>>& groups,
                          double max_work) {
   Chains out;
   out.layout.assign(in.hosts.size(), {});
   const int L = in.layers;
   const size_t G = groups.size();
-  // Hosts used per group, as one mixed-radix number. The program visits (layers, used) states
-  // and, from each, every stage length and combination; its work is weighed before the radix is
-  // formed, which for thousands of hosts of many kinds would pass what a size_t holds.
-  double states = 1;
-  for (const auto& g : groups)
-    states *= static_cast<double>(g.size() + 1);
+  // The program visits (layers, hosts used) states and, from each, every stage length and
+  // combination; its work is weighed before the counts are formed.
+  const double states = GroupCounts::how_many(groups);
   const double work =
       states * states * static_cast<double>(L) * static_cast<double>(L) * static_cast<double>(G);
   if (L <= 0 || work > static_cast<double>(max_work)) return out;
-  std::vector<size_t> radix(G + 1, 1);
-  for (size_t g = 0; g < G; ++g)
-    radix[g + 1] = radix[g] * (groups[g].size() + 1);
-  const size_t used_states = radix[G];
-  auto digit = [&](size_t code, size_t g) { return code / radix[g] % (groups[g].size() + 1); };
+  const GroupCounts counts(groups);
+  const size_t used_states = counts.size();
+  auto digit = [&](size_t code, size_t g) { return counts.digit(code, g); };
 
   struct Step {
     double value = -1;  // the slowest stage so far; -1: not reachable

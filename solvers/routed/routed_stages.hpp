@@ -16,6 +16,23 @@ namespace meshplan {
 // host indices in instance order.
 std::vector<std::vector<size_t>> interchangeable_hosts(const RoutedInstance& instance);
 
+// Hosts used per group as one mixed-radix number: digit g is how many of group g's hosts.
+class GroupCounts {
+ public:
+  explicit GroupCounts(const std::vector<std::vector<size_t>>& groups);
+  // How many numbers there are, before forming them: for thousands of hosts of many kinds it
+  // passes what a size_t holds.
+  static double how_many(const std::vector<std::vector<size_t>>& groups);
+  size_t size() const { return radix_.back(); }
+  size_t unit(size_t g) const { return radix_[g]; }
+  size_t digit(size_t code, size_t g) const {
+    return code / radix_[g] % (radix_[g + 1] / radix_[g]);
+  }
+
+ private:
+  std::vector<size_t> radix_;
+};
+
 // The best stage layout, measured by its max flow on the real links; nothing (flow 0) when the
 // program would take more than `max_work` steps (many kinds of hosts: 42 hosts of 7 kinds).
 Chains best_stage_layout(const RoutedInstance& instance,
