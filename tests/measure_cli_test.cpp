@@ -199,7 +199,9 @@ struct PlannedCluster {
 };
 
 TEST(measure_cli_test, each_level_keeps_its_requests_in_flight_and_reports_its_rates) {
-  SseServer server(Answer::kStream);
+  // 20 ms between tokens: a client descheduled for a millisecond or two as it reads the first
+  // token (a loaded CI machine) then reads the rest only a little faster than they were sent.
+  SseServer server(Answer::kStream, 20);
   auto r = run_meshplan({"measure", "--url", server.url(), "--concurrency", "1,3", "--requests",
                          "6", "--output-tokens", "8", "--prompt-tokens", "5", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -210,9 +212,9 @@ TEST(measure_cli_test, each_level_keeps_its_requests_in_flight_and_reports_its_r
   for (const json& level : out["levels"]) {
     EXPECT_EQ(level["requests"], 6);
     EXPECT_EQ(level["tokens"], 48) << "exactly the tokens asked, from the server's count";
-    // 2 ms between tokens on the server: no stream decodes faster than 500 tokens/s.
-    EXPECT_GT(level["stream_tokens_per_s"].get<double>(), 0);
-    EXPECT_LT(level["stream_tokens_per_s"].get<double>(), 520);
+    // 20 ms between tokens on the server: a stream decodes at about 50 tokens/s, not faster.
+    EXPECT_GT(level["stream_tokens_per_s"].get<double>(), 10);
+    EXPECT_LT(level["stream_tokens_per_s"].get<double>(), 56);
     EXPECT_GE(level["ttft_ms"]["mean"].get<double>(), 20) << "the server's prompt time";
     EXPECT_EQ(level["server_stream_tokens_per_s"], 123.4);
   }
